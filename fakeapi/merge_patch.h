@@ -1,0 +1,14 @@
+// JSON merge patch (RFC 7386): objects merge recursively, null deletes a member, anything else
+// (arrays included) replaces the target.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+namespace fakeapi {
+
+// Applies `patch` to `target` in place.
+void ApplyMergePatch(nlohmann::json& target, const nlohmann::json& patch);
+// The merge patch that turns `from` into `to` (for clients that send only what changed).
+nlohmann::json CreateMergePatch(const nlohmann::json& from, const nlohmann::json& to);
+
+}  // namespace fakeapi
