@@ -76,11 +76,14 @@ struct StoreStats {
 
 class Store : public Client {
  public:
+  // `registry` must hold the built-in kinds (extend Registry::WithBuiltins() to add more).
   explicit Store(StoreOptions options, Registry registry = Registry::WithBuiltins());
   ~Store() override;
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
+  // Create also takes resource "pods/binding" with a v1 Binding ({metadata.name: pod,
+  // target.name: node}): it sets spec.nodeName once, as the scheduler's POST .../binding does.
   Result<ObjectPtr> Create(const std::string& resource, nlohmann::json object,
                            const std::string& ns = kNoNamespace()) override;
   Result<ObjectPtr> Get(const std::string& resource, const std::string& ns,
