@@ -1,0 +1,124 @@
+// The simulation context and the actor base. See simulation.h.
+#include "sim/simulation.h"
+
+#include <algorithm>
+
+namespace sim {
+
+Simulation::Simulation(SimulationOptions options)
+    : options_(options), engine_(), trace_(options.trace), streams_(options.seed) {
+  store_ = std::make_unique<fakeapi::Store>(fakeapi::StoreOptions{
+      .clock = &engine_.clock(), .history_limit = options_.history_limit, .synchronous_gc = options_.synchronous_gc});
+  store_->SetWriteObserver([this](const fakeapi::WriteRecord& w) {
+    std::string line = std::string(w.verb) + " " + w.type->plural + " " + *w.key + " " +
+                       std::to_string(w.resource_version);
+    trace_.Record(engine_.Now(), "api", line);
+    // A deletion may leave dependents or a namespace to clean up: wake the collector.
+    bool deletion = w.event == fakeapi::WatchEventType::kDeleted || std::string_view(w.verb) == "delete";
+    if (deletion && !options_.synchronous_gc) ScheduleGarbageCollection();
+  });
+}
+
+Simulation::~Simulation() {
+  // Actors hold informers on the store: they go first.
+  actors_.clear();
+}
+
+void Simulation::ScheduleGarbageCollection() {
+  if (engine_.IsPending(gc_event_)) return;
+  gc_event_ = engine_.Schedule(options_.gc_latency, [this] {
+    store_->CollectGarbage();
+    if (store_->HasPendingGarbage()) ScheduleGarbageCollection();
+  });
+}
+
+Actor* Simulation::FindActor(std::string_view name) const {
+  for (const auto& a : actors_)
+    if (a->name() == name) return a.get();
+  return nullptr;
+}
+
+void Simulation::AdoptActor(std::unique_ptr<Actor> actor) {
+  actors_.push_back(std::move(actor));
+  if (started_) actors_.back()->Start();
+}
+
+void Simulation::Start() {
+  if (started_) return;
+  started_ = true;
+  // Actors added while starting start themselves (AdoptActor); iterate by index for that reason.
+  for (std::size_t i = 0; i < actors_.size(); ++i) actors_[i]->Start();
+}
+
+void Simulation::SetApiFaults(const fakeapi::FaultPlan& plan) {
+  for (auto& a : actors_) a->faulty_client().SetPlan(plan);
+}
+
+void Simulation::DropWatches() { store_->DropWatches(); }
+
+Actor::Actor(Simulation& sim, std::string name) : sim_(sim), name_(std::move(name)) {
+  client_ = std::make_unique<fakeapi::FaultyClient>(sim_.store(), sim_.Random("api-faults/" + name_).NextU64());
+}
+
+Actor::~Actor() {
+  for (auto& w : informers_) {
+    *w->alive = false;
+    sim_.engine().Cancel(w->pump);
+  }
+}
+
+EventId Actor::After(Micros delay, std::function<void()> fn) {
+  return sim_.engine().Schedule(delay + client_->TakeLatency(), std::move(fn));
+}
+
+void Actor::SchedulePump(Watched& w, Micros delay) {
+  if (sim_.engine().IsPending(w.pump)) return;
+  Watched* target = &w;
+  std::shared_ptr<bool> alive = w.alive;
+  w.pump = sim_.engine().Schedule(delay, [this, target, alive] {
+    if (!*alive) return;
+    target->informer->Pump();
+    // A handler may have reset this actor's informers: `target` is then retired, not reused.
+    if (*alive && target->informer->NeedsResync()) SchedulePump(*target, kSecond);
+  });
+}
+
+fakeapi::Informer& Actor::AddInformer(std::string resource, fakeapi::ListOptions filter,
+                                      fakeapi::InformerHandlers handlers) {
+  auto w = std::make_unique<Watched>();
+  w->alive = std::make_shared<bool>(true);
+  w->informer = std::make_unique<fakeapi::Informer>(*client_, std::move(resource), std::move(filter));
+  w->informer->AddEventHandler(std::move(handlers));
+  Watched* target = w.get();
+  std::shared_ptr<bool> alive = w->alive;
+  Engine* engine = &sim_.engine();
+  Micros latency = sim_.options().watch_latency;
+  // The notifier runs inside some other actor's API call: it only schedules the delivery.
+  w->informer->SetNotifier([this, target, alive, engine, latency] {
+    if (*alive && !engine->IsPending(target->pump)) SchedulePump(*target, latency);
+  });
+  w->informer->Start();
+  if (w->informer->NeedsResync()) SchedulePump(*w, kSecond);
+  informers_.push_back(std::move(w));
+  return *informers_.back()->informer;
+}
+
+void Actor::ResetInformers() {
+  for (auto& w : informers_) {
+    *w->alive = false;
+    sim_.engine().Cancel(w->pump);
+    w->informer->Stop();
+  }
+  // A handler running inside one of these informers may be what called us: destroy them later.
+  auto retired = std::make_shared<std::vector<std::unique_ptr<Watched>>>(std::move(informers_));
+  informers_.clear();
+  sim_.engine().Schedule(0, [retired] { retired->clear(); });
+}
+
+void Actor::Log(std::string_view text) {
+  std::string line = name_ + ": ";
+  line += text;
+  sim_.trace().Record(sim_.Now(), "actor", line);
+}
+
+}  // namespace sim
