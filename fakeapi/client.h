@@ -58,7 +58,8 @@ struct WatchEvent {
 };
 
 // A stream of watch events. Writers never wait on it: events are queued for the reader, and a
-// reader that falls too far behind has its stream closed with an Expired error (it relists).
+// reader that falls too far behind has its stream closed with an InternalError (its queued events
+// are dropped; it re-watches from its last resourceVersion, or relists if that is gone too).
 // Thread-safe: a writer may queue while a reader polls.
 class WatchStream {
  public:
