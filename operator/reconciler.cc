@@ -938,6 +938,14 @@ struct Reconciler::Pass {
     }
     const bool restarting = Phase() == kPhaseRestarting;
     if (Status s = DeleteReplacedPods(); !s.ok()) return s;
+    if (restarting && prev_phase != kPhaseRestarting) {
+      // The restart's own pass only clears the way; the next one recreates, so that Restarting is
+      // observable (status, Event) even when the replaced pods vanish at once.
+      ComputeReplicaStatuses();
+      if (Status s = WriteStatus(); !s.ok()) return s;
+      Requeue(fakeapi::kMillisecond);
+      return Finish();
+    }
 
     const bool workers_stage = WorkersStage();
     if (Status s = EnsureSupportObjects(workers_stage); !s.ok()) return s;
