@@ -1,0 +1,105 @@
+// Speed of the flow-level network model: 10,000 flows over 1,000 nodes starting and ending, each
+// start and end re-rating the flows it shares links with. Items per second are flows per second
+// (start + max-min re-rating + completion). Counters: re-rate passes and the mean number of flows
+// each pass re-rated (the size of the connected component it touched).
+//
+// Traffic patterns:
+//   - JobLocal: flows between nodes of the same 8-node job (DGL workers exchanging partitions);
+//     components stay small, which is the case the model is built for.
+//   - AllToAll: sources and destinations drawn from all 1,000 nodes; with ~10 flows per NIC the
+//     flows form one giant component, so every start and end re-rates most live flows.
+//   - StorageFanIn: every flow a download from the shared store, all in one component.
+// Arrivals are spread over `window` simulated seconds (range argument, 0 = all at once), so the
+// number of flows alive together goes from all 10,000 down to a few hundred.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include "sim/engine.h"
+#include "sim/network.h"
+#include "sim/random.h"
+
+namespace {
+
+constexpr int kNodes = 1000;
+constexpr int kFlows = 10'000;
+constexpr double kNicBps = 12.5e9;  // 100 Gbit/s, the reference machines of calibration.md
+constexpr double kDiskBps = 2e9;
+
+enum class Pattern { kJobLocal, kAllToAll, kStorageFanIn };
+
+struct Planned {
+  sim::Micros at;
+  int src;
+  int dst;
+  double bytes;
+};
+
+std::vector<Planned> Plan(Pattern pattern, sim::Micros window) {
+  sim::RandomStream rng(7);
+  std::vector<Planned> plan;
+  plan.reserve(kFlows);
+  for (int i = 0; i < kFlows; ++i) {
+    Planned p;
+    p.at = window > 0 ? rng.UniformInt(0, window) : 0;
+    p.bytes = rng.Uniform(0.1e9, 2e9);
+    if (pattern == Pattern::kJobLocal) {
+      const int job = static_cast<int>(rng.UniformInt(0, kNodes / 8 - 1));
+      p.src = job * 8 + static_cast<int>(rng.UniformInt(0, 7));
+      p.dst = job * 8 + static_cast<int>(rng.UniformInt(0, 7));
+    } else {
+      p.src = static_cast<int>(rng.UniformInt(0, kNodes - 1));
+      p.dst = static_cast<int>(rng.UniformInt(0, kNodes - 1));
+    }
+    if (p.dst == p.src) p.dst = pattern == Pattern::kJobLocal ? p.src / 8 * 8 + (p.src % 8 + 1) % 8 : (p.src + 1) % kNodes;
+    plan.push_back(p);
+  }
+  return plan;
+}
+
+void RunPattern(benchmark::State& state, Pattern pattern) {
+  const sim::Micros window = state.range(0) * fakeapi::kSecond;
+  const std::vector<Planned> plan = Plan(pattern, window);
+  std::vector<std::string> names;
+  for (int i = 0; i < kNodes; ++i) names.push_back("node-" + std::to_string(i));
+  std::uint64_t rerates = 0;
+  std::uint64_t rerated = 0;
+  std::uint64_t completed = 0;
+  sim::Micros makespan = 0;
+  for (auto _ : state) {
+    sim::Engine engine;
+    sim::Network net(engine, sim::NetworkConfig{.storage_bps = 100e9});
+    for (const std::string& name : names) net.AddNode(name, kNicBps, kDiskBps);
+    for (const Planned& p : plan) {
+      engine.ScheduleAt(p.at, [&net, &names, &p, pattern] {
+        const sim::Endpoint src = pattern == Pattern::kStorageFanIn ? sim::Endpoint::Storage()
+                                                                    : sim::Endpoint::Memory(names[p.src]);
+        net.StartFlow({src, sim::Endpoint::Memory(names[p.dst]), p.bytes});
+      });
+    }
+    engine.RunUntilIdle();
+    rerates = net.rerates();
+    rerated = net.flows_rerated();
+    completed = net.flows_completed();
+    makespan = engine.Now();
+  }
+  if (completed != kFlows) state.SkipWithError("not every flow completed");
+  state.SetItemsProcessed(state.iterations() * kFlows);
+  state.counters["rerates"] = static_cast<double>(rerates);
+  state.counters["flows_per_rerate"] = rerates == 0 ? 0 : static_cast<double>(rerated) / rerates;
+  state.counters["sim_seconds"] = static_cast<double>(makespan) / fakeapi::kSecond;
+}
+
+void BM_JobLocal(benchmark::State& state) { RunPattern(state, Pattern::kJobLocal); }
+void BM_AllToAll(benchmark::State& state) { RunPattern(state, Pattern::kAllToAll); }
+void BM_StorageFanIn(benchmark::State& state) { RunPattern(state, Pattern::kStorageFanIn); }
+
+BENCHMARK(BM_JobLocal)->Arg(0)->Arg(60)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AllToAll)->Arg(0)->Arg(60)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_StorageFanIn)->Arg(0)->Arg(60)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
