@@ -354,14 +354,17 @@ struct Reconciler::Pass {
     std::erase_if(other_pods, [&](const PodView& v) { return v.Name() == pod_name; });
   }
 
-  std::vector<PodView*> AllPods() {
-    std::vector<PodView*> out;
-    if (partitioner) out.push_back(&*partitioner);
-    if (launcher) out.push_back(&*launcher);
-    for (auto& [i, w] : worker_pods) out.push_back(&w);
-    for (auto& p : other_pods) out.push_back(&p);
+  // A snapshot (copies): deleting pods while iterating must not invalidate the iteration.
+  std::vector<PodView> AllPods() const {
+    std::vector<PodView> out;
+    if (partitioner) out.push_back(*partitioner);
+    if (launcher) out.push_back(*launcher);
+    for (const auto& [i, w] : worker_pods) out.push_back(w);
+    for (const auto& p : other_pods) out.push_back(p);
     return out;
   }
+  bool IsLauncher(const PodView& p) const { return p.Name() == LauncherName(name); }
+  bool IsPartitioner(const PodView& p) const { return p.Name() == PartitionerName(name); }
 
   Status DeletePod(const PodView& pod, std::optional<std::int64_t> grace = std::nullopt) {
     fakeapi::DeleteOptions options;
@@ -587,7 +590,8 @@ struct Reconciler::Pass {
 
   // Pods past their deletion grace on a NotReady node have no kubelet to confirm: force-delete.
   Status ForceDeleteStuckPods() {
-    for (PodView* p : AllPods()) {
+    for (const PodView& pod : AllPods()) {
+      const PodView* p = &pod;
       if (!p->terminating) continue;
       const std::string node = Str(p->obj(), {"spec", "nodeName"});
       if (node.empty()) continue;
@@ -600,8 +604,7 @@ struct Reconciler::Pass {
         continue;
       }
       const std::string pod_name = p->Name();
-      PodView copy = *p;
-      if (Status s = DeletePod(copy, 0); !s.ok()) return s;
+      if (Status s = DeletePod(pod, 0); !s.ok()) return s;
       Event("Warning", "ForceDeletedPod",
             "Force-deleted pod " + pod_name + " stuck terminating on NotReady node " + node);
     }
@@ -613,12 +616,12 @@ struct Reconciler::Pass {
     const std::string policy = GetCleanPodPolicy(job);
     const std::string failed_reason = Str(status, {"phase"}) == kPhaseFailed ? FailedReason() : "";
     const bool delete_active = policy != "None" || failed_reason == "DeadlineExceeded" || failed_reason == "Unschedulable";
-    for (PodView* p : AllPods()) {
+    for (const PodView& pod : AllPods()) {
+      const PodView* p = &pod;
       if (p->terminating) continue;
       const bool doomed = policy == "All" || (delete_active && p->Active());
       if (!doomed) continue;
-      PodView copy = *p;
-      if (Status s = DeletePod(copy); !s.ok()) return s;
+      if (Status s = DeletePod(pod); !s.ok()) return s;
     }
     return Status::Ok();
   }
@@ -671,14 +674,14 @@ struct Reconciler::Pass {
   // The pods a restart replaces: Failed pods, the launcher of an older epoch, and the partitioner of
   // an older epoch when the partitions it made lived on the (deleted) launcher's emptyDir.
   Status DeleteReplacedPods() {
-    for (PodView* p : AllPods()) {
+    for (const PodView& pod : AllPods()) {
+      const PodView* p = &pod;
       if (p->terminating) continue;
       bool replace = p->Failed();
-      if (launcher && p == &*launcher && p->epoch < restart_count) replace = true;
-      if (partitioner && p == &*partitioner && p->epoch < restart_count && !pvc) replace = true;
+      if (IsLauncher(pod) && p->epoch < restart_count) replace = true;
+      if (IsPartitioner(pod) && p->epoch < restart_count && !pvc) replace = true;
       if (!replace) continue;
-      PodView copy = *p;
-      if (Status s = DeletePod(copy); !s.ok()) return s;
+      if (Status s = DeletePod(pod); !s.ok()) return s;
     }
     return Status::Ok();
   }
@@ -852,7 +855,8 @@ struct Reconciler::Pass {
   bool CheckUnschedulable() {
     auto timeout = GetSchedulingInt(job, "scheduleTimeoutSeconds");
     if (!timeout) return false;
-    for (PodView* p : AllPods()) {
+    for (const PodView& pod : AllPods()) {
+      const PodView* p = &pod;
       if (p->terminating || p->phase != "Pending" || !Unschedulable(p->obj())) continue;
       auto since = fakeapi::ParseTime(Str(p->obj(), {"metadata", "creationTimestamp"}));
       if (!since) continue;
@@ -889,11 +893,11 @@ struct Reconciler::Pass {
 
     // Suspend: pods go (a Succeeded partitioner whose partitions sit on a PVC stays), phase Suspended.
     if (GetSuspend(job)) {
-      for (PodView* p : AllPods()) {
+      for (const PodView& pod : AllPods()) {
+      const PodView* p = &pod;
         if (p->terminating) continue;
-        if (partitioner && p == &*partitioner && p->Succeeded() && pvc) continue;
-        PodView copy = *p;
-        if (Status s = DeletePod(copy); !s.ok()) return s;
+        if (IsPartitioner(pod) && p->Succeeded() && pvc) continue;
+        if (Status s = DeletePod(pod); !s.ok()) return s;
       }
       SetPhase(kPhaseSuspended, "JobSuspended", "runPolicy.suspend is true: pods deleted");
       ComputeReplicaStatuses();

@@ -538,6 +538,16 @@ TEST_F(ReconcilerTest, TtlAfterFinishedDeletesTheJob) {
   EXPECT_FALSE(Exists("configmaps", "j-config"));  // garbage-collected with its owner
 }
 
+TEST_F(ReconcilerTest, DeletingTheJobCollectsEveryObjectItOwned) {  // defect 7: Service cleanup
+  CreateJob(MakeJob("DGL-API", 2));
+  DriveToTraining(2);
+  ASSERT_TRUE(store_.Delete("dgljobs", "ns", "j").ok());
+  Reconcile();  // a job that is gone is a no-op
+  for (const char* resource : {"pods", "services", "configmaps", "serviceaccounts", "roles", "rolebindings"}) {
+    EXPECT_TRUE(Names(resource).empty()) << resource;
+  }
+}
+
 TEST_F(ReconcilerTest, GangSchedulingCreatesAPodGroupSizedToTheStage) {
   ReconcilerOptions options;
   options.build.gang_scheduling = true;
