@@ -76,19 +76,18 @@ bool Contains(const std::vector<std::string>& items, std::string_view item) {
   return std::find(items.begin(), items.end(), item) != items.end();
 }
 
+// Optimal string alignment distance: insertions, deletions, substitutions and adjacent swaps.
 std::size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
   }
-  return row[b.size()];
+  return d[a.size()][b.size()];
 }
 
 std::string Lower(std::string_view s) {
@@ -120,6 +119,16 @@ std::vector<std::string> PodNamesOf(const json& job, const std::string& name) {
   const std::int64_t workers = std::min<std::int64_t>(dgl::GetReplicas(job, dgl::kReplicaWorker), 100000);
   for (std::int64_t i = 0; i < workers; ++i) pods.push_back(name + "-worker-" + std::to_string(i));
   return pods;
+}
+
+// "big-partitioner, big-launcher, big-worker-0 .. big-worker-7".
+std::string PodSummary(const std::string& job, const std::vector<std::string>& pods) {
+  std::vector<std::string> parts;
+  std::vector<std::string> workers;
+  for (const std::string& pod : pods) (pod.starts_with(job + "-worker-") ? workers : parts).push_back(pod);
+  if (workers.size() == 1) parts.push_back(workers[0]);
+  if (workers.size() > 1) parts.push_back(workers.front() + " .. " + workers.back());
+  return Join(parts);
 }
 
 // Reads one scenario file (and the files it names) into a Scenario, collecting problems.
@@ -849,9 +858,16 @@ class Loader {
     }
     if (found.size() == 1) return found[0];
     if (found.empty()) {
-      // A suggestion only among a bounded number of names, to stay fast for jobs with many workers.
-      if (all.size() > 5000) all.resize(5000);
-      Problem(path, WithSuggestion("no job of the scenario creates a pod " + Quote(text), text, all));
+      std::string message = "no job of the scenario creates a pod " + Quote(text);
+      // Say which pods the job the name points at does create.
+      for (const auto& [job, pods] : pods_) {
+        if ((ns && job.ns != *ns) || !name.starts_with(job.name + "-")) continue;
+        message += " (job " + job.ToString() + " creates " + PodSummary(job.name, pods) + ")";
+        Problem(path, message);
+        return std::nullopt;
+      }
+      if (all.size() > 5000) all.resize(5000);  // suggestions stay fast for jobs with many workers
+      Problem(path, WithSuggestion(message, text, all));
     } else {
       Problem(path, "ambiguous: pod " + Quote(name) + " exists in " + found[0].ns + " and " + found[1].ns + "; write namespace/name");
     }
@@ -990,9 +1006,10 @@ class Loader {
         if (node_names_.count(*name) == 0) {
           std::string message = "no node " + Quote(*name) + " in the cluster";
           if (!node_order_.empty()) {
-            message += " (nodes: " + node_order_.front() + (node_order_.size() > 1 ? " .. " + node_order_.back() : "") + ")";
+            message += " (nodes: " +
+                       (node_order_.size() <= 8 ? Join(node_order_) : node_order_.front() + ", ... " + node_order_.back()) + ")";
           }
-          Problem(Child(path, "node"), WithSuggestion(message, *name, node_order_));
+          Problem(Child(path, "node"), message);
         } else {
           f.node = *name;
         }
@@ -1404,7 +1421,7 @@ std::string SuggestName(std::string_view word, const std::vector<std::string>& c
   for (const std::string& candidate : candidates) {
     if (candidate == word || candidate.size() > 200) continue;
     const std::size_t d = Lower(candidate) == lower ? 0 : EditDistance(word, candidate);
-    const std::size_t limit = std::min<std::size_t>(2, std::max<std::size_t>(1, std::min(word.size(), candidate.size()) / 3));
+    const std::size_t limit = std::min(word.size(), candidate.size()) <= 3 ? 1 : 2;
     if (d <= limit && d < best_distance) {
       best = candidate;
       best_distance = d;
