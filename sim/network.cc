@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <queue>
 
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/visitors.hpp>
@@ -22,19 +21,6 @@ Micros DelayFor(double bytes, double rate) {
   const double rounded = std::ceil(x - 1e-9 * std::max(1.0, x));
   return rounded <= 0 ? 0 : static_cast<Micros>(rounded);
 }
-
-// A fair-share candidate in the progressive-filling heap: link `link` would give each of its
-// unfrozen flows `share` bytes/s. Stale once the link's version moved on.
-struct ShareEntry {
-  double share;
-  Network::LinkId link;
-  std::uint32_t version;
-};
-struct ShareAfter {
-  bool operator()(const ShareEntry& a, const ShareEntry& b) const {
-    return a.share != b.share ? a.share > b.share : a.link > b.link;
-  }
-};
 
 }  // namespace
 
@@ -321,10 +307,9 @@ void Network::ScheduleCompletion(std::uint32_t slot) {
     delay = DelayFor(f.remaining, f.rate);
   }
   f.done_at = engine_.Now() + delay;
-  const std::uint64_t seq = f.seq;
-  f.done_event = engine_.ScheduleAt(f.done_at, [this, slot, seq] {
-    if (flows_[slot].seq == seq) Complete(slot);
-  });
+  // Capturing only (this, slot) keeps the callback inside std::function's small buffer. A slot
+  // cannot be reused while this event is pending: Remove cancels it before freeing the slot.
+  f.done_event = engine_.ScheduleAt(f.done_at, [this, slot] { Complete(slot); });
 }
 
 void Network::Complete(std::uint32_t slot) {
@@ -353,9 +338,11 @@ void Network::Rerate() {
   const Micros now = engine_.Now();
 
   // 1. The connected component of links and flows reachable from the dirty links.
-  std::vector<LinkId> comp_links;
-  std::vector<std::uint32_t> comp_flows;
-  std::vector<LinkId> stack;
+  std::vector<LinkId>& comp_links = scratch_links_;
+  std::vector<std::uint32_t>& comp_flows = scratch_flows_;
+  std::vector<LinkId>& stack = scratch_stack_;
+  comp_links.clear();
+  comp_flows.clear();
   for (LinkId l : dirty_links_) {
     links_[l].dirty = false;
     if (links_[l].visit != mark) {
@@ -386,15 +373,32 @@ void Network::Rerate() {
   // 2. Progressive filling. The heap holds each link's fair share for its unfrozen flows; the
   // lowest share (or the lowest rate cap, if lower) freezes its flows at that rate, which lowers
   // the remaining capacity of the other links they cross.
-  std::priority_queue<ShareEntry, std::vector<ShareEntry>, ShareAfter> heap;
+  // A min-heap of fair-share candidates: link `link` would give each of its unfrozen flows `share`
+  // bytes/s; an entry is stale once the link's version moved on. Ties break by link id.
+  const auto after = [](const ShareEntry& a, const ShareEntry& b) {
+    return a.share != b.share ? a.share > b.share : a.link > b.link;
+  };
+  std::vector<ShareEntry>& heap = scratch_heap_;
+  heap.clear();
+  const auto push = [&heap, &after](ShareEntry e) {
+    heap.push_back(e);
+    std::push_heap(heap.begin(), heap.end(), after);
+  };
+  const auto pop = [&heap, &after] {
+    std::pop_heap(heap.begin(), heap.end(), after);
+    heap.pop_back();
+  };
   for (LinkId l : comp_links) {
     LinkState& link = links_[l];
     link.fill_capacity = link.capacity;
     link.fill_unfrozen = static_cast<std::uint32_t>(link.flows.size());
+    link.fill_sum = 0;
     ++link.fill_version;
-    if (link.fill_unfrozen > 0) heap.push({link.fill_capacity / link.fill_unfrozen, l, link.fill_version});
+    if (link.fill_unfrozen > 0) heap.push_back({link.fill_capacity / link.fill_unfrozen, l, link.fill_version});
   }
-  std::vector<std::uint32_t> capped;
+  std::make_heap(heap.begin(), heap.end(), after);
+  std::vector<std::uint32_t>& capped = scratch_capped_;
+  capped.clear();
   for (std::uint32_t slot : comp_flows) {
     if (flows_[slot].rate_cap > 0) capped.push_back(slot);
   }
@@ -404,7 +408,8 @@ void Network::Rerate() {
     return fa.rate_cap != fb.rate_cap ? fa.rate_cap < fb.rate_cap : fa.seq < fb.seq;
   });
 
-  std::vector<LinkId> touched;
+  std::vector<LinkId>& touched = scratch_touched_;
+  touched.clear();
   std::uint64_t batch = 0;
   auto freeze = [&](std::uint32_t slot, double rate) {
     FlowState& f = flows_[slot];
@@ -413,6 +418,7 @@ void Network::Rerate() {
     for (LinkId m : f.path) {
       LinkState& link = links_[m];
       link.fill_capacity = std::max(0.0, link.fill_capacity - rate);
+      link.fill_sum += rate;
       --link.fill_unfrozen;
       if (link.touch != batch) {
         link.touch = batch;
@@ -424,7 +430,7 @@ void Network::Rerate() {
     for (LinkId m : touched) {
       LinkState& link = links_[m];
       ++link.fill_version;
-      if (link.fill_unfrozen > 0) heap.push({link.fill_capacity / link.fill_unfrozen, m, link.fill_version});
+      if (link.fill_unfrozen > 0) push({link.fill_capacity / link.fill_unfrozen, m, link.fill_version});
     }
     touched.clear();
   };
@@ -432,18 +438,18 @@ void Network::Rerate() {
   std::uint64_t batch_base = mark << 32;
   std::size_t next_capped = 0;
   while (true) {
-    while (!heap.empty() && links_[heap.top().link].fill_version != heap.top().version) heap.pop();
+    while (!heap.empty() && links_[heap.front().link].fill_version != heap.front().version) pop();
     while (next_capped < capped.size() && flows_[capped[next_capped]].frozen == mark) ++next_capped;
     const bool have_link = !heap.empty();
     const bool have_cap = next_capped < capped.size();
     if (!have_link && !have_cap) break;
     batch = ++batch_base;
-    if (have_cap && (!have_link || flows_[capped[next_capped]].rate_cap <= heap.top().share)) {
+    if (have_cap && (!have_link || flows_[capped[next_capped]].rate_cap <= heap.front().share)) {
       const std::uint32_t slot = capped[next_capped++];
       freeze(slot, flows_[slot].rate_cap);
     } else {
-      const ShareEntry top = heap.top();
-      heap.pop();
+      const ShareEntry top = heap.front();
+      pop();
       const double share = std::max(0.0, top.share);
       for (const auto& [slot, index] : links_[top.link].flows) {
         if (flows_[slot].frozen != mark) freeze(slot, share);
@@ -456,9 +462,7 @@ void Network::Rerate() {
   for (LinkId l : comp_links) {
     LinkState& link = links_[l];
     AccountStats(link);
-    double sum = 0;
-    for (const auto& [slot, index] : link.flows) sum += flows_[slot].new_rate;
-    link.rate_sum = sum;
+    link.rate_sum = link.fill_sum;
   }
 
   // 4. Flows whose rate changed: progress at the old rate, then a new completion time. A flow due
@@ -482,6 +486,7 @@ std::vector<LinkStats> Network::Links() const {
     LinkStats s;
     s.name = link.name;
     s.capacity_bps = link.capacity;
+    s.rate_bps = link.rate_sum;
     s.bytes_carried = link.bytes_carried;
     s.busy_time = link.busy_time;
     const Micros dt = now - link.stats_at;

@@ -106,6 +106,7 @@ struct NetworkConfig {
 struct LinkStats {
   std::string name;       // e.g. "node-3/nic-egress", "node-3/disk", "storage", "rack-a/up"
   double capacity_bps = 0;  // current capacity (base times any factor)
+  double rate_bps = 0;      // sum of the current rates of the flows crossing it
   double bytes_carried = 0;
   Micros busy_time = 0;     // time during which flows moved bytes over the link
   std::size_t active_flows = 0;
@@ -184,6 +185,7 @@ class Network {
     std::uint64_t touch = 0;
     bool dirty = false;
     double fill_capacity = 0;
+    double fill_sum = 0;  // rates frozen on the link so far
     std::uint32_t fill_unfrozen = 0;
     std::uint32_t fill_version = 0;
   };
@@ -255,6 +257,15 @@ class Network {
   std::vector<std::vector<std::size_t>> predecessors_;
 
   std::vector<LinkId> dirty_links_;
+  // Re-rate scratch, kept to avoid allocating on every pass.
+  struct ShareEntry {
+    double share;
+    LinkId link;
+    std::uint32_t version;
+  };
+  std::vector<LinkId> scratch_links_, scratch_stack_, scratch_touched_;
+  std::vector<std::uint32_t> scratch_flows_, scratch_capped_;
+  std::vector<ShareEntry> scratch_heap_;
   EventId rerate_event_;
   std::uint64_t epoch_ = 0;  // stamps for visit / dirty / frozen marks
 

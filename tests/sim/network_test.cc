@@ -1,6 +1,7 @@
 #include "sim/network.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -365,8 +366,9 @@ TEST(NetworkTest, ReratingTouchesOnlyTheAffectedComponent) {
   EXPECT_EQ(fx.net.flows_rerated() - before, 2u);  // pair0 and the new flow, not the other nine
 }
 
-// Runs a seeded mixed workload and returns every completion as (label, time).
-std::vector<std::pair<std::string, Micros>> RunMixedWorkload(std::uint64_t seed) {
+// Runs a seeded mixed workload and returns every completion as (label, time). Every 100 ms it
+// checks that no link carries more than its capacity and counts the links that are saturated.
+std::vector<std::pair<std::string, Micros>> RunMixedWorkload(std::uint64_t seed, int* saturated_samples = nullptr) {
   Engine engine;
   Network net(engine, NetworkConfig{.storage_bps = 2 * kGB});
   net.AddRack("r0", 5 * kGB);
@@ -394,8 +396,24 @@ std::vector<std::pair<std::string, Micros>> RunMixedWorkload(std::uint64_t seed)
     for (std::size_t i = 0; i < ids.size(); i += 7) net.CancelFlow(ids[i]);
     net.SetNodeNicFactor("n3", 1);
   });
+  std::function<void()> check = [&] {
+    for (const LinkStats& link : net.Links()) {
+      EXPECT_LE(link.rate_bps, link.capacity_bps * (1 + 1e-9)) << link.name << " at " << engine.Now();
+      if (saturated_samples != nullptr && link.active_flows > 0 && link.rate_bps >= link.capacity_bps * (1 - 1e-9)) {
+        ++*saturated_samples;
+      }
+    }
+    if (net.active_flows() > 0 || engine.Now() < 20 * kSecond) engine.Schedule(100 * kMillisecond, check);
+  };
+  engine.Schedule(50 * kMillisecond, check);
   engine.RunUntilIdle();
   return done;
+}
+
+TEST(NetworkTest, NoLinkIsEverOversubscribedAndBusyLinksAreFull) {
+  int saturated = 0;
+  RunMixedWorkload(7, &saturated);
+  EXPECT_GT(saturated, 100);
 }
 
 TEST(NetworkTest, SameWorkloadAndSeedGiveTheSameCompletions) {
