@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# End-to-end test of the dglsim binary as a user runs it: version, help, exit codes and the
+# `FILE:LINE:COL: field.path: message` lines of `dglsim validate`.
+# Usage: dglsim_cli_test.sh DGLSIM_BINARY EXAMPLES_DIR   (CTest passes both)
+set -uo pipefail
+
+dglsim=${1:?usage: $0 DGLSIM_BINARY EXAMPLES_DIR}
+examples=${2:?usage: $0 DGLSIM_BINARY EXAMPLES_DIR}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+# run NAME EXPECTED_EXIT ARGS...: runs dglsim, keeps stdout/stderr in $tmp/NAME.{out,err}.
+run() {
+  local name=$1 expected=$2
+  shift 2
+  "$dglsim" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+  local code=$?
+  if [ "$code" -ne "$expected" ]; then
+    fail "$name: dglsim $* exited $code, expected $expected"
+    sed 's/^/  stdout: /' "$tmp/$name.out"
+    sed 's/^/  stderr: /' "$tmp/$name.err"
+    return 1
+  fi
+  # A crash or a sanitizer report is never acceptable, whatever the exit code.
+  if grep -qE 'AddressSanitizer|runtime error:|terminate called|Segmentation|Aborted' "$tmp/$name.err"; then
+    fail "$name: dglsim $* crashed"
+    sed 's/^/  stderr: /' "$tmp/$name.err"
+    return 1
+  fi
+  return 0
+}
+
+# expect_line NAME STREAM REGEX: some line of the stream matches the extended regex.
+expect_line() {
+  if ! grep -qE "$3" "$tmp/$1.$2"; then
+    fail "$1: no line of std$2 matches /$3/"
+    sed "s/^/  std$2: /" "$tmp/$1.$2"
+  fi
+}
+
+# --version and --help
+if run version 0 --version; then
+  expect_line version out '^dglsim [0-9]+\.[0-9]+\.[0-9]+$'
+fi
+if run help 0 --help; then
+  expect_line help out 'validate'
+fi
+run no-subcommand 2
+run unknown-subcommand 2 frobnicate && expect_line unknown-subcommand err 'frobnicate'
+run validate-without-file 2 validate
+
+# Every example manifest of the original operator is valid, legacy apiVersion and all.
+count=0
+for manifest in "$examples"/*.yaml; do
+  [ -e "$manifest" ] || continue
+  count=$((count + 1))
+  name="example-$(basename "$manifest" .yaml)"
+  if run "$name" 0 validate "$manifest"; then
+    expect_line "$name" out "^$manifest: 1 document, valid$"
+    expect_line "$name" out "^$manifest:1:13: warning: .*qihoo.net/v1alpha1"
+  fi
+done
+[ "$count" -eq 6 ] || fail "expected the 6 example manifests in $examples, found $count"
+
+# Several files at once: one summary line each.
+run all-examples 0 validate "$examples"/*.yaml && expect_line all-examples out "node_classification.yaml: 1 document, valid$"
+
+# Broken YAML: exit 2, file:line:col of the syntax error.
+printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [unclosed\ndata: {}\n' >"$tmp/broken.yaml"
+run broken-yaml 2 validate "$tmp/broken.yaml" && expect_line broken-yaml err "^$tmp/broken.yaml:[0-9]+:[0-9]+: "
+
+# An invalid DGLJob: both problems, each at its own line and column with its field path.
+cat >"$tmp/invalid-job.yaml" <<'EOF'
+apiVersion: kubeflow.org/v1alpha1
+kind: DGLJob
+metadata:
+  name: bad
+spec:
+  partitionMode: Sideways
+  dglReplicaSpecs:
+    Launcher:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: launcher
+            image: dgloperator/examples:graphsage-dist
+    Worker:
+      replicas: 0
+      template:
+        spec:
+          containers:
+          - name: worker
+            image: dgloperator/examples:graphsage-dist
+EOF
+if run invalid-job 2 validate "$tmp/invalid-job.yaml"; then
+  expect_line invalid-job err "^$tmp/invalid-job.yaml:6:18: spec.partitionMode: Unsupported value: \"Sideways\""
+  expect_line invalid-job err "^$tmp/invalid-job.yaml:16:17: spec.dglReplicaSpecs.Worker.replicas: Invalid value: 0"
+fi
+
+# A manifest without a name, and an unknown kind.
+printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  labels: {a: b}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n' \
+  >"$tmp/two.yaml"
+if run two-problems 2 validate "$tmp/two.yaml"; then
+  expect_line two-problems err "^$tmp/two.yaml:3:1: metadata.name: Required value"
+  expect_line two-problems err "^$tmp/two.yaml:7:7: kind: Unsupported value: \"Deployment\""
+fi
+
+# A good file and a bad one: exit 2, the good one still reported valid.
+run mixed 2 validate "$examples/GraphSAGE.yaml" "$tmp/broken.yaml" && expect_line mixed out 'GraphSAGE.yaml: 1 document, valid$'
+
+# Missing file, a directory, an empty file, binary garbage: exit 2 with a message, never a crash.
+run missing-file 2 validate "$tmp/does-not-exist.yaml" && expect_line missing-file err "^$tmp/does-not-exist.yaml: cannot open"
+run directory 2 validate "$tmp" && expect_line directory err "is a directory"
+: >"$tmp/empty.yaml"
+run empty-file 2 validate "$tmp/empty.yaml" && expect_line empty-file err "no Kubernetes objects"
+head -c 4096 /dev/urandom >"$tmp/garbage.yaml" 2>/dev/null || printf '\x00\xff\x01{[' >"$tmp/garbage.yaml"
+"$dglsim" validate "$tmp/garbage.yaml" >"$tmp/garbage.out" 2>"$tmp/garbage.err"
+code=$?
+[ "$code" -eq 0 ] || [ "$code" -eq 2 ] || fail "garbage: exit $code, expected 0 or 2"
+printf 'a: &x [*x]\n' >"$tmp/cycle.yaml"
+run alias-cycle 2 validate "$tmp/cycle.yaml" && expect_line alias-cycle err "cycle.yaml:1:[0-9]+: "
+
+# A scenario file gets its header checked and says the rest comes later.
+printf 'apiVersion: dglsim/v1\nkind: Scenario\nmetadata:\n  name: smoke\nseed: 42\n' >"$tmp/scenario.yaml"
+run scenario 0 validate "$tmp/scenario.yaml" && expect_line scenario out "note: .*scenario loader"
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures check(s) failed"
+  exit 1
+fi
+echo "all dglsim CLI checks passed"
