@@ -164,7 +164,9 @@ void NodeLifecycleController::OnNode(const ObjectPtr& node) {
   auto same = [](const std::vector<Taint>& a, const std::vector<Taint>& b) {
     if (a.size() != b.size()) return false;
     for (std::size_t i = 0; i < a.size(); ++i)
-      if (a[i].key != b[i].key || a[i].value != b[i].value || a[i].time_added != b[i].time_added) return false;
+      if (a[i].key != b[i].key || a[i].value != b[i].value || a[i].effect != b[i].effect ||
+          a[i].time_added != b[i].time_added)
+        return false;
     return true;
   };
   if (same(known, no_execute)) return;
