@@ -256,7 +256,8 @@ TEST_F(ReconcilerTest, LastTransitionTimeChangesOnlyWhenStatusChanges) {
   EXPECT_EQ(Condition("Partitioned").value("status", ""), "True");
   // One condition per type.
   std::set<std::string> types;
-  for (const json& c : Status()["conditions"]) EXPECT_TRUE(types.insert(c["type"]).second) << c.dump();
+  json status = Status();
+  for (const json& c : status["conditions"]) EXPECT_TRUE(types.insert(c["type"]).second) << c.dump();
 }
 
 TEST_F(ReconcilerTest, EveryPhaseChangeRecordsAnEventAboutTheJob) {
