@@ -695,6 +695,23 @@ void Kubelet::ContainerExited(PodState& p, Container& c, int code, std::string r
   AfterExit(p, c);
 }
 
+bool Kubelet::KillContainer(const std::string& ns, const std::string& pod, const std::string& container,
+                            int exit_code, const std::string& reason) {
+  if (!up_) return false;
+  auto it = pods_.find(ns + "/" + pod);
+  if (it == pods_.end()) return false;
+  PodState& p = *it->second;
+  for (auto* list : {&p.main, &p.init}) {
+    for (Container& c : *list) {
+      if (c.state != Container::State::kRunning || !c.run) continue;
+      if (!container.empty() && c.name != container) continue;
+      ContainerExited(p, c, exit_code, reason);
+      return true;
+    }
+  }
+  return false;
+}
+
 void Kubelet::AfterExit(PodState& p, Container& c) {
   bool restart;
   if (c.init) {

@@ -104,6 +104,12 @@ class Kubelet : public Actor {
   void RemoveImagePullFault(const std::string& glob) { pull_faults_.erase(glob); }
   void ClearImagePullFaults() { pull_faults_.clear(); }
 
+  // Kills a running container of a pod, as a signal or the OOM killer would: it ends at once with
+  // `exit_code` and `reason` ("" = Completed/Error by the code), and the pod's restartPolicy applies.
+  // `container` "" = the first running app container. False when there is no such running container.
+  bool KillContainer(const std::string& ns, const std::string& pod, const std::string& container, int exit_code,
+                     const std::string& reason);
+
   bool HasImage(const std::string& image) const;
   // A container's log lines (of its current or last run; `previous`: of the run before).
   // nullptr when the kubelet has no such pod or container.
