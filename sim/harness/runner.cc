@@ -1,0 +1,508 @@
+#include "sim/harness/runner.h"
+
+#include "fakeapi/quantity.h"
+#include "operator/dgljob_api.h"
+#include "sim/cluster.h"
+#include "sim/harness/faults.h"
+#include "sim/harness/units.h"
+#include "sim/kubelet.h"
+#include "sim/node_lifecycle.h"
+#include "sim/operator_actor.h"
+#include "sim/scheduler.h"
+#include "sim/simulation.h"
+
+#include <algorithm>
+#include <memory>
+#include <set>
+#include <utility>
+
+namespace harness {
+
+using nlohmann::json;
+
+namespace detail {
+bool IsTerminalPhase(const std::string& phase) { return phase == "Succeeded" || phase == "Failed"; }
+}  // namespace detail
+
+namespace {
+
+constexpr const char* kJobNameLabel = "training.kubeflow.org/job-name";
+
+std::string Str(const json& obj, std::initializer_list<const char*> path) {
+  const json* at = &obj;
+  for (const char* key : path) {
+    if (!at->is_object()) return "";
+    auto it = at->find(key);
+    if (it == at->end()) return "";
+    at = &*it;
+  }
+  return at->is_string() ? at->get<std::string>() : "";
+}
+
+std::int64_t Int(const json& obj, std::initializer_list<const char*> path) {
+  const json* at = &obj;
+  for (const char* key : path) {
+    if (!at->is_object()) return 0;
+    auto it = at->find(key);
+    if (it == at->end()) return 0;
+    at = &*it;
+  }
+  return at->is_number_integer() ? at->get<std::int64_t>() : 0;
+}
+
+// Sum of the containers' nvidia.com/gpu limits (a request stands in for a missing limit).
+std::int64_t GpusOf(const json& pod) {
+  std::int64_t total = 0;
+  auto spec = pod.find("spec");
+  if (spec == pod.end() || !spec->is_object()) return 0;
+  auto containers = spec->find("containers");
+  if (containers == spec->end() || !containers->is_array()) return 0;
+  for (const auto& c : *containers) {
+    std::string q = Str(c, {"resources", "limits", sim::kResourceGpu});
+    if (q.empty()) q = Str(c, {"resources", "requests", sim::kResourceGpu});
+    if (q.empty()) continue;
+    if (auto v = fakeapi::ParseQuantity(q)) total += *v;
+  }
+  return total;
+}
+
+// A node's allocatable as scheduler Resources.
+sim::Resources AllocatableOf(const json& node) {
+  sim::Resources r;
+  const json* alloc = nullptr;
+  if (auto s = node.find("status"); s != node.end() && s->is_object())
+    if (auto a = s->find("allocatable"); a != s->end() && a->is_object()) alloc = &*a;
+  if (!alloc) return r;
+  for (const auto& [name, value] : alloc->items()) {
+    if (!value.is_string()) continue;
+    const std::string& text = value.get_ref<const std::string&>();
+    if (name == "cpu") r.milli_cpu = fakeapi::ParseQuantityMilli(text).value_or(0);
+    else if (name == "memory") r.memory = fakeapi::ParseQuantity(text).value_or(0);
+    else if (name == "ephemeral-storage") r.ephemeral_storage = fakeapi::ParseQuantity(text).value_or(0);
+    else if (name == sim::kResourceGpu) r.gpu = fakeapi::ParseQuantity(text).value_or(0);
+    else if (name == "pods") r.pods = fakeapi::ParseQuantity(text).value_or(0);
+  }
+  return r;
+}
+
+int PhaseRank(const std::string& phase) {
+  if (phase == "Pending") return 0;
+  if (phase == "Partitioning") return 1;
+  if (phase == "Partitioned") return 2;
+  if (phase == "Training") return 3;
+  if (phase == "Succeeded" || phase == "Failed") return 4;
+  return -1;  // Restarting, Suspended, unknown
+}
+
+// Watches dgljobs, pods and configmaps: the job timelines, pod accounting, ConfigMap snapshots and
+// the invariants checked while the run goes.
+class Recorder : public sim::Actor {
+ public:
+  Recorder(sim::Simulation& sim, RunRecord& record, FaultInjector& faults)
+      : Actor(sim, "harness-recorder"), record_(record), faults_(faults) {}
+
+  void Start() override {
+    AddInformer("dgljobs", {},
+                {.on_add = [this](const fakeapi::ObjectPtr& job) { OnJob(*job); },
+                 .on_update = [this](const fakeapi::ObjectPtr&, const fakeapi::ObjectPtr& job) { OnJob(*job); },
+                 .on_delete = [this](const fakeapi::ObjectPtr& job) { OnJobDeleted(*job); }});
+    AddInformer("pods", {},
+                {.on_add = [this](const fakeapi::ObjectPtr& pod) { OnPod(*pod); },
+                 .on_update = [this](const fakeapi::ObjectPtr&, const fakeapi::ObjectPtr& pod) { OnPod(*pod); },
+                 .on_delete = [this](const fakeapi::ObjectPtr& pod) { OnPodDeleted(*pod); }});
+    auto on_cm = [this](const fakeapi::ObjectPtr& cm) {
+      std::map<std::string, std::string> data;
+      if (auto d = cm->find("data"); d != cm->end() && d->is_object())
+        for (const auto& [k, v] : d->items())
+          if (v.is_string()) data[k] = v.get<std::string>();
+      record_.config_maps[fakeapi::KeyOf(*cm)] = std::move(data);
+    };
+    AddInformer("configmaps", {},
+                {.on_add = on_cm, .on_update = [on_cm](const fakeapi::ObjectPtr&, const fakeapi::ObjectPtr& cm) { on_cm(cm); }});
+  }
+
+  JobRecord& Job(const JobKey& key) {
+    auto [it, inserted] = record_.jobs.try_emplace(key);
+    if (inserted) {
+      it->second.key = key;
+      record_.job_order.push_back(key);
+    }
+    return it->second;
+  }
+
+  // Closes every open running interval at the end of the run.
+  void Finish() {
+    for (auto& [uid, pod] : pods_) Stop(pod);
+  }
+
+  void Violation(const std::string& name, const std::string& detail) {
+    record_.invariant_violations.push_back({name, Now(), detail});
+    Log("invariant " + name + " violated: " + detail);
+  }
+
+ private:
+  struct PodInfo {
+    std::string uid;
+    std::optional<JobKey> job;
+    std::int64_t gpus = 0;
+    std::optional<Micros> running_since;
+    std::string node;     // counted on this node for the over-commit check
+    bool ended = false;
+  };
+
+  void OnJob(const json& job) {
+    JobKey key{fakeapi::NamespaceOf(job), fakeapi::NameOf(job)};
+    JobRecord& r = Job(key);
+    r.deleted = false;
+    if (r.partition_mode.empty()) r.partition_mode = Str(job, {"spec", "partitionMode"});
+    r.restarts = std::max(r.restarts, Int(job, {"status", "restartCount"}));
+    if (auto s = job.find("status"); s != job.end() && s->is_object())
+      if (auto c = s->find("conditions"); c != s->end() && c->is_array() && *c != r.conditions) {
+        r.conditions = *c;
+        r.last_status_change = Now();
+      }
+    std::string phase = Str(job, {"status", "phase"});
+    if (phase.empty() || phase == r.phase) return;
+    ++record_.invariant_checks["phasesMoveForward"];
+    int before = PhaseRank(r.phase), after = PhaseRank(phase);
+    if (!r.phase.empty() && before >= 0 && after >= 0 && after < before)
+      Violation("phasesMoveForward", "job " + key.ToString() + " went from " + r.phase + " to " + phase);
+    if (r.phase == "Succeeded")
+      Violation("phasesMoveForward", "job " + key.ToString() + " left Succeeded for " + phase);
+    r.phases.push_back({phase, Now()});
+    r.phase = phase;
+    r.last_status_change = Now();
+    if (detail::IsTerminalPhase(phase) && !r.completed) r.completed = Now();
+    faults_.OnJobPhase(key, phase);
+  }
+
+  void OnJobDeleted(const json& job) {
+    JobKey key{fakeapi::NamespaceOf(job), fakeapi::NameOf(job)};
+    Job(key).deleted = true;
+  }
+
+  void OnPod(const json& pod) {
+    std::string uid = Str(pod, {"metadata", "uid"});
+    auto [it, inserted] = pods_.try_emplace(uid);
+    PodInfo& info = it->second;
+    if (inserted) {
+      info.uid = uid;
+      info.gpus = GpusOf(pod);
+      std::string job = Str(pod, {"metadata", "labels", kJobNameLabel});
+      if (!job.empty()) {
+        info.job = JobKey{fakeapi::NamespaceOf(pod), job};
+        ++Job(*info.job).pods_created;
+      }
+    }
+    if (info.ended) return;
+    std::string phase = Str(pod, {"status", "phase"});
+    std::string node = Str(pod, {"spec", "nodeName"});
+    if (!node.empty() && info.node.empty() && !detail::IsTerminalPhase(phase)) Bind(uid, info, pod, node);
+    if (phase == "Running" && !info.running_since) info.running_since = Now();
+    if (detail::IsTerminalPhase(phase)) Stop(info);
+  }
+
+  void OnPodDeleted(const json& pod) {
+    auto it = pods_.find(Str(pod, {"metadata", "uid"}));
+    if (it != pods_.end()) Stop(it->second);
+  }
+
+  void Bind(const std::string& uid, PodInfo& info, const json& pod, const std::string& node) {
+    info.node = node;
+    NodeUse& use = nodes_[node];
+    sim::PodRequests req = sim::ComputePodRequests(pod);
+    use.pods[uid] = req.requests;
+    use.used.Add(req.requests);
+    ++record_.invariant_checks["nodeNotOvercommitted"];
+    auto n = sim().store().Get("nodes", "", node);
+    if (!n.ok()) return;
+    sim::Resources alloc = AllocatableOf(**n);
+    std::vector<std::string> over;
+    if (use.used.milli_cpu > alloc.milli_cpu) over.push_back("cpu");
+    if (use.used.memory > alloc.memory) over.push_back("memory");
+    if (alloc.ephemeral_storage > 0 && use.used.ephemeral_storage > alloc.ephemeral_storage)
+      over.push_back("ephemeral-storage");
+    if (use.used.gpu > alloc.gpu) over.push_back(sim::kResourceGpu);
+    if (alloc.pods > 0 && use.used.pods > alloc.pods) over.push_back("pods");
+    for (const auto& resource : over)
+      Violation("nodeNotOvercommitted", "node " + node + " over-committed on " + resource + " when " +
+                                            fakeapi::KeyOf(pod) + " was bound");
+  }
+
+  void Stop(PodInfo& info) {
+    if (info.ended) return;
+    info.ended = true;
+    if (info.running_since) {
+      double seconds = static_cast<double>(Now() - *info.running_since) / static_cast<double>(fakeapi::kSecond);
+      double gpu_seconds = seconds * static_cast<double>(info.gpus);
+      record_.gpu_seconds += gpu_seconds;
+      if (info.job) Job(*info.job).gpu_seconds += gpu_seconds;
+    }
+    if (!info.node.empty()) {
+      NodeUse& use = nodes_[info.node];
+      if (auto p = use.pods.find(info.uid); p != use.pods.end()) {
+        use.used.Add(p->second, -1);
+        use.pods.erase(p);
+      }
+    }
+  }
+
+  struct NodeUse {
+    sim::Resources used;
+    std::map<std::string, sim::Resources> pods;  // uid -> requests
+  };
+  RunRecord& record_;
+  FaultInjector& faults_;
+  std::map<std::string, PodInfo> pods_;  // by uid
+  std::map<std::string, NodeUse> nodes_;
+};
+
+sim::NodeTemplate ToNodeTemplate(const NodeTemplateSpec& spec) {
+  sim::NodeTemplate t;
+  t.name = spec.name;
+  t.count = spec.count;
+  for (const auto& [name, q] : spec.capacity) t.capacity[name] = q.text;
+  t.labels = spec.labels;
+  for (const auto& taint : spec.taints) t.taints.push_back({taint.key, taint.value, taint.effect, std::nullopt});
+  t.nic_bytes_per_second = spec.network_bytes_per_second;
+  t.disk_bytes_per_second = spec.disk_bytes_per_second;
+  t.cpu_speed = spec.cpu_speed;
+  return t;
+}
+
+std::int64_t CountPods(fakeapi::Store& store, const std::string& ns, const std::string& selector) {
+  auto list = store.List("pods", {.namespace_ = ns, .label_selector = selector});
+  return list.ok() ? static_cast<std::int64_t>(list->items.size()) : -1;
+}
+
+}  // namespace
+
+RunRecord RunScenario(const Scenario& scenario, const RunOptions& options) {
+  RunRecord record;
+  record.scenario = scenario.name;
+  record.description = scenario.description;
+  record.seed = options.seed.value_or(scenario.seed);
+
+  auto simulation = std::make_unique<sim::Simulation>(
+      sim::SimulationOptions{.seed = record.seed, .watch_latency = scenario.api.watch_latency});
+  sim::Simulation& sim = *simulation;
+  dgl::RegisterDGLJobAdmission(sim.store());
+  for (const auto& ns : scenario.namespaces) {
+    auto existing = sim.store().Get("namespaces", "", ns);
+    if (!existing.ok()) sim.store().Create("namespaces", {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}});
+  }
+
+  // The cluster.
+  sim::ClusterOptions cluster_options;
+  cluster_options.default_toleration_seconds = scenario.cluster.timings.toleration_seconds / fakeapi::kSecond;
+  cluster_options.parse_bandwidth = [](std::string_view text) -> std::optional<double> {
+    auto parsed = ParseBandwidth(text);
+    return parsed.value;
+  };
+  auto cluster = std::make_unique<sim::Cluster>(sim, cluster_options);
+  for (const auto& group : scenario.cluster.nodes) {
+    fakeapi::Status status;
+    if (group.node_template) status = cluster->AddNodes(ToNodeTemplate(*group.node_template));
+    if (group.manifest)
+      for (const auto& node : group.manifest->nodes) {
+        status = cluster->AddNodesFromManifest(node);
+        if (!status.ok()) break;
+      }
+    if (!status.ok()) record.notes.push_back(group.field_path + ": nodes not created: " + status.message());
+  }
+
+  // One kubelet per node.
+  std::map<std::string, sim::Kubelet*> kubelets;
+  auto programs = std::make_shared<sim::ProgramRegistry>();
+  for (const auto& [node, spec] : cluster->specs()) {
+    sim::KubeletConfig config;
+    config.node_name = node;
+    config.pod_cidr = spec.pod_cidr;
+    config.host_ip = spec.internal_ip;
+    config.image_pull_bytes_per_second = scenario.cluster.images.pull_bytes_per_second;
+    config.image_sizes = scenario.cluster.images.sizes;
+    config.default_image_size = scenario.cluster.images.default_size;
+    config.pod_startup = scenario.cluster.timings.pod_startup;
+    config.backoff_initial = scenario.cluster.timings.pod_restart_backoff;
+    config.backoff_max = scenario.cluster.timings.pod_restart_backoff_max;
+    config.programs = programs;
+    kubelets[node] = &sim.AddActor<sim::Kubelet>(std::move(config));
+  }
+  cluster->AddLivenessObserver([kubelets](const std::string& node, bool up, Micros) {
+    if (auto it = kubelets.find(node); it != kubelets.end()) it->second->SetNodeUp(up);
+  });
+  sim.AddActor<sim::NodeLifecycleController>(
+      *cluster, sim::NodeLifecycleOptions{.node_monitor_grace_period = scenario.cluster.timings.node_monitor_grace_period});
+  sim::SchedulerConfig scheduler_config;
+  scheduler_config.scoring = scenario.cluster.scheduler.scoring == Scoring::kMostAllocated
+                                 ? sim::ScoringPolicy::kMostAllocated
+                                 : sim::ScoringPolicy::kLeastAllocated;
+  scheduler_config.gang = scenario.cluster.scheduler.gang;
+  sim.AddActor<sim::Scheduler>(scheduler_config);
+
+  sim::OperatorActor* op = nullptr;
+  if (scenario.operator_settings.enabled) {
+    sim::OperatorActorOptions op_options;
+    op_options.reconcile_latency = scenario.operator_settings.reconcile_latency;
+    op_options.controller.reconciler.build.gang_scheduling = scenario.operator_settings.gang_scheduling;
+    op = &sim.AddActor<sim::OperatorActor>(op_options);
+  } else {
+    record.notes.push_back("the operator is disabled (operator.enabled: false)");
+  }
+
+  fakeapi::FaultPlan base_plan;
+  if (scenario.api.request_latency > 0) {
+    base_plan.latency_min = base_plan.latency_max = scenario.api.request_latency;
+    sim.SetApiFaults(base_plan);
+  }
+  auto faults = std::make_unique<FaultInjector>(sim, *cluster, kubelets, op, base_plan);
+  Recorder& recorder = sim.AddActor<Recorder>(record, *faults);
+
+  // Jobs and actions, stably ordered by time.
+  std::vector<const JobEntry*> entries;
+  for (const auto& e : scenario.jobs) entries.push_back(&e);
+  std::stable_sort(entries.begin(), entries.end(), [](const JobEntry* a, const JobEntry* b) { return a->at < b->at; });
+  std::size_t applied = 0;
+  for (const JobEntry* entry : entries) {
+    for (const auto& key : entry->targets) {
+      JobRecord& r = recorder.Job(key);
+      if (entry->action == JobAction::kSubmit && r.dataset.empty()) r.dataset = entry->dataset;
+    }
+    sim.engine().ScheduleAt(entry->at, [entry, &sim, &recorder, &applied, &record] {
+      ++applied;
+      std::string what = std::string(ToString(entry->action));
+      switch (entry->action) {
+        case JobAction::kSubmit:
+          for (std::size_t i = 0; i < entry->objects.size(); ++i) {
+            const json& obj = entry->objects[i];
+            JobKey key{fakeapi::NamespaceOf(obj), fakeapi::NameOf(obj)};
+            JobRecord& r = recorder.Job(key);
+            auto created = sim.store().Create("dgljobs", obj, key.ns);
+            if (created.ok()) {
+              if (!r.submitted) r.submitted = sim.Now();
+              r.deleted = false;
+            } else {
+              r.submit_error = created.status().message();
+              record.notes.push_back(entry->field_path + ": " + key.ToString() + " was not created: " + r.submit_error);
+            }
+            sim.trace().Record(sim.Now(), "harness", "submit " + key.ToString() + (created.ok() ? "" : " failed"));
+          }
+          break;
+        case JobAction::kDelete:
+          for (const auto& key : entry->targets) {
+            auto deleted = sim.store().Delete("dgljobs", key.ns, key.name);
+            sim.trace().Record(sim.Now(), "harness", "delete " + key.ToString() + (deleted.ok() ? "" : " failed"));
+          }
+          break;
+        case JobAction::kSuspend:
+        case JobAction::kResume:
+          for (const auto& key : entry->targets) {
+            json patch = {{"spec", {{"runPolicy", {{"suspend", entry->action == JobAction::kSuspend}}}}}};
+            auto patched = sim.store().Patch("dgljobs", key.ns, key.name, patch);
+            sim.trace().Record(sim.Now(), "harness", what + " " + key.ToString() + (patched.ok() ? "" : " failed"));
+          }
+          break;
+      }
+    });
+  }
+  faults->Schedule(scenario.faults);
+
+  // Pod counts at a given time.
+  for (std::size_t i = 0; i < scenario.expectations.size(); ++i) {
+    const ExpectationSpec& e = scenario.expectations[i];
+    if (e.kind != ExpectKind::kPodCount || !e.at_time) continue;
+    sim.engine().ScheduleAt(*e.at_time, [&record, &sim, i, &e] {
+      record.pod_counts[i] = CountPods(sim.store(), e.pods_namespace, e.pods_selector);
+    });
+  }
+
+  sim.Start();
+  const Micros until = scenario.until;
+  Micros step = std::max<Micros>(options.check_interval, fakeapi::kMillisecond);
+  auto all_done = [&] {
+    if (applied < entries.size()) return false;
+    for (const auto& [key, r] : record.jobs) {
+      if (!r.submitted) continue;
+      if (!r.deleted && !detail::IsTerminalPhase(r.phase)) return false;
+    }
+    return true;
+  };
+  while (sim.Now() < until) {
+    sim.RunUntil(std::min(until, sim.Now() + step));
+    if (all_done()) {
+      sim.RunUntil(std::min(until, sim.Now() + kSettle));
+      break;
+    }
+    if (sim.engine().idle()) break;
+  }
+  record.end = sim.Now();
+  record.hit_until = record.end >= until && !all_done();
+  recorder.Finish();
+
+  // The end state.
+  for (std::size_t i = 0; i < scenario.expectations.size(); ++i) {
+    const ExpectationSpec& e = scenario.expectations[i];
+    if (e.kind == ExpectKind::kPodCount && !e.at_time)
+      record.pod_counts[i] = CountPods(sim.store(), e.pods_namespace, e.pods_selector);
+  }
+  if (auto cms = sim.store().List("configmaps"); cms.ok())
+    for (const auto& cm : cms->items) {
+      std::map<std::string, std::string> data;
+      if (auto d = cm->find("data"); d != cm->end() && d->is_object())
+        for (const auto& [k, v] : d->items())
+          if (v.is_string()) data[k] = v.get<std::string>();
+      record.config_maps[fakeapi::KeyOf(*cm)] = std::move(data);
+    }
+  ++record.invariant_checks["jobsTerminalOrProgressing"];
+  for (const auto& [key, r] : record.jobs) {
+    if (!r.submitted || r.deleted || detail::IsTerminalPhase(r.phase) || r.phase == "Suspended") continue;
+    // Not terminal: fine only when the run was cut by `until` while the job was still moving.
+    bool progressing = record.hit_until && record.end - r.last_status_change <= 3600 * fakeapi::kSecond;
+    if (!progressing)
+      recorder.Violation("jobsTerminalOrProgressing",
+                         "job " + key.ToString() + " ended the run in phase " + (r.phase.empty() ? "(none)" : r.phase) +
+                             ", last changed at " + FormatDuration(r.last_status_change));
+  }
+  // A run cut by `until`: say where every job's pods stood, to show what the jobs waited for.
+  if (record.hit_until)
+    if (auto pods = sim.store().List("pods"); pods.ok())
+      for (const auto& pod : pods->items) {
+        std::string line = "at the end pod " + fakeapi::KeyOf(*pod) + " " + Str(*pod, {"status", "phase"});
+        std::string node = Str(*pod, {"spec", "nodeName"});
+        line += node.empty() ? " unbound" : " on " + node;
+        for (const char* list : {"initContainerStatuses", "containerStatuses"}) {
+          auto status = pod->find("status");
+          if (status == pod->end() || !status->is_object()) continue;
+          auto cs = status->find(list);
+          if (cs == status->end() || !cs->is_array()) continue;
+          for (const auto& c : *cs) {
+            std::string state = "?";
+            if (auto st = c.find("state"); st != c.end() && st->is_object() && !st->empty()) {
+              state = st->begin().key();
+              std::string reason = Str(*st, {state.c_str(), "reason"});
+              if (!reason.empty()) state += "(" + reason + ")";
+            }
+            line += ", " + Str(c, {"name"}) + " " + state;
+          }
+        }
+        if (auto conds = pod->find("status"); conds != pod->end() && conds->is_object())
+          if (auto list = conds->find("conditions"); list != conds->end() && list->is_array())
+            for (const auto& c : *list)
+              if (Str(c, {"type"}) == "PodScheduled" && Str(c, {"status"}) == "False")
+                line += ", unschedulable: " + Str(c, {"message"});
+        record.notes.push_back(line);
+      }
+  if (auto nodes = sim.store().List("nodes"); nodes.ok()) {
+    record.nodes = static_cast<int>(nodes->items.size());
+    for (const auto& node : nodes->items) record.gpus += AllocatableOf(*node).gpu;
+  }
+  record.fault_log = faults->log();
+  record.events = sim.engine().events_executed();
+  record.api_writes = sim.store().Stats().writes;
+  record.trace_records = sim.trace().count();
+  record.trace_hash = sim.trace().HashHex();
+  simulation.reset();  // the actors go first: they hold references to the cluster and the injector
+  return record;
+}
+
+}  // namespace harness

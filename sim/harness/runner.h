@@ -1,0 +1,118 @@
+// The runner turns a loaded Scenario into one run of the simulated cluster and records what the
+// expectations and reports need.
+//
+// Assembly (in this order): a Simulation (seed, watch latency), the DGLJob admission, the
+// scenario's namespaces, a Cluster from the node templates and Node manifests (bandwidth
+// annotations parsed with harness units), one Kubelet per node (pod CIDR and host IP from the
+// cluster's spec table, image sizes, pull bandwidth, podStartup, restart back-offs) wired to the
+// Cluster's liveness observer so NodeDown / NodeUp stop and resume it, the NodeLifecycleController
+// (grace period; tolerationSeconds through the Cluster's DefaultTolerationSeconds plugin), the
+// Scheduler (scoring, gang), the OperatorActor (unless operator.enabled is false), a recorder actor
+// watching dgljobs, pods and configmaps, an invariant checker, and the FaultInjector.
+//
+// Jobs are created (and deleted, suspended, resumed) at their `at` by the harness itself, directly
+// in the store, as `kubectl` would. The run ends at `until`, or once every job entry has been
+// applied and every submitted job is terminal (Succeeded / Failed) or deleted; it then runs a
+// settle period (kSettle, at most to `until`) so that cleanup and garbage collection are seen by
+// `pods ... at: end` expectations. Times in the record are simulated time from the scenario start.
+//
+// What is recorded per job: the phase timeline (as the recorder's watch saw it, i.e. one watch
+// latency after the write), submit and completion time, makespan, restarts (status.restartCount,
+// the largest seen), pods created (distinct pod uids labelled with the job), GPU-seconds (per pod,
+// its nvidia.com/gpu limits times the time it was observed Running: from the first Running status
+// to Succeeded / Failed / deletion / the end of the run), conditions as last seen, and a snapshot
+// of the job's ConfigMap data as last seen (also after deletion).
+//
+// Not modelled yet (reported as such, never invented): the stage breakdown, peak memory, idle
+// GPU-seconds, NetworkSlow (the flow network is not wired into the runner).
+//
+// REQUIRES: single-threaded use. Nothing here throws on any scenario the loader accepted.
+#pragma once
+
+#include "sim/harness/scenario.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace harness {
+
+// How long the run goes on after the last job finished (pod cleanup, graceful deletion, GC).
+inline constexpr Micros kSettle = 5 * 60 * fakeapi::kSecond;
+
+struct PhaseChange {
+  std::string phase;
+  Micros at = 0;  // simulated time
+};
+
+struct JobRecord {
+  JobKey key;
+  std::string partition_mode;
+  std::string dataset;                // as the scenario names it; "" = none known
+  std::optional<Micros> submitted;    // first creation
+  std::optional<Micros> completed;    // first terminal phase
+  std::vector<PhaseChange> phases;    // every phase change, in order
+  std::string phase;                  // the last phase seen ("" = none yet)
+  nlohmann::json conditions = nlohmann::json::array();  // status.conditions as last seen
+  std::int64_t restarts = 0;
+  std::int64_t pods_created = 0;
+  double gpu_seconds = 0;
+  bool deleted = false;               // the job object is gone
+  std::string submit_error;           // the API's answer when the create failed
+  Micros last_status_change = 0;
+  std::optional<Micros> Makespan() const {
+    if (!submitted || !completed) return std::nullopt;
+    return *completed - *submitted;
+  }
+};
+
+struct InvariantViolation {
+  std::string name;  // one of kInvariantNames, or "jobsTerminalOrProgressing"
+  Micros at = 0;
+  std::string detail;
+};
+
+// Everything a run leaves behind for expectations and reports.
+struct RunRecord {
+  std::string scenario;
+  std::string description;
+  std::uint64_t seed = 1;
+  Micros end = 0;            // simulated time when the run stopped
+  bool hit_until = false;    // stopped by `until` with work left
+  std::uint64_t events = 0;  // engine events executed
+  std::int64_t api_writes = 0;
+  std::uint64_t trace_records = 0;
+  std::string trace_hash;
+  std::map<JobKey, JobRecord> jobs;
+  std::vector<JobKey> job_order;  // order of first submission
+  // ConfigMap "ns/name" -> data, as at the end of the run or as last seen before its deletion.
+  std::map<std::string, std::map<std::string, std::string>> config_maps;
+  // kPodCount expectations: expectation index -> number of matching pods at its `at`.
+  std::map<std::size_t, std::int64_t> pod_counts;
+  std::vector<InvariantViolation> invariant_violations;
+  std::map<std::string, std::int64_t> invariant_checks;  // invariant name -> checks made
+  std::vector<std::string> fault_log;  // "12m30s NodeDown gpu-1", in order applied
+  std::vector<std::string> notes;      // things the summary must say (not modelled, skipped)
+  int nodes = 0;
+  std::int64_t gpus = 0;
+  double gpu_seconds = 0;  // every pod's, jobs or not
+};
+
+struct RunOptions {
+  std::optional<std::uint64_t> seed;  // overrides the scenario's
+  // Step of the run loop: how often the runner looks whether every job is done.
+  Micros check_interval = 10 * fakeapi::kSecond;
+};
+
+// Runs the scenario to its end and returns the record. Never throws.
+RunRecord RunScenario(const Scenario& scenario, const RunOptions& options = {});
+
+namespace detail {
+bool IsTerminalPhase(const std::string& phase);
+}  // namespace detail
+
+}  // namespace harness

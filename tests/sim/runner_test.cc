@@ -1,0 +1,171 @@
+// The scenario runner end to end: every scenario in scenarios/ runs and meets its expectations,
+// runs are deterministic, and `dglsim run`'s exit codes and reports.
+#include "sim/harness/runner.h"
+
+#include "harness_test_util.h"
+#include "sim/harness/expectations.h"
+#include "sim/harness/report.h"
+#include "sim/harness/run_command.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace harness {
+namespace {
+
+using testing::Load;
+using testing::SmallScenario;
+
+std::string ScenarioPath(const std::string& name) { return std::string(DGLSIM_SOURCE_DIR) + "/scenarios/" + name; }
+
+void ExpectScenarioPasses(const std::string& name) {
+  ScenarioLoad load = LoadScenario(ScenarioPath(name));
+  ASSERT_TRUE(load.ok()) << name << ": " << (load.problems.empty() ? "" : load.problems[0]);
+  RunRecord record = RunScenario(*load.scenario);
+  auto results = EvaluateExpectations(*load.scenario, record);
+  EXPECT_TRUE(AllPassed(results)) << FormatSummary(record, results);
+}
+
+TEST(RunnerScenarioTest, SspProducts2Workers) { ExpectScenarioPasses("ssp-products-2-workers.yaml"); }
+TEST(RunnerScenarioTest, SkipMode) { ExpectScenarioPasses("skip-mode.yaml"); }
+TEST(RunnerScenarioTest, PartitionerOom) { ExpectScenarioPasses("partitioner-oom.yaml"); }
+
+TEST(RunnerScenarioTest, EveryScenarioInTheFolderPasses) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(DGLSIM_SOURCE_DIR) + "/scenarios"))
+    if (entry.path().extension() == ".yaml") names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  ASSERT_GE(names.size(), 3u);
+  for (const auto& name : names) {
+    SCOPED_TRACE(name);
+    ExpectScenarioPasses(name);
+  }
+}
+
+TEST(RunnerTest, ASmallJobRunsThroughEveryPhase) {
+  Scenario s = Load(SmallScenario("", ""));
+  RunRecord r = RunScenario(s);
+  const JobRecord& job = r.jobs.at(JobKey{"default", "j"});
+  EXPECT_EQ(job.phase, "Succeeded") << testing::Timeline(job);
+  ASSERT_TRUE(job.Makespan());
+  EXPECT_GT(*job.Makespan(), 10 * 60 * fakeapi::kSecond);  // the workers alone run 10 min
+  EXPECT_LT(*job.Makespan(), 30 * 60 * fakeapi::kSecond);
+  EXPECT_EQ(job.restarts, 0);
+  EXPECT_GE(job.pods_created, 4);  // partitioner, launcher, 2 workers
+  // 2 one-GPU workers for about 10 min each.
+  EXPECT_GT(job.gpu_seconds, 2 * 590.0);
+  EXPECT_LT(job.gpu_seconds, 2 * 700.0);
+  EXPECT_FALSE(r.hit_until);
+  EXPECT_EQ(r.nodes, 3);
+  EXPECT_EQ(r.gpus, 12);
+  EXPECT_TRUE(r.invariant_violations.empty());
+  EXPECT_FALSE(r.trace_hash.empty());
+}
+
+TEST(RunnerTest, TheSameSeedGivesTheSameTraceHashAndJson) {
+  Scenario s = Load(SmallScenario("", ""));
+  RunRecord a = RunScenario(s), b = RunScenario(s), c = RunScenario(s);
+  EXPECT_EQ(a.trace_hash, b.trace_hash);
+  EXPECT_EQ(a.trace_hash, c.trace_hash);
+  auto ra = EvaluateExpectations(s, a), rb = EvaluateExpectations(s, b);
+  EXPECT_EQ(ReportJson(a, ra).dump(), ReportJson(b, rb).dump());
+}
+
+TEST(RunnerTest, AnotherSeedGivesAnotherTrace) {
+  Scenario s = Load(SmallScenario("", ""));
+  RunRecord a = RunScenario(s, {.seed = 1}), b = RunScenario(s, {.seed = 2});
+  EXPECT_EQ(a.seed, 1u);
+  EXPECT_EQ(b.seed, 2u);
+  // The scheduler's per-decision jitter draws from the seed.
+  EXPECT_NE(a.trace_hash, b.trace_hash);
+  EXPECT_EQ(a.jobs.at(JobKey{"default", "j"}).phase, b.jobs.at(JobKey{"default", "j"}).phase);
+}
+
+TEST(RunnerTest, JobActionsDeleteAJobAtItsTime) {
+  std::string text = SmallScenario("", "  - {pods: {namespace: default, selector: \"training.kubeflow.org/job-name=j\"}, count: 0, at: end}\n");
+  // Append a delete action to the jobs list, 5 minutes in (before the job can finish).
+  std::string action = "  - at: 5m\n    delete: {namespace: default, name: j}\n";
+  text.insert(text.find("expect:"), action);
+  Scenario s = Load(text);
+  RunRecord r = RunScenario(s);
+  const JobRecord& job = r.jobs.at(JobKey{"default", "j"});
+  EXPECT_TRUE(job.deleted);
+  EXPECT_FALSE(r.hit_until);
+  auto results = EvaluateExpectations(s, r);
+  EXPECT_TRUE(AllPassed(results)) << FormatSummary(r, results);
+}
+
+TEST(RunnerTest, JsonReportHasTheDocumentedFields) {
+  Scenario s = Load(SmallScenario("", "  - {job: j, phase: Succeeded}\n"));
+  RunRecord r = RunScenario(s);
+  auto results = EvaluateExpectations(s, r);
+  nlohmann::json j = ReportJson(r, results, 0.5);
+  for (const char* field : {"scenario", "seed", "passed", "simulatedSeconds", "wallSeconds", "events", "apiWrites",
+                            "traceHash", "jobs", "cluster", "expectations", "invariantViolations"})
+    EXPECT_TRUE(j.contains(field)) << field;
+  ASSERT_EQ(j["jobs"].size(), 1u);
+  const auto& job = j["jobs"][0];
+  for (const char* field : {"namespace", "name", "partitionMode", "phase", "submitted", "completed", "makespan",
+                            "phases", "breakdown", "peakMemoryBytes", "restarts", "gpuSeconds", "idleGpuSeconds",
+                            "podsCreated"})
+    EXPECT_TRUE(job.contains(field)) << field;
+  EXPECT_EQ(job["phase"], "Succeeded");
+  EXPECT_EQ(job["partitionMode"], "DGL-API");
+  EXPECT_TRUE(job["breakdown"].is_null());  // not modelled: null, never invented
+  EXPECT_EQ(j["passed"], true);
+  EXPECT_EQ(j["expectations"][0]["passed"], true);
+  EXPECT_EQ(j["cluster"]["gpus"], 12);
+}
+
+class RunCommandTest : public ::testing::Test {
+ protected:
+  std::string Write(const std::string& name, const std::string& text) {
+    std::string dir = ::testing::TempDir();
+    std::string path = dir + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+  }
+};
+
+TEST_F(RunCommandTest, ExitCodeZeroWhenEveryExpectationHolds) {
+  std::string path = Write("ok.yaml", SmallScenario("", "  - {job: j, phase: Succeeded}\n"));
+  std::string json_path = ::testing::TempDir() + "/ok.json";
+  std::ostringstream out, err;
+  EXPECT_EQ(RunScenarioCommand(path, {.json_path = json_path}, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("PASS job"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("trace hash"), std::string::npos);
+  std::ifstream in(json_path);
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_EQ(j["passed"], true);
+}
+
+TEST_F(RunCommandTest, ExitCodeOneWithADetailWhenAnExpectationFails) {
+  std::string path = Write("fail.yaml", SmallScenario("", "  - {job: j, phase: Failed}\n  - {job: j, within: 1m}\n"));
+  std::ostringstream out, err;
+  EXPECT_EQ(RunScenarioCommand(path, {}, out, err), 1);
+  EXPECT_NE(out.str().find("FAIL job"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("phase is Succeeded"), std::string::npos) << out.str();
+}
+
+TEST_F(RunCommandTest, ExitCodeTwoWithTheLoadersMessagesOnBadInput) {
+  std::string path = Write("bad.yaml", "apiVersion: dglsim/v1\nkind: Scenario\nuntil: 5 minutes\n");
+  std::ostringstream out, err;
+  EXPECT_EQ(RunScenarioCommand(path, {}, out, err), 2);
+  EXPECT_NE(err.str().find("bad.yaml:3"), std::string::npos) << err.str();
+  EXPECT_EQ(RunScenarioCommand(::testing::TempDir() + "/missing.yaml", {}, out, err), 2);
+}
+
+TEST_F(RunCommandTest, QuietPrintsNothing) {
+  std::string path = Write("quiet.yaml", SmallScenario("", "  - {job: j, phase: Succeeded}\n"));
+  std::ostringstream out, err;
+  EXPECT_EQ(RunScenarioCommand(path, {.quiet = true}, out, err), 0);
+  EXPECT_TRUE(out.str().empty());
+}
+
+}  // namespace
+}  // namespace harness
