@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 namespace harness {
@@ -165,6 +166,52 @@ TEST_F(RunCommandTest, QuietPrintsNothing) {
   std::ostringstream out, err;
   EXPECT_EQ(RunScenarioCommand(path, {.quiet = true}, out, err), 0);
   EXPECT_TRUE(out.str().empty());
+}
+
+}  // namespace
+}  // namespace harness
+
+namespace harness {
+namespace {
+
+TEST(RunnerSummaryTest, NamesEveryJobTheFaultsTheExpectationsAndTheTraceHash) {
+  ScenarioLoad load = LoadScenario(ScenarioPath("node-down-during-training.yaml"));
+  ASSERT_TRUE(load.ok());
+  RunRecord record = RunScenario(*load.scenario);
+  auto results = EvaluateExpectations(*load.scenario, record);
+  std::string summary = FormatSummary(record, results);
+  std::cout << summary;
+  EXPECT_NE(summary.find("job default/sage  Succeeded  makespan "), std::string::npos);
+  EXPECT_NE(summary.find("GPU-hours"), std::string::npos);
+  EXPECT_NE(summary.find("fault "), std::string::npos);
+  EXPECT_NE(summary.find("NodeDown gpu-"), std::string::npos);
+  EXPECT_NE(summary.find("PASS job sage restarts 1"), std::string::npos);
+  EXPECT_NE(summary.find("trace hash " + record.trace_hash), std::string::npos);
+  // The eviction came 350 s (grace 50 s + toleration 300 s) after the node died, give or take
+  // the watch and reconcile latencies.
+  const JobRecord& job = record.jobs.at(JobKey{"default", "sage"});
+  Micros training = -1, restarting = -1;
+  for (const auto& p : job.phases) {
+    if (p.phase == "Training" && training < 0) training = p.at;
+    if (p.phase == "Restarting" && restarting < 0) restarting = p.at;
+  }
+  ASSERT_GE(training, 0);
+  ASSERT_GE(restarting, 0);
+  Micros after_down = restarting - (training + 60 * fakeapi::kSecond);
+  EXPECT_GE(after_down, 349 * fakeapi::kSecond);
+  EXPECT_LE(after_down, 380 * fakeapi::kSecond);
+}
+
+TEST(RunnerSummaryTest, AScenarioFileGivesTheSameJsonRunToRun) {
+  ScenarioLoad load = LoadScenario(ScenarioPath("ssp-products-2-workers.yaml"));
+  ASSERT_TRUE(load.ok());
+  auto json_of = [&] {
+    RunRecord r = RunScenario(*load.scenario);
+    return ReportJson(r, EvaluateExpectations(*load.scenario, r)).dump();
+  };
+  std::string first = json_of();
+  EXPECT_EQ(first, json_of());
+  EXPECT_EQ(first, json_of());
 }
 
 }  // namespace
