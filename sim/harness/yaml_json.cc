@@ -1,13 +1,6 @@
 #include "sim/harness/yaml_json.h"
 
-// GCC 12 reports a false -Wdangling-pointer inside yaml-cpp 0.7's node headers once they are
-// inlined; the headers are fine, so silence it for them only.
-#pragma GCC diagnostic push
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
-#pragma GCC diagnostic ignored "-Wdangling-pointer"
-#endif
 #include <yaml-cpp/yaml.h>
-#pragma GCC diagnostic pop
 
 #include <cerrno>
 #include <charconv>
@@ -265,8 +258,10 @@ class Converter {
       case YAML::NodeType::Map: {
         positions_->AddCanonical(path, key_pos.known() ? key_pos : own);
         json object = json::object();
-        for (auto it = node.begin(); it != node.end(); ++it) {
-          const YAML::Node& key = it->first;
+        // Not `it->first`: yaml-cpp's operator-> returns a proxy, so a reference into it dangles.
+        // operator* returns the pair by value; the range-for keeps it alive for the body.
+        for (const auto& entry : node) {
+          const YAML::Node& key = entry.first;
           const SourcePos pos = FromMark(key.Mark());
           std::string name;
           if (key.IsScalar()) {
@@ -281,7 +276,7 @@ class Converter {
           }
           const std::size_t length = path.size();
           AppendKey(path, name);
-          object[name] = Convert(it->second, path, pos, depth + 1);
+          object[name] = Convert(entry.second, path, pos, depth + 1);
           path.resize(length);
         }
         return object;
