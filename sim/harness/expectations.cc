@@ -152,7 +152,7 @@ ExpectationResult EvaluateExpectation(const ExpectationSpec& spec, std::size_t i
         }
         for (const auto& v : record.invariant_violations) {
           if (v.name != name) continue;
-          if (++count <= 3) violations += (violations.empty() ? "" : "; ") + FormatDuration(v.at) + " " + v.detail;
+          if (++count <= 3) violations += (violations.empty() ? "" : "; ") + FormatDuration(v.at) + " " + v.name + ": " + v.detail;
         }
       }
       std::string note = unchecked.empty() ? "" : "not implemented yet: " + unchecked;
