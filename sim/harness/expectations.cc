@@ -36,7 +36,8 @@ std::string Timeline(const JobRecord& job) {
 
 const std::vector<std::string>& CheckedInvariants() {
   static const std::vector<std::string> names = {"nodeNotOvercommitted", "phasesMoveForward",
-                                                 "jobsTerminalOrProgressing"};
+                                                 "succeededOnlyIfLauncherSucceeded", "noObjectsAfterDelete",
+                                                 "resourceVersionsIncrease", "jobsTerminalOrProgressing"};
   return names;
 }
 

@@ -8,10 +8,13 @@
 // - configMap key lines / line matches: the ConfigMap's data at the end of the run, or as last
 //   seen before it was deleted; lines are counted without a trailing empty line.
 // - pods selector count: the number of matching pods at `at` (end, or a time).
-// - invariants: the named invariants (every one for `all`) had no violation. The invariants the
-//   runner checks are nodeNotOvercommitted, phasesMoveForward and jobsTerminalOrProgressing (every
-//   job terminal, deleted or suspended at the end, or still changing when `until` cut the run);
-//   the others of kInvariantNames are not implemented yet and the detail says so (they cannot fail).
+// - invariants: the named invariants (every one for `all`) had no violation. The runner checks
+//   nodeNotOvercommitted (on every bind its watch sees), phasesMoveForward (except through
+//   Restarting / Suspended), succeededOnlyIfLauncherSucceeded, noObjectsAfterDelete (at the end;
+//   objects being deleted do not count), resourceVersionsIncrease (on every watched update of jobs
+//   and pods) and, for `all`, jobsTerminalOrProgressing (every job terminal, deleted or suspended
+//   at the end, or still changing when `until` cut the run). noPodOnNotReadyNode and
+//   noTrainingBeforePartition are not implemented yet: the detail says so (they cannot fail).
 // - breakdown, peakMemory: not modelled yet: reported FAILED with detail "not modelled yet".
 #pragma once
 

@@ -27,6 +27,7 @@ bool IsTerminalPhase(const std::string& phase) { return phase == "Succeeded" || 
 namespace {
 
 constexpr const char* kJobNameLabel = "training.kubeflow.org/job-name";
+constexpr const char* kReplicaTypeLabel = "training.kubeflow.org/replica-type";
 
 std::string Str(const json& obj, std::initializer_list<const char*> path) {
   const json* at = &obj;
@@ -104,11 +105,17 @@ class Recorder : public sim::Actor {
   void Start() override {
     AddInformer("dgljobs", {},
                 {.on_add = [this](const fakeapi::ObjectPtr& job) { OnJob(*job); },
-                 .on_update = [this](const fakeapi::ObjectPtr&, const fakeapi::ObjectPtr& job) { OnJob(*job); },
+                 .on_update = [this](const fakeapi::ObjectPtr& old, const fakeapi::ObjectPtr& job) {
+                   CheckVersion(*old, *job);
+                   OnJob(*job);
+                 },
                  .on_delete = [this](const fakeapi::ObjectPtr& job) { OnJobDeleted(*job); }});
     AddInformer("pods", {},
                 {.on_add = [this](const fakeapi::ObjectPtr& pod) { OnPod(*pod); },
-                 .on_update = [this](const fakeapi::ObjectPtr&, const fakeapi::ObjectPtr& pod) { OnPod(*pod); },
+                 .on_update = [this](const fakeapi::ObjectPtr& old, const fakeapi::ObjectPtr& pod) {
+                   CheckVersion(*old, *pod);
+                   OnPod(*pod);
+                 },
                  .on_delete = [this](const fakeapi::ObjectPtr& pod) { OnPodDeleted(*pod); }});
     auto on_cm = [this](const fakeapi::ObjectPtr& cm) {
       std::map<std::string, std::string> data;
@@ -150,6 +157,19 @@ class Recorder : public sim::Actor {
     bool ended = false;
   };
 
+  // An object's resourceVersion only grows (one global counter, etcd's revision).
+  void CheckVersion(const json& old_object, const json& object) {
+    ++record_.invariant_checks["resourceVersionsIncrease"];
+    auto parse = [](const std::string& rv) -> std::optional<std::int64_t> {
+      if (rv.empty() || rv.size() > 18 || rv.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+      return std::stoll(rv);
+    };
+    auto before = parse(fakeapi::ResourceVersionOf(old_object)), after = parse(fakeapi::ResourceVersionOf(object));
+    if (before && after && *after <= *before)
+      Violation("resourceVersionsIncrease", fakeapi::KeyOf(object) + " went from resourceVersion " +
+                                                std::to_string(*before) + " to " + std::to_string(*after));
+  }
+
   void OnJob(const json& job) {
     JobKey key{fakeapi::NamespaceOf(job), fakeapi::NameOf(job)};
     JobRecord& r = Job(key);
@@ -173,6 +193,12 @@ class Recorder : public sim::Actor {
     r.phase = phase;
     r.last_status_change = Now();
     if (detail::IsTerminalPhase(phase) && !r.completed) r.completed = Now();
+    if (phase == "Succeeded") {
+      ++record_.invariant_checks["succeededOnlyIfLauncherSucceeded"];
+      if (!launcher_succeeded_.count(key))
+        Violation("succeededOnlyIfLauncherSucceeded",
+                  "job " + key.ToString() + " Succeeded but no launcher of it was seen exiting 0");
+    }
     faults_.OnJobPhase(key, phase);
   }
 
@@ -196,6 +222,8 @@ class Recorder : public sim::Actor {
     }
     if (info.ended) return;
     std::string phase = Str(pod, {"status", "phase"});
+    if (info.job && phase == "Succeeded" && Str(pod, {"metadata", "labels", kReplicaTypeLabel}) == "launcher")
+      launcher_succeeded_.insert(*info.job);
     std::string node = Str(pod, {"spec", "nodeName"});
     if (!node.empty() && info.node.empty() && !detail::IsTerminalPhase(phase)) Bind(uid, info, pod, node);
     if (phase == "Running" && !info.running_since) info.running_since = Now();
@@ -255,6 +283,7 @@ class Recorder : public sim::Actor {
   FaultInjector& faults_;
   std::map<std::string, PodInfo> pods_;  // by uid
   std::map<std::string, NodeUse> nodes_;
+  std::set<JobKey> launcher_succeeded_;  // jobs with a launcher pod seen Succeeded (every container exited 0)
 };
 
 sim::NodeTemplate ToNodeTemplate(const NodeTemplateSpec& spec) {
@@ -462,6 +491,24 @@ RunRecord RunScenario(const Scenario& scenario, const RunOptions& options) {
       recorder.Violation("jobsTerminalOrProgressing",
                          "job " + key.ToString() + " ended the run in phase " + (r.phase.empty() ? "(none)" : r.phase) +
                              ", last changed at " + FormatDuration(r.last_status_change));
+  }
+  // Nothing of a deleted job is left once the collector ran (objects being deleted, e.g. pods on a
+  // dead node waiting for a kubelet that never confirms, do not count).
+  for (const auto& [key, r] : record.jobs) {
+    if (!r.deleted) continue;
+    ++record.invariant_checks["noObjectsAfterDelete"];
+    std::vector<std::string> left;
+    if (auto pods = sim.store().List("pods", {.namespace_ = key.ns, .label_selector = std::string(kJobNameLabel) + "=" + key.name});
+        pods.ok())
+      for (const auto& pod : pods->items)
+        if (Str(*pod, {"metadata", "deletionTimestamp"}).empty()) left.push_back("pod " + fakeapi::NameOf(*pod));
+    if (auto cm = sim.store().Get("configmaps", key.ns, key.name + "-config"); cm.ok())
+      if (Str(**cm, {"metadata", "deletionTimestamp"}).empty()) left.push_back("configmap " + key.name + "-config");
+    if (!left.empty()) {
+      std::string list;
+      for (const auto& l : left) list += (list.empty() ? "" : ", ") + l;
+      recorder.Violation("noObjectsAfterDelete", "job " + key.ToString() + " was deleted but " + list + " remain");
+    }
   }
   // A run cut by `until`: say where every job's pods stood, to show what the jobs waited for.
   if (record.hit_until)

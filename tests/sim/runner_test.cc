@@ -87,7 +87,8 @@ TEST(RunnerTest, AnotherSeedGivesAnotherTrace) {
 }
 
 TEST(RunnerTest, JobActionsDeleteAJobAtItsTime) {
-  std::string text = SmallScenario("", "  - {pods: {namespace: default, selector: \"training.kubeflow.org/job-name=j\"}, count: 0, at: end}\n");
+  std::string text = SmallScenario("", "  - {pods: {namespace: default, selector: \"training.kubeflow.org/job-name=j\"}, count: 0, at: end}\n"
+                                      "  - {invariants: all}\n");
   // Append a delete action to the jobs list, 5 minutes in (before the job can finish).
   std::string action = "  - at: 5m\n    delete: {namespace: default, name: j}\n";
   text.insert(text.find("expect:"), action);
@@ -96,6 +97,7 @@ TEST(RunnerTest, JobActionsDeleteAJobAtItsTime) {
   const JobRecord& job = r.jobs.at(JobKey{"default", "j"});
   EXPECT_TRUE(job.deleted);
   EXPECT_FALSE(r.hit_until);
+  EXPECT_EQ(r.invariant_checks["noObjectsAfterDelete"], 1);
   auto results = EvaluateExpectations(s, r);
   EXPECT_TRUE(AllPassed(results)) << FormatSummary(r, results);
 }
