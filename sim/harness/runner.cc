@@ -226,8 +226,12 @@ class Recorder : public sim::Actor {
       launcher_succeeded_.insert(*info.job);
     std::string node = Str(pod, {"spec", "nodeName"});
     if (!node.empty() && info.node.empty() && !detail::IsTerminalPhase(phase)) Bind(uid, info, pod, node);
-    if (phase == "Running" && !info.running_since) info.running_since = Now();
-    if (detail::IsTerminalPhase(phase)) Stop(info);
+    if (phase == "Running" && !info.running_since) info.running_since = StatusTime(pod, "running", false).value_or(Now());
+    if (detail::IsTerminalPhase(phase)) {
+      // A pod seen only once it had finished still ran: from its containers' start to their end.
+      if (!info.running_since) info.running_since = StatusTime(pod, "terminated", false);
+      Stop(info, StatusTime(pod, "terminated", true));
+    }
   }
 
   void OnPodDeleted(const json& pod) {
@@ -257,11 +261,31 @@ class Recorder : public sim::Actor {
                                             fakeapi::KeyOf(pod) + " was bound");
   }
 
-  void Stop(PodInfo& info) {
+  // The earliest startedAt (or, with `finished`, the latest finishedAt) of the app containers in
+  // `state` ("running", "terminated"), in simulated time; nullopt when none is written.
+  std::optional<Micros> StatusTime(const json& pod, const char* state, bool finished) {
+    std::optional<Micros> out;
+    auto status = pod.find("status");
+    if (status == pod.end() || !status->is_object()) return out;
+    auto list = status->find("containerStatuses");
+    if (list == status->end() || !list->is_array()) return out;
+    for (const auto& c : *list) {
+      auto t = fakeapi::ParseTime(Str(c, {"state", state, finished ? "finishedAt" : "startedAt"}));
+      if (!t) continue;
+      Micros sim_time = *t - sim().engine().epoch();
+      if (!out || (finished ? sim_time > *out : sim_time < *out)) out = sim_time;
+    }
+    if (out && *out > Now()) out = Now();
+    return out;
+  }
+
+  // The pod stopped holding its GPUs at `end` (default now).
+  void Stop(PodInfo& info, std::optional<Micros> end = std::nullopt) {
     if (info.ended) return;
     info.ended = true;
     if (info.running_since) {
-      double seconds = static_cast<double>(Now() - *info.running_since) / static_cast<double>(fakeapi::kSecond);
+      Micros until = std::max(end.value_or(Now()), *info.running_since);
+      double seconds = static_cast<double>(until - *info.running_since) / static_cast<double>(fakeapi::kSecond);
       double gpu_seconds = seconds * static_cast<double>(info.gpus);
       record_.gpu_seconds += gpu_seconds;
       if (info.job) Job(*info.job).gpu_seconds += gpu_seconds;

@@ -19,8 +19,9 @@
 // What is recorded per job: the phase timeline (as the recorder's watch saw it, i.e. one watch
 // latency after the write), submit and completion time, makespan, restarts (status.restartCount,
 // the largest seen), pods created (distinct pod uids labelled with the job), GPU-seconds (per pod,
-// its nvidia.com/gpu limits times the time it was observed Running: from the first Running status
-// to Succeeded / Failed / deletion / the end of the run), conditions as last seen, and a snapshot
+// its nvidia.com/gpu limits times its running time: from its containers' earliest startedAt, as the
+// kubelet wrote it, to their latest finishedAt when it reaches Succeeded / Failed, or to its deletion
+// or the end of the run as the recorder saw them), conditions as last seen, and a snapshot
 // of the job's ConfigMap data as last seen (also after deletion).
 //
 // Not modelled yet (reported as such, never invented): the stage breakdown, peak memory, idle
