@@ -1,7 +1,8 @@
 // `dglsim run SCENARIO.yaml [--seed N] [--json FILE] [--quiet]`: load, run, judge, report.
 // Exit codes: 0 every expectation holds; 1 an expectation or invariant failed (or the JSON report
 // could not be written); 2 bad input, with the loader's messages (FILE:LINE:COL: field: message)
-// on `err`. Never throws.
+// on `err`. An unexpected internal error (an exception from a model) is reported on `err` as
+// "FILE: internal error: ..." with exit code 1. Never throws.
 #pragma once
 
 #include <cstdint>

@@ -124,7 +124,7 @@ TEST(RunnerTest, JsonReportHasTheDocumentedFields) {
   EXPECT_EQ(j["cluster"]["gpus"], 12);
 }
 
-class RunCommandTest : public ::testing::Test {
+class RunnerCommandTest : public ::testing::Test {
  protected:
   std::string Write(const std::string& name, const std::string& text) {
     std::string dir = ::testing::TempDir();
@@ -134,7 +134,7 @@ class RunCommandTest : public ::testing::Test {
   }
 };
 
-TEST_F(RunCommandTest, ExitCodeZeroWhenEveryExpectationHolds) {
+TEST_F(RunnerCommandTest, ExitCodeZeroWhenEveryExpectationHolds) {
   std::string path = Write("ok.yaml", SmallScenario("", "  - {job: j, phase: Succeeded}\n"));
   std::string json_path = ::testing::TempDir() + "/ok.json";
   std::ostringstream out, err;
@@ -147,7 +147,7 @@ TEST_F(RunCommandTest, ExitCodeZeroWhenEveryExpectationHolds) {
   EXPECT_EQ(j["passed"], true);
 }
 
-TEST_F(RunCommandTest, ExitCodeOneWithADetailWhenAnExpectationFails) {
+TEST_F(RunnerCommandTest, ExitCodeOneWithADetailWhenAnExpectationFails) {
   std::string path = Write("fail.yaml", SmallScenario("", "  - {job: j, phase: Failed}\n  - {job: j, within: 1m}\n"));
   std::ostringstream out, err;
   EXPECT_EQ(RunScenarioCommand(path, {}, out, err), 1);
@@ -155,7 +155,26 @@ TEST_F(RunCommandTest, ExitCodeOneWithADetailWhenAnExpectationFails) {
   EXPECT_NE(out.str().find("phase is Succeeded"), std::string::npos) << out.str();
 }
 
-TEST_F(RunCommandTest, ExitCodeTwoWithTheLoadersMessagesOnBadInput) {
+TEST_F(RunnerCommandTest, ExitCodeOneWhenAnInvariantIsViolated) {
+  // Workers pinned by spec.nodeName to one 4-GPU node, 4 GPUs each: the node is over-committed.
+  std::string text = SmallScenario("", "  - {invariants: all}\n");
+  std::string limits = "nvidia.com/gpu: \"1\", cpu: \"4\"";
+  text.replace(text.find(limits), limits.size(), "nvidia.com/gpu: \"4\", cpu: \"4\"");
+  text.insert(text.find("                containers:\n                  - name: main"), "                nodeName: n-1\n");
+  std::string path = Write("overcommit.yaml", text);
+  std::string json_path = ::testing::TempDir() + "/overcommit.json";
+  std::ostringstream out, err;
+  EXPECT_EQ(RunScenarioCommand(path, {.json_path = json_path}, out, err), 1) << out.str();
+  EXPECT_NE(out.str().find("FAIL invariants all"), std::string::npos) << out.str();
+  std::ifstream in(json_path);
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_EQ(j["passed"], false);
+  ASSERT_FALSE(j["invariantViolations"].empty());
+  EXPECT_EQ(j["invariantViolations"][0]["invariant"], "nodeNotOvercommitted");
+}
+
+TEST_F(RunnerCommandTest, ExitCodeTwoWithTheLoadersMessagesOnBadInput) {
   std::string path = Write("bad.yaml", "apiVersion: dglsim/v1\nkind: Scenario\nuntil: 5 minutes\n");
   std::ostringstream out, err;
   EXPECT_EQ(RunScenarioCommand(path, {}, out, err), 2);
@@ -163,7 +182,7 @@ TEST_F(RunCommandTest, ExitCodeTwoWithTheLoadersMessagesOnBadInput) {
   EXPECT_EQ(RunScenarioCommand(::testing::TempDir() + "/missing.yaml", {}, out, err), 2);
 }
 
-TEST_F(RunCommandTest, QuietPrintsNothing) {
+TEST_F(RunnerCommandTest, QuietPrintsNothing) {
   std::string path = Write("quiet.yaml", SmallScenario("", "  - {job: j, phase: Succeeded}\n"));
   std::ostringstream out, err;
   EXPECT_EQ(RunScenarioCommand(path, {.quiet = true}, out, err), 0);
