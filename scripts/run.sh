@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The project's main job: installs missing Debian packages, builds dglsim (RelWithDebInfo, build/),
-# prints its version and validates the original DGL Operator's example manifests with it.
-# (The default scenario suite joins here once `dglsim suite` exists.) Exits non-zero on any failure.
+# prints its version, validates the original DGL Operator's example manifests with it, and runs the
+# default scenario suite (scenarios/), writing a JUnit report to build/scenarios.junit.xml.
+# Exits non-zero on any failure.
 # DGLSIM_JOBS sets build parallelism (default 2).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -34,5 +35,11 @@ for manifest in "$examples"/*.yaml; do
 done
 
 echo
-echo "== Summary: $valid of $total example manifests valid"
-[ "$valid" -eq "$total" ]
+echo "== dglsim suite: the default scenarios (scenarios/)"
+suite_status=0
+"$dglsim" suite scenarios/ --junit build/scenarios.junit.xml || suite_status=$?
+
+echo
+echo "== Summary: $valid of $total example manifests valid; scenario suite exit code $suite_status"
+echo "   (one scenario in detail: $dglsim run scenarios/node-down-during-training.yaml)"
+[ "$valid" -eq "$total" ] && [ "$suite_status" -eq 0 ]

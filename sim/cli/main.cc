@@ -4,19 +4,29 @@
 // input or bad usage. Bad input gets one line per problem naming file, line, column and field path;
 // never a crash and never a stack trace.
 //
-// Subcommands so far: validate. run, suite, sweep, chaos and serve arrive with the scenario harness.
+// Subcommands: validate, run, suite. (sweep, chaos and serve are not built yet.)
 #include "sim/harness/manifest_check.h"
+#include "sim/harness/run_command.h"
+#include "sim/harness/scenario.h"
+#include "sim/harness/yaml_json.h"
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <exception>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 namespace {
 
 constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;
 constexpr int kExitBadInput = 2;
 
 std::string Plural(int n, const char* word) {
@@ -25,10 +35,19 @@ std::string Plural(int n, const char* word) {
 
 // `dglsim validate FILE...`: format and admission checks of manifests (and, for now, the header of
 // scenario files). Prints "FILE: N documents, valid" per good file; problems go to stderr.
+// Whether the file's first document is a dglsim Scenario (then the scenario loader checks it whole).
+bool IsScenarioFile(const std::string& file) {
+  auto loaded = harness::LoadYamlFile(file);
+  if (!loaded.ok() || loaded.documents.empty()) return false;
+  const nlohmann::json& doc = loaded.documents.front().value;
+  return doc.is_object() && doc.value("kind", "") == "Scenario";
+}
+
 int Validate(const std::vector<std::string>& files) {
   int exit_code = kExitOk;
   for (const std::string& file : files) {
-    const harness::ManifestReport report = harness::CheckManifestFile(file);
+    const harness::ManifestReport report =
+        IsScenarioFile(file) ? harness::ValidateScenarioFile(file) : harness::CheckManifestFile(file);
     for (const std::string& line : report.warnings) std::cout << line << "\n";
     for (const std::string& line : report.notes) std::cout << line << "\n";
     std::cout.flush();
@@ -45,6 +64,98 @@ int Validate(const std::vector<std::string>& files) {
   return exit_code;
 }
 
+// The scenario files a suite names: files as given, directories searched (not recursively) for
+// *.yaml / *.yml, in name order so that runs and reports are stable.
+std::vector<std::string> ScenarioFiles(const std::vector<std::string>& args, std::vector<std::string>* problems) {
+  std::vector<std::string> out;
+  for (const std::string& arg : args) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(arg, ec)) {
+      std::vector<std::string> found;
+      for (const auto& entry : std::filesystem::directory_iterator(arg, ec)) {
+        std::string ext = entry.path().extension().string();
+        if (entry.is_regular_file() && (ext == ".yaml" || ext == ".yml")) found.push_back(entry.path().string());
+      }
+      std::sort(found.begin(), found.end());
+      if (found.empty()) problems->push_back(arg + ": no scenario files (*.yaml) in this directory");
+      out.insert(out.end(), found.begin(), found.end());
+    } else if (std::filesystem::exists(arg, ec)) {
+      out.push_back(arg);
+    } else {
+      problems->push_back(arg + ": no such file or directory");
+    }
+  }
+  return out;
+}
+
+std::string XmlEscape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default:
+        // Control characters other than tab and newline are not allowed in XML 1.0.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') continue;
+        out += c;
+    }
+  }
+  return out;
+}
+
+// `dglsim suite DIR|FILES... [--junit FILE]`: every scenario, one after the other, a line each,
+// then a total. Exit 0 when all pass, 1 when any expectation failed, 2 when any input was bad.
+int Suite(const std::vector<std::string>& args, const std::string& junit_path) {
+  std::vector<std::string> problems;
+  std::vector<std::string> files = ScenarioFiles(args, &problems);
+  for (const auto& p : problems) std::cerr << p << "\n";
+  if (!problems.empty()) return kExitBadInput;
+  struct Outcome {
+    std::string file;
+    int code;
+    double wall_seconds;
+    std::string output;
+  };
+  std::vector<Outcome> outcomes;
+  int passed = 0, failed = 0, bad = 0;
+  for (const std::string& file : files) {
+    std::ostringstream out, err;
+    // Wall time is reported, never used in a result.
+    auto start = std::chrono::steady_clock::now();
+    int code = harness::RunScenarioCommand(file, {}, out, err);
+    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const char* verdict = code == kExitOk ? "PASS" : code == kExitFailed ? "FAIL" : "BAD INPUT";
+    (code == kExitOk ? passed : code == kExitFailed ? failed : bad)++;
+    std::printf("%-9s %-60s %7.2fs\n", verdict, file.c_str(), wall);
+    if (code != kExitOk) std::cout << out.str() << err.str();
+    std::cout.flush();
+    outcomes.push_back({file, code, wall, out.str() + err.str()});
+  }
+  if (!junit_path.empty()) {
+    std::ofstream junit(junit_path);
+    junit << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+    junit << "<testsuite name=\"dglsim\" tests=\"" << outcomes.size() << "\" failures=\"" << failed
+          << "\" errors=\"" << bad << "\">\n";
+    for (const auto& o : outcomes) {
+      junit << "  <testcase classname=\"dglsim.scenario\" name=\"" << XmlEscape(o.file) << "\" time=\"" << o.wall_seconds
+            << "\">";
+      if (o.code == kExitFailed) junit << "<failure message=\"expectation failed\">" << XmlEscape(o.output) << "</failure>";
+      if (o.code != kExitOk && o.code != kExitFailed) junit << "<error message=\"bad input\">" << XmlEscape(o.output) << "</error>";
+      junit << "</testcase>\n";
+    }
+    junit << "</testsuite>\n";
+    if (!junit) {
+      std::cerr << junit_path << ": cannot write the JUnit report\n";
+      return kExitFailed;
+    }
+  }
+  std::cout << "scenarios: " << passed << " passed, " << (failed + bad) << " failed\n";
+  if (bad > 0) return kExitBadInput;
+  return failed > 0 ? kExitFailed : kExitOk;
+}
+
 int Main(int argc, char** argv) {
   CLI::App app{"dglsim: deterministic simulator and test harness for the DGL Operator", "dglsim"};
   app.set_version_flag("--version", std::string("dglsim ") + DGLSIM_VERSION, "Print the version and exit");
@@ -56,6 +167,22 @@ int Main(int argc, char** argv) {
       "validate", "Check Kubernetes manifests (DGLJob conversion, defaulting and admission) and scenario files");
   validate->add_option("FILE", files, "YAML files, each with one or more documents")->required();
 
+  std::string scenario;
+  std::uint64_t seed = 0;
+  std::string json_path;
+  bool quiet = false;
+  CLI::App* run = app.add_subcommand("run", "Run one scenario: simulate, check its expectations, print a summary");
+  run->add_option("SCENARIO", scenario, "The scenario file (YAML, kind: Scenario)")->required();
+  CLI::Option* seed_option = run->add_option("--seed", seed, "Override the scenario's seed");
+  run->add_option("--json", json_path, "Write the JSON report to this file");
+  run->add_flag("--quiet", quiet, "No summary; the exit code says it all");
+
+  std::vector<std::string> suite_args;
+  std::string junit_path;
+  CLI::App* suite = app.add_subcommand("suite", "Run every scenario of a directory or list, one line each");
+  suite->add_option("DIR|FILES", suite_args, "Scenario files, or directories of them")->required();
+  suite->add_option("--junit", junit_path, "Write a JUnit XML report, one test case per scenario");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {  // --help, --version
@@ -65,6 +192,14 @@ int Main(int argc, char** argv) {
     return kExitBadInput;
   }
   if (validate->parsed()) return Validate(files);
+  if (run->parsed()) {
+    harness::RunCommandOptions options;
+    if (seed_option->count() > 0) options.seed = seed;
+    options.json_path = json_path;
+    options.quiet = quiet;
+    return harness::RunScenarioCommand(scenario, options);
+  }
+  if (suite->parsed()) return Suite(suite_args, junit_path);
   std::cerr << "ERROR: a subcommand is required\n" << app.help();
   return kExitBadInput;
 }
