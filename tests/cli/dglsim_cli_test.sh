@@ -127,9 +127,17 @@ code=$?
 printf 'a: &x [*x]\n' >"$tmp/cycle.yaml"
 run alias-cycle 2 validate "$tmp/cycle.yaml" && expect_line alias-cycle err "cycle.yaml:1:[0-9]+: "
 
-# A scenario file gets its header checked and says the rest comes later.
+# Scenario files go through the full scenario loader: the project's own scenarios are valid, and a
+# scenario without a cluster is bad input with a file:line:col.
+scenarios="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/scenarios"
+for scenario in "$scenarios"/*.yaml; do
+  [ -e "$scenario" ] || continue
+  name="scenario-$(basename "$scenario" .yaml)"
+  run "$name" 0 validate "$scenario" && expect_line "$name" out "^$scenario: .*valid$"
+done
 printf 'apiVersion: dglsim/v1\nkind: Scenario\nmetadata:\n  name: smoke\nseed: 42\n' >"$tmp/scenario.yaml"
-run scenario 0 validate "$tmp/scenario.yaml" && expect_line scenario out "note: .*scenario loader"
+run scenario-without-cluster 2 validate "$tmp/scenario.yaml" &&
+  expect_line scenario-without-cluster err "^$tmp/scenario.yaml:[0-9]+:[0-9]+: .*cluster"
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures check(s) failed"
