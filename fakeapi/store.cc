@@ -46,6 +46,12 @@ std::string StringOr(const json* value, const std::string& fallback = "") {
   return value && value->is_string() ? value->get<std::string>() : fallback;
 }
 
+const json& StatusOf(const json& obj) {
+  static const json kAbsent;
+  auto it = obj.find("status");
+  return it == obj.end() ? kAbsent : *it;
+}
+
 std::string NodeNameOf(const json& pod) { return StringOr(Find(pod, "spec", "nodeName")); }
 
 bool HasDeletionTimestamp(const json& obj) {
@@ -542,7 +548,10 @@ struct Store::Impl {
   }
 
   // Shared by update, status update and both patch forms: `incoming` is the full desired object.
-  Result<ObjectPtr> UpdateLocked(ResourceData& d, json incoming, bool status_only, const char* verb) {
+  // `prebuilt`: a status update whose `incoming` is already the current object with only its
+  // status changed (the status-patch path), so it is used as is instead of copied again.
+  Result<ObjectPtr> UpdateLocked(ResourceData& d, json incoming, bool status_only, const char* verb,
+                                 bool prebuilt = false) {
     if (!incoming.is_object()) return Status::BadRequest("the object to update must be a JSON object");
     const ResourceType& type = *d.type;
     std::string name = StringOr(Find(incoming, "metadata", "name"));
@@ -565,7 +574,9 @@ struct Store::Impl {
                                                      ", UID in object meta: " + UidOf(current));
 
     json next;
-    if (status_only) {
+    if (status_only && prebuilt) {
+      next = std::move(incoming);
+    } else if (status_only) {
       next = current;
       if (incoming.contains("status"))
         next["status"] = std::move(incoming["status"]);
@@ -615,8 +626,9 @@ struct Store::Impl {
       next["metadata"]["generation"] = (g && g->is_number_integer() ? g->get<std::int64_t>() : 0) + 1;
     }
     // An update that changes nothing is not a write: no new version, no event (as kube-apiserver).
+    // (A status update leaves the rest as it was, so comparing the status is enough there.)
     next["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"];
-    if (next == current) return old;
+    if (status_only ? StatusOf(next) == StatusOf(current) : next == current) return old;
     next["metadata"]["resourceVersion"] = NextRv();
     if (ReadyToRemove(next)) {
       Replace(d, key, std::move(next), verb);
@@ -1107,14 +1119,30 @@ Result<ObjectPtr> Store::Patch(const std::string& resource, const std::string& n
   const ResourceType& type = *(*d)->type;
   ObjectPtr current = impl_->Lookup(**d, MakeKey(type, type.namespaced ? (ns.empty() ? "default" : ns) : "", name));
   if (!current) return Status::NotFound(type.plural, name);
+  const json* want = Find(patch, "metadata", "resourceVersion");
+  if (subresource == "status") {
+    // The hot path of kubelets: one copy of the object, the patch applied to its status only.
+    if (!type.has_status) return Status::NotFound(type.plural + "/status", name);
+    json next = *current;
+    if (const json* status = Find(patch, "status")) {
+      if (status->is_null())
+        next.erase("status");
+      else
+        ApplyMergePatch(next["status"], *status);
+    }
+    next["metadata"]["resourceVersion"] = want && want->is_string() ? *want : (*current)["metadata"]["resourceVersion"];
+    auto result = impl_->UpdateLocked(**d, std::move(next), true, "patch", /*prebuilt=*/true);
+    if (result.ok()) impl_->AfterWrite();
+    impl_->FireNotifications(lock);
+    return result;
+  }
   json next = *current;
   ApplyMergePatch(next, patch);
   // The patch may carry a resourceVersion precondition; without one it applies to the current version.
-  const json* want = Find(patch, "metadata", "resourceVersion");
   next["metadata"]["resourceVersion"] = want && want->is_string() ? *want : (*current)["metadata"]["resourceVersion"];
   next["metadata"]["name"] = name;
   if (type.namespaced) next["metadata"]["namespace"] = NamespaceOf(*current);
-  auto result = impl_->UpdateLocked(**d, std::move(next), subresource == "status", "patch");
+  auto result = impl_->UpdateLocked(**d, std::move(next), false, "patch");
   if (result.ok()) impl_->AfterWrite();
   impl_->FireNotifications(lock);
   return result;
