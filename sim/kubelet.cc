@@ -813,16 +813,17 @@ void Kubelet::MaybeCompleteTermination(PodState& p) {
   sim().engine().Cancel(p.flush);
   Flush(p);
   p.deletion_confirmed = true;
-  std::string key = p.key;
-  std::uint64_t serial = p.serial;
-  auto confirm = std::make_shared<std::function<void()>>();
-  *confirm = [this, key, serial, confirm] {
-    PodState* q = Find(key, serial);
-    if (!q || !up_) return;
-    auto r = client().Delete("pods", q->ns, q->name, {.grace_period_seconds = 0, .precondition_uid = q->uid});
-    if (!r.ok() && !r.status().IsNotFound() && !r.status().IsConflict()) After(kSecond, *confirm);
-  };
-  (*confirm)();
+  ConfirmDeletion(p.key, p.serial);
+}
+
+// Deletes the pod with grace period 0, retrying every second while the API refuses. (A member
+// function rather than a self-capturing closure, which would keep itself alive forever.)
+void Kubelet::ConfirmDeletion(const std::string& key, std::uint64_t serial) {
+  PodState* q = Find(key, serial);
+  if (!q || !up_) return;
+  auto r = client().Delete("pods", q->ns, q->name, {.grace_period_seconds = 0, .precondition_uid = q->uid});
+  if (!r.ok() && !r.status().IsNotFound() && !r.status().IsConflict())
+    After(kSecond, [this, key, serial] { ConfirmDeletion(key, serial); });
 }
 
 void Kubelet::Teardown(const std::string& key) {

@@ -155,6 +155,7 @@ class Kubelet : public Actor {
   void FinishPod(PodState& p);
   void BeginTermination(PodState& p);
   void MaybeCompleteTermination(PodState& p);
+  void ConfirmDeletion(const std::string& key, std::uint64_t serial);
   void Teardown(const std::string& key);
   void Recover(PodState& p);
   void LoseContainers(PodState& p);

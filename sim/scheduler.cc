@@ -778,7 +778,7 @@ void Scheduler::MarkUnschedulable(const std::string& key, const std::string& mes
 
 // ---- gangs ---------------------------------------------------------------------------------------
 
-void Scheduler::ScheduleGang(const std::string& key, const std::string& group_key) {
+void Scheduler::ScheduleGang(const std::string& key, std::string group_key) {
   ++stats_.gang_attempts;
   const std::string group_name = group_key.substr(group_key.find('/') + 1);
   std::vector<std::string> members;

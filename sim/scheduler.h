@@ -151,7 +151,8 @@ class Scheduler : public Actor {
   std::optional<std::string> FindNode(const PendingPod& pod, const Tentative* tentative,
                                       std::map<std::string, int>* histogram);
   void SchedulePod(const std::string& key);
-  void ScheduleGang(const std::string& key, const std::string& group_key);
+  // `group_key` by value: binding erases the pending pod whose field the caller passes.
+  void ScheduleGang(const std::string& key, std::string group_key);
   bool Bind(const std::string& key, const std::string& node);
   void MarkUnschedulable(const std::string& key, const std::string& message);
   std::string FailureMessage(const std::map<std::string, int>& histogram) const;
