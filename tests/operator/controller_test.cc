@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <string>
 #include <vector>
 
@@ -61,6 +63,11 @@ class ControllerTest : public ReconcileFixture {
       const std::string phase = Phase();
       if (phase == "Succeeded" || phase == "Failed") {
         controller.RunUntilIdle();
+        // Let retries waiting in back-off run too (a cleanup delete may have met a conflict).
+        for (int i = 0; i < 100 && controller.NextWakeTime(); ++i) {
+          clock_.Set(std::max(clock_.Now(), *controller.NextWakeTime()));
+          controller.RunUntilIdle();
+        }
         return phase;
       }
       KubeletTick();
