@@ -284,11 +284,10 @@ std::map<std::string, std::string> BuildConfigData(const json& job, const PodAdd
   std::string hostfile;
   // std::map iterates in numeric index order: worker-10 follows worker-9 (the original sorted names
   // as strings and paired worker-10 with worker-2's IP).
-  for (const auto& [index, ip] : addresses.workers) {
-    const std::string pod = WorkerName(name, index);
-    ipconfig += Line(ip, servers + " " + pod + " " + slots);
-    hostfile += Line(ip, pod + " slots=" + slots);
-  }
+  for (const auto& [index, ip] : addresses.workers) ipconfig += Line(ip, servers + " " + WorkerName(name, index) + " " + slots);
+  std::map<std::int64_t, std::string> hosts = addresses.workers;
+  for (std::int64_t index : addresses.workers_without_ip) hosts.emplace(index, "");
+  for (const auto& [index, ip] : hosts) hostfile += Line(ip, WorkerName(name, index) + " slots=" + slots);
   std::map<std::string, std::string> data;
   data["ipconfig"] = std::move(ipconfig);
   data["hostfile"] = std::move(hostfile);

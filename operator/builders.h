@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -59,6 +60,10 @@ struct PodAddresses {
   std::optional<std::string> partitioner;
   std::optional<std::string> launcher;
   std::map<std::int64_t, std::string> workers;  // by worker index: numeric order
+  // Live worker pods that have no IP yet. The hostfile lists them too (with an empty IP column,
+  // as the original did), so the launcher's watcher-loop, which reads the file once, knows every
+  // worker it must wait for; ipconfig lists only workers with an IP.
+  std::set<std::int64_t> workers_without_ip;
 };
 
 // ConfigMap data: ipconfig, hostfile, partfile, leadfile, kubexec.sh (keys always present).

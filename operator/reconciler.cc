@@ -543,7 +543,11 @@ struct Reconciler::Pass {
     return updated.status();
   }
 
-  PodAddresses Addresses() const {
+  // `workers_stage`: the workers are wanted now, so the hostfile names every one of them, with an
+  // empty IP column until it has one (the launcher's watcher-loop reads the file once and must
+  // know whom to wait for). Depending only on the stage and the IPs keeps a second reconcile from
+  // rewriting the ConfigMap just because this one created the pods.
+  PodAddresses Addresses(bool workers_stage) const {
     PodAddresses a;
     auto ip_of = [](const std::optional<PodView>& p) -> std::optional<std::string> {
       if (!p || p->terminating || p->Ip().empty()) return std::nullopt;
@@ -554,6 +558,9 @@ struct Reconciler::Pass {
     for (const auto& [i, w] : worker_pods) {
       if (!w.terminating && !w.Ip().empty() && w.phase != "Failed") a.workers[i] = w.Ip();
     }
+    if (workers_stage)
+      for (std::int64_t i = 0; i < workers; ++i)
+        if (!a.workers.count(i)) a.workers_without_ip.insert(i);
     return a;
   }
 
@@ -565,7 +572,7 @@ struct Reconciler::Pass {
   }
 
   Status EnsureSupportObjects(bool workers_stage) {
-    if (Status s = EnsureObject("configmaps", BuildConfigMap(job, Addresses()), {"data"}); !s.ok()) return s;
+    if (Status s = EnsureObject("configmaps", BuildConfigMap(job, Addresses(workers_stage)), {"data"}); !s.ok()) return s;
     if (mode != PartitionMode::kSkip) {
       for (const char* role : {"launcher", "partitioner"}) {
         if (std::string_view(role) == "partitioner" && !RunsPartitionerPod(mode)) continue;

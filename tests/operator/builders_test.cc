@@ -37,6 +37,18 @@ std::vector<std::string> ContainerNames(const json& list) {
   return out;
 }
 
+TEST(Builders, HostfileNamesWorkersWithoutAnIpSoTheWatcherKnowsWhomToWaitFor) {
+  json job = Defaulted(MakeJob("DGL-API", 3, 1));
+  PodAddresses a;
+  a.workers[1] = "10.1.0.1";
+  a.workers_without_ip = {0, 2};
+  auto data = BuildConfigData(job, a);
+  // The original's format for a pod without an IP: the IP column is empty, so the name is still
+  // the third space-separated field, where watcher-loop reads it.
+  EXPECT_EQ(data["hostfile"], " 30050 j-worker-0 slots=8\n10.1.0.1 30050 j-worker-1 slots=8\n 30050 j-worker-2 slots=8\n");
+  EXPECT_EQ(data["ipconfig"], "10.1.0.1 30050 1 j-worker-1 8\n");  // only workers with an IP
+}
+
 TEST(Builders, ConfigDataIsInNumericWorkerOrderInTheProposalFormat) {
   json job = Defaulted(MakeJob("DGL-API", 12, 2));
   PodAddresses a;

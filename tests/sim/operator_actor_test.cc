@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 namespace sim {
 namespace {
 
@@ -93,6 +95,42 @@ TEST(OperatorActorTest, EveryPartitionModeRunsToSucceeded) {
       for (const auto& c : status["conditions"]) found = found || c["type"] == type;
       EXPECT_TRUE(found) << mode << " never reached " << type;
     }
+  }
+}
+
+// Records when each worker first runs and when the launcher's main container starts.
+class HandOffRecorder : public Actor {
+ public:
+  explicit HandOffRecorder(Simulation& sim) : Actor(sim, "hand-off-recorder") {}
+  void Start() override {
+    auto see = [this](const fakeapi::ObjectPtr& pod) {
+      const std::string& name = fakeapi::NameOf(*pod);
+      const json& status = (*pod)["status"];
+      if (name.find("-worker-") != std::string::npos && status.value("phase", "") == "Running")
+        worker_running.emplace(name, Now());
+      if (name.ends_with("-launcher") && status.contains("containerStatuses") && launcher_main_started < 0)
+        for (const auto& c : status["containerStatuses"])
+          if (c.contains("state") && c["state"].contains("running")) launcher_main_started = Now();
+    };
+    AddInformer("pods", {}, {.on_add = see, .on_update = [see](const fakeapi::ObjectPtr&, const fakeapi::ObjectPtr& p) { see(p); }});
+  }
+  std::map<std::string, Micros> worker_running;
+  Micros launcher_main_started = -1;
+};
+
+TEST(OperatorActorTest, TheLauncherTrainsOnlyAfterEveryWorkerRuns) {
+  // The launcher's watcher-loop-worker reads the hostfile once, when it starts, right after the
+  // partitioner succeeded: the workers exist by then but have no IP yet. It must still wait for
+  // every one of them.
+  for (const char* mode : {"DGL-API", "ParMETIS"}) {
+    Cluster c(3);
+    auto& recorder = c.sim.AddActor<HandOffRecorder>();
+    ASSERT_TRUE(c.sim.store().Create("dgljobs", Job(mode, 2)).ok());
+    c.sim.RunUntil(2 * kHour);
+    ASSERT_EQ(recorder.worker_running.size(), 2u) << mode;
+    ASSERT_GE(recorder.launcher_main_started, 0) << mode;
+    for (const auto& [worker, at] : recorder.worker_running)
+      EXPECT_GE(recorder.launcher_main_started, at) << mode << ": the launcher started before " << worker << " ran";
   }
 }
 
