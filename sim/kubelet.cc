@@ -238,6 +238,8 @@ class Kubelet::Run : public ProgramContext {
   }
   ~Run() override {
     program_.reset();  // drops the program's watches first
+    if (Network* net = kubelet_.config_.network)
+      for (FlowId id : flows_) net->CancelFlow(id);
     for (EventId id : events_) kubelet_.sim().engine().Cancel(id);
   }
 
@@ -278,6 +280,7 @@ class Kubelet::Run : public ProgramContext {
   void SetMemoryUsage(std::int64_t bytes) override {
     if (exited_) return;
     memory_ = bytes;
+    if (WorkloadObserver* observer = kubelet_.config_.observer) observer->OnMemory(*pod_, container_.name, bytes);
     if (container_.memory_limit > 0 && bytes > container_.memory_limit) End(137, "OOMKilled");
   }
   EmptyDir* Volume(std::string_view volume) override {
@@ -288,6 +291,37 @@ class Kubelet::Run : public ProgramContext {
     return kubelet_.sim().Random(kubelet_.name() + "/" + pod_state_.key + "/" + container_.name);
   }
   void Exit(int code) override { End(code, ""); }
+
+  FlowId Transfer(FlowSpec spec) override {
+    if (exited_) return {};
+    Network* net = kubelet_.config_.network;
+    if (!net) {
+      const double bytes = spec.bytes > 0 ? spec.bytes : 0;
+      After(static_cast<Micros>(bytes / 1e9 * 1e6 + 0.5), std::move(spec.on_done));
+      return {};
+    }
+    if (flows_.size() >= 16) std::erase_if(flows_, [&](FlowId id) { return !net->IsActive(id); });
+    auto done = std::make_shared<FlowId>();
+    spec.on_done = [this, done, fn = std::move(spec.on_done)] {
+      std::erase(flows_, *done);
+      if (!exited_ && fn) fn();
+    };
+    FlowId id = net->StartFlow(std::move(spec));
+    *done = id;
+    if (id.valid()) flows_.push_back(id);
+    return id;
+  }
+  bool CancelTransfer(FlowId id) override {
+    Network* net = kubelet_.config_.network;
+    if (!net || std::find(flows_.begin(), flows_.end(), id) == flows_.end()) return false;
+    std::erase(flows_, id);
+    return net->CancelFlow(id) >= 0;
+  }
+  Network* network() override { return kubelet_.config_.network; }
+  const NodeSimSpec* node_spec() const override { return kubelet_.config_.node_spec; }
+  void RecordStage(std::string_view stage, Micros begin, Micros end) override {
+    if (WorkloadObserver* observer = kubelet_.config_.observer) observer->OnStage(*pod_, stage, begin, end);
+  }
   std::int64_t memory() const { return memory_; }
 
  private:
@@ -311,6 +345,7 @@ class Kubelet::Run : public ProgramContext {
   std::vector<std::string> command_, args_;
   std::map<std::string, std::string> env_;
   std::vector<EventId> events_;
+  std::vector<FlowId> flows_;
   bool exited_ = false;
   std::int64_t memory_ = 0;
 };

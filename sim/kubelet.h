@@ -71,6 +71,12 @@ struct KubeletConfig {
   Micros backoff_max = 5 * kMinute;
   // Programs for containers; nullptr = a registry of the built-ins owned by the kubelet.
   std::shared_ptr<ProgramRegistry> programs;
+  // The cluster's flow network (programs' transfers); nullptr = none. Must outlive the kubelet.
+  Network* network = nullptr;
+  // This machine's properties (cluster's spec table entry); nullptr = unknown. Must outlive it.
+  const NodeSimSpec* node_spec = nullptr;
+  // Receives stages and memory figures for reports; nullptr = none. Must outlive the kubelet.
+  WorkloadObserver* observer = nullptr;
   bool start_up = true;
 };
 

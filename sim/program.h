@@ -24,6 +24,7 @@
 #include "fakeapi/client.h"
 #include "fakeapi/informer.h"
 #include "sim/engine.h"
+#include "sim/network.h"
 #include "sim/random.h"
 
 #include <nlohmann/json.hpp>
@@ -39,6 +40,8 @@
 #include <vector>
 
 namespace sim {
+
+struct NodeSimSpec;  // sim/cluster.h
 
 // "Forever" for durations: `sleep infinity`, an annotation duration of "infinity".
 constexpr Micros kForever = std::numeric_limits<Micros>::max();
@@ -75,6 +78,18 @@ class EmptyDir {
   std::string medium_;
   std::map<std::string, std::int64_t> files_;
   std::int64_t total_ = 0;
+};
+
+// Receives what kubelets and programs measure for the reports: the stages of a job's breakdown and
+// the memory peaks of its containers. The harness implements it; it maps a pod to its job by labels.
+class WorkloadObserver {
+ public:
+  virtual ~WorkloadObserver() = default;
+  // `pod` spent [begin, end) of simulated time in `stage` of its job's breakdown. Stage names of the
+  // report: "imagePull", "download", "partition", "dispatch", "load", "training"; others are kept too.
+  virtual void OnStage(const nlohmann::json& pod, std::string_view stage, Micros begin, Micros end) = 0;
+  // The memory use of `container` of `pod` was set to `bytes` (the observer keeps the peak).
+  virtual void OnMemory(const nlohmann::json& pod, std::string_view container, std::int64_t bytes) = 0;
 };
 
 // A watch a program holds on the API (an informer it owns). Dropping it stops the watch.
@@ -119,6 +134,21 @@ class ProgramContext {
   virtual RandomStream& random() = 0;
   // Ends the run with `code`. Only the first call counts.
   virtual void Exit(int code) = 0;
+
+  // Moves `spec.bytes` over the cluster's flow network (sim/network.h); `spec.on_done` runs when they
+  // have arrived, only while this run lasts. Every transfer still going is cancelled when the run
+  // ends. Without a network (unit tests) the bytes take bytes / 1 GB/s and the FlowId is invalid.
+  // Endpoints name nodes by name; node_name() is this container's machine.
+  virtual FlowId Transfer(FlowSpec spec) = 0;
+  // Cancels a transfer of this run; false when it is not active.
+  virtual bool CancelTransfer(FlowId id) = 0;
+  // The flow network, for reading rates and link figures; nullptr when the simulation has none.
+  virtual Network* network() = 0;
+  // What the API does not say about this machine (cpu speed, NIC and disk bandwidth); nullptr
+  // when unknown (then assume the defaults of NodeSimSpec).
+  virtual const NodeSimSpec* node_spec() const = 0;
+  // Records that this pod spent [begin, end) in `stage` of its job (see WorkloadObserver).
+  virtual void RecordStage(std::string_view stage, Micros begin, Micros end) = 0;
 
   // Helpers over the above.
   const std::string& container_name() const;

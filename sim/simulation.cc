@@ -22,6 +22,7 @@ Simulation::Simulation(SimulationOptions options)
 Simulation::~Simulation() {
   // Actors hold informers on the store: they go first.
   actors_.clear();
+  network_.reset();  // its flows' events live on the engine
 }
 
 void Simulation::ScheduleGarbageCollection() {
@@ -30,6 +31,11 @@ void Simulation::ScheduleGarbageCollection() {
     store_->CollectGarbage();
     if (store_->HasPendingGarbage()) ScheduleGarbageCollection();
   });
+}
+
+Network& Simulation::EnableNetwork(NetworkConfig config) {
+  if (!network_) network_ = std::make_unique<Network>(engine_, config);
+  return *network_;
 }
 
 Actor* Simulation::FindActor(std::string_view name) const {

@@ -15,6 +15,7 @@
 #include "fakeapi/store.h"
 #include "fakeapi/workqueue.h"
 #include "sim/engine.h"
+#include "sim/network.h"
 #include "sim/random.h"
 #include "sim/trace.h"
 
@@ -76,6 +77,13 @@ class Simulation {
   std::uint64_t RunUntil(Micros time) { return engine_.RunUntil(time); }
   std::uint64_t RunUntilIdle() { return engine_.RunUntilIdle(); }
 
+  // The cluster's flow network (sim/network.h), created on first use with `config`; later calls
+  // return the same network and ignore `config`. It lives as long as the actors (they may hold
+  // flows) and dies before the engine.
+  Network& EnableNetwork(NetworkConfig config = {});
+  // nullptr until EnableNetwork.
+  Network* network() { return network_.get(); }
+
   // Faults on the API as seen by actors (not by the harness): conflicts, errors, timeouts,
   // latency. Applies to every actor's client from now on; FaultPlan{} switches them off.
   void SetApiFaults(const fakeapi::FaultPlan& plan);
@@ -92,6 +100,7 @@ class Simulation {
   Trace trace_;
   RandomStreams streams_;
   std::unique_ptr<fakeapi::Store> store_;
+  std::unique_ptr<Network> network_;  // after the engine, before the actors: dies between them
   std::vector<std::unique_ptr<Actor>> actors_;
   bool started_ = false;
   EventId gc_event_;

@@ -5,6 +5,7 @@
 // never a crash and never a stack trace.
 //
 // Subcommands: validate, run, suite. (sweep, chaos and serve are not built yet.)
+#include "sim/cli/commands.h"
 #include "sim/harness/manifest_check.h"
 #include "sim/harness/run_command.h"
 #include "sim/harness/scenario.h"
@@ -25,9 +26,9 @@
 
 namespace {
 
-constexpr int kExitOk = 0;
-constexpr int kExitFailed = 1;
-constexpr int kExitBadInput = 2;
+using dglsim_cli::kExitBadInput;
+using dglsim_cli::kExitFailed;
+using dglsim_cli::kExitOk;
 
 std::string Plural(int n, const char* word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
@@ -183,6 +184,10 @@ int Main(int argc, char** argv) {
   suite->add_option("DIR|FILES", suite_args, "Scenario files, or directories of them")->required();
   suite->add_option("--junit", junit_path, "Write a JUnit XML report, one test case per scenario");
 
+  // Subcommands defined in files of their own (sim/cli/commands.h).
+  std::vector<dglsim_cli::Subcommand> more;
+  // more.push_back(dglsim_cli::AddServeCommand(app));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {  // --help, --version
@@ -200,6 +205,8 @@ int Main(int argc, char** argv) {
     return harness::RunScenarioCommand(scenario, options);
   }
   if (suite->parsed()) return Suite(suite_args, junit_path);
+  for (const auto& command : more)
+    if (command.app->parsed()) return command.run();
   std::cerr << "ERROR: a subcommand is required\n" << app.help();
   return kExitBadInput;
 }

@@ -310,6 +310,32 @@ class Recorder : public sim::Actor {
   std::set<JobKey> launcher_succeeded_;  // jobs with a launcher pod seen Succeeded (every container exited 0)
 };
 
+// Collects the stages and memory peaks kubelets and programs report into the job records.
+class StageObserver : public sim::WorkloadObserver {
+ public:
+  explicit StageObserver(RunRecord& record) : record_(record) {}
+  void OnStage(const json& pod, std::string_view stage, Micros begin, Micros end) override {
+    if (JobRecord* job = JobOf(pod); job && end >= begin) job->stage_intervals[std::string(stage)].emplace_back(begin, end);
+  }
+  void OnMemory(const json& pod, std::string_view, std::int64_t bytes) override {
+    JobRecord* job = JobOf(pod);
+    if (!job) return;
+    std::string role = Str(pod, {"metadata", "labels", dgl::kLabelReplicaType});
+    if (role.empty()) role = "pod";
+    std::int64_t& peak = job->peak_memory[role];
+    peak = std::max(peak, bytes);
+  }
+
+ private:
+  JobRecord* JobOf(const json& pod) {
+    std::string name = Str(pod, {"metadata", "labels", dgl::kLabelJobName});
+    if (name.empty()) return nullptr;
+    auto it = record_.jobs.find(JobKey{Str(pod, {"metadata", "namespace"}), name});
+    return it == record_.jobs.end() ? nullptr : &it->second;
+  }
+  RunRecord& record_;
+};
+
 sim::NodeTemplate ToNodeTemplate(const NodeTemplateSpec& spec) {
   sim::NodeTemplate t;
   t.name = spec.name;
@@ -329,6 +355,27 @@ std::int64_t CountPods(fakeapi::Store& store, const std::string& ns, const std::
 }
 
 }  // namespace
+
+std::map<std::string, Micros> JobRecord::Breakdown() const {
+  std::map<std::string, Micros> out;
+  for (const auto& [stage, intervals] : stage_intervals) {
+    auto sorted = intervals;
+    std::sort(sorted.begin(), sorted.end());
+    Micros total = 0, begin = 0, end = -1;
+    for (const auto& [b, e] : sorted) {
+      if (b > end) {
+        if (end > begin) total += end - begin;
+        begin = b;
+        end = e;
+      } else {
+        end = std::max(end, e);
+      }
+    }
+    if (end > begin) total += end - begin;
+    out[stage] = total;
+  }
+  return out;
+}
 
 RunRecord RunScenario(const Scenario& scenario, const RunOptions& options) {
   RunRecord record;
@@ -364,12 +411,21 @@ RunRecord RunScenario(const Scenario& scenario, const RunOptions& options) {
     if (!status.ok()) record.notes.push_back(group.field_path + ": nodes not created: " + status.message());
   }
 
+  // The flow network: every node's NIC and disk, and the shared storage.
+  sim::Network* network = &sim.EnableNetwork({.storage_bps = scenario.cluster.storage_bytes_per_second});
+  for (const auto& [node, spec] : cluster->specs())
+    network->AddNode(node, spec.nic_bytes_per_second, spec.disk_bytes_per_second);
+  auto observer = std::make_unique<StageObserver>(record);
+
   // One kubelet per node.
   std::map<std::string, sim::Kubelet*> kubelets;
   auto programs = std::make_shared<sim::ProgramRegistry>();
   for (const auto& [node, spec] : cluster->specs()) {
     sim::KubeletConfig config;
     config.node_name = node;
+    config.network = network;
+    config.node_spec = &spec;
+    config.observer = observer.get();
     config.pod_cidr = spec.pod_cidr;
     config.host_ip = spec.internal_ip;
     config.image_pull_bytes_per_second = scenario.cluster.images.pull_bytes_per_second;

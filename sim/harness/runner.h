@@ -65,6 +65,15 @@ struct JobRecord {
   bool deleted = false;               // the job object is gone
   std::string submit_error;           // the API's answer when the create failed
   Micros last_status_change = 0;
+  // Stage intervals the kubelets and workload models reported for the job's pods (stage name as in
+  // sim::WorkloadObserver -> [begin, end) in simulated time, in report order).
+  std::map<std::string, std::vector<std::pair<Micros, Micros>>> stage_intervals;
+  // Peak memory use per replica type ("partitioner", "launcher", "worker"), in bytes: the largest
+  // any one container of that type reached.
+  std::map<std::string, std::int64_t> peak_memory;
+  // Stage name -> time the job spent in it: the length of the union of its intervals, so stages
+  // running on several pods at once count once.
+  std::map<std::string, Micros> Breakdown() const;
   std::optional<Micros> Makespan() const {
     if (!submitted || !completed) return std::nullopt;
     return *completed - *submitted;

@@ -1,0 +1,25 @@
+// Subcommands of dglsim that live in files of their own (sim/cli/<name>.cc). Each file defines one
+// Add<Name>Command that registers its options on `app` and returns what to run when it was parsed;
+// main.cc calls every Add...Command before parsing and runs the one whose subcommand was given.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace dglsim_cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;
+inline constexpr int kExitBadInput = 2;
+
+struct Subcommand {
+  CLI::App* app = nullptr;    // the parsed subcommand
+  std::function<int()> run;   // its exit code (0, 1 or 2 as in shared/design/scenarios.md)
+};
+
+// One declaration per file of sim/cli/ (add yours here, and one line in main.cc's list):
+// Subcommand AddServeCommand(CLI::App& app);       // sim/cli/serve.cc
+// Subcommand AddCalibrateCommand(CLI::App& app);   // sim/cli/calibrate.cc
+
+}  // namespace dglsim_cli
