@@ -60,6 +60,18 @@ void DefaultDGLJob(nlohmann::json& job);
 // Every problem with a (defaulted) DGLJob, each with its field path. Never throws.
 std::vector<fakeapi::StatusCause> ValidateDGLJob(const nlohmann::json& job);
 
+// The openAPIV3Schema of the DGLJob CRD (structural, apiextensions.k8s.io/v1), built from the same
+// enums, minimums, maximums and required fields ValidateDGLJob enforces, with CEL rules
+// (x-kubernetes-validations) for the cross-field ones. Rules a schema cannot say (the name budget
+// that keeps pod names within 63 characters, minAvailable <= the job's pod count) stay admission-only.
+//   nlohmann::json dgl::DGLJobOpenApiSchema();
+nlohmann::json DGLJobOpenApiSchema();
+// The whole CustomResourceDefinition dgljobs.kubeflow.org (v1alpha1, namespaced, status
+// subresource, short name dgl, printer columns) carrying DGLJobOpenApiSchema(). deploy/crd.yaml is
+// this object as `dgl-operator crd` prints it.
+//   nlohmann::json dgl::DGLJobCrd();
+nlohmann::json DGLJobCrd();
+
 // Registers defaulting and validation as admission for dgljobs in the store.
 void RegisterDGLJobAdmission(fakeapi::Store& store);
 
