@@ -68,12 +68,17 @@ struct Partition {
 // drawn from a seeded stream. parts == 1 puts everything in part 0 without calling METIS.
 Partition PartitionGraph(const Graph& graph, int parts, Method method, std::uint64_t seed);
 
+// The statistics of a given assignment (node -> part in 0..parts-1): what PartitionGraph computes
+// after it has assigned the nodes. `error` says what is wrong with a malformed assignment.
+Partition EvaluateAssignment(const Graph& graph, int parts, std::vector<int> assignment);
+
 // Synthetic graphs, seeded. R-MAT (Chakrabarti et al. 2004) with the Graph500 parameters
 // a=0.57, b=0.19, c=0.19, d=0.05 on 2^scale nodes; `edges` edges drawn before dropping self loops
-// and duplicates (so the result may have fewer).
+// and duplicates (so the result may have fewer). nullptr unless 0 <= scale <= 31 and edges >= 0.
 std::shared_ptr<const Graph> GenerateRmat(int scale, std::int64_t edges, std::uint64_t seed);
 // A power-law graph by preferential attachment (Barabasi-Albert): `nodes` nodes, each new node
-// attaching `edges_per_node` edges.
+// attaching `edges_per_node` edges to distinct earlier nodes; the first edges_per_node + 1 nodes
+// form a clique. nullptr unless nodes >= 1 and edges_per_node >= 1.
 std::shared_ptr<const Graph> GeneratePowerLaw(std::int64_t nodes, int edges_per_node, std::uint64_t seed);
 
 }  // namespace sim::graph
