@@ -95,6 +95,84 @@ int PhaseRank(const std::string& phase) {
   return -1;  // Restarting, Suspended, unknown
 }
 
+// The pod's record, with its identity filled in from the object when first seen.
+PodRecord& NotePod(RunRecord& record, const json& pod) {
+  PodRecord& p = record.Pod(Str(pod, {"metadata", "uid"}));
+  if (p.name.empty()) {
+    p.ns = fakeapi::NamespaceOf(pod);
+    p.name = fakeapi::NameOf(pod);
+    std::string job = Str(pod, {"metadata", "labels", kJobNameLabel});
+    if (!job.empty()) p.job = JobKey{p.ns, job};
+    p.role = Str(pod, {"metadata", "labels", kReplicaTypeLabel});
+    p.gpus = GpusOf(pod);
+  }
+  return p;
+}
+
+// Adds the container runs the pod's status shows (current state and last termination) to `p`.
+void NoteContainerRuns(PodRecord& p, const json& pod, Micros epoch) {
+  auto status = pod.find("status");
+  if (status == pod.end() || !status->is_object()) return;
+  auto time = [epoch](const json& state, const char* field) -> std::optional<Micros> {
+    auto t = fakeapi::ParseTime(Str(state, {field}));
+    if (!t) return std::nullopt;
+    return *t - epoch;
+  };
+  for (const char* list_name : {"initContainerStatuses", "containerStatuses"}) {
+    auto list = status->find(list_name);
+    if (list == status->end() || !list->is_array()) continue;
+    for (const auto& c : *list) {
+      for (const char* which : {"lastState", "state"}) {
+        auto st = c.find(which);
+        if (st == c.end() || !st->is_object()) continue;
+        const json* state = nullptr;
+        bool terminated = false;
+        if (auto t = st->find("terminated"); t != st->end() && t->is_object()) {
+          state = &*t;
+          terminated = true;
+        } else if (auto r = st->find("running"); r != st->end() && r->is_object()) {
+          state = &*r;
+        }
+        if (!state) continue;
+        auto started = time(*state, "startedAt");
+        if (!started) continue;
+        std::string name = Str(c, {"name"});
+        auto run = std::find_if(p.containers.begin(), p.containers.end(), [&](const ContainerRun& r) {
+          return r.name == name && r.started == *started;
+        });
+        if (run == p.containers.end()) {
+          p.containers.push_back({.name = name, .init = list_name[0] == 'i', .started = *started});
+          run = std::prev(p.containers.end());
+        }
+        if (terminated) {
+          run->finished = time(*state, "finishedAt");
+          run->exit_code = Int(*state, {"exitCode"});
+          run->reason = Str(*state, {"reason"});
+        }
+      }
+    }
+  }
+}
+
+// The cluster's GPUs in use over time, from the pods' [started, released) intervals.
+std::vector<GpuStep> GpuTimeline(const std::vector<PodRecord>& pods) {
+  std::map<Micros, std::int64_t> delta;
+  for (const auto& p : pods) {
+    if (p.gpus <= 0 || !p.started || !p.released || *p.released <= *p.started) continue;
+    delta[*p.started] += p.gpus;
+    delta[*p.released] -= p.gpus;
+  }
+  std::vector<GpuStep> out{{0, 0}};
+  std::int64_t in_use = 0;
+  for (const auto& [at, d] : delta) {
+    if (d == 0) continue;
+    in_use += d;
+    if (out.back().at == at) out.back().in_use = in_use;
+    else out.push_back({at, in_use});
+  }
+  return out;
+}
+
 // Watches dgljobs, pods and configmaps: the job timelines, pod accounting, ConfigMap snapshots and
 // the invariants checked while the run goes.
 class Recorder : public sim::Actor {
@@ -140,6 +218,7 @@ class Recorder : public sim::Actor {
   // Closes every open running interval at the end of the run.
   void Finish() {
     for (auto& [uid, pod] : pods_) Stop(pod);
+    record_.gpus_in_use = GpuTimeline(record_.pods);
   }
 
   void Violation(const std::string& name, const std::string& detail) {
@@ -205,6 +284,7 @@ class Recorder : public sim::Actor {
   void OnJobDeleted(const json& job) {
     JobKey key{fakeapi::NamespaceOf(job), fakeapi::NameOf(job)};
     Job(key).deleted = true;
+    Job(key).deleted_at = Now();
   }
 
   void OnPod(const json& pod) {
@@ -220,12 +300,17 @@ class Recorder : public sim::Actor {
         ++Job(*info.job).pods_created;
       }
     }
+    RecordPod(pod);
     if (info.ended) return;
     std::string phase = Str(pod, {"status", "phase"});
     if (info.job && phase == "Succeeded" && Str(pod, {"metadata", "labels", kReplicaTypeLabel}) == "launcher")
       launcher_succeeded_.insert(*info.job);
     std::string node = Str(pod, {"spec", "nodeName"});
     if (!node.empty() && info.node.empty() && !detail::IsTerminalPhase(phase)) Bind(uid, info, pod, node);
+    // Queueing: from the job's submission until its first pod is bound.
+    if (!node.empty() && info.job)
+      if (JobRecord& j = Job(*info.job); j.submitted && !j.stage_intervals.count("queueing"))
+        j.stage_intervals["queueing"].emplace_back(*j.submitted, Now());
     if (phase == "Running" && !info.running_since) info.running_since = StatusTime(pod, "running", false).value_or(Now());
     if (detail::IsTerminalPhase(phase)) {
       // A pod seen only once it had finished still ran: from its containers' start to their end.
@@ -237,6 +322,20 @@ class Recorder : public sim::Actor {
   void OnPodDeleted(const json& pod) {
     auto it = pods_.find(Str(pod, {"metadata", "uid"}));
     if (it != pods_.end()) Stop(it->second);
+    NotePod(record_, pod).deleted = Now();
+  }
+
+  // The pod's record for the reports: when it was first seen and bound, its phase, its containers.
+  void RecordPod(const json& pod) {
+    PodRecord& p = NotePod(record_, pod);
+    if (!p.created) p.created = Now();
+    std::string node = Str(pod, {"spec", "nodeName"});
+    if (!node.empty() && p.node.empty()) {
+      p.node = node;
+      p.bound = Now();
+    }
+    if (std::string phase = Str(pod, {"status", "phase"}); !phase.empty()) p.phase = phase;
+    NoteContainerRuns(p, pod, sim().engine().epoch());
   }
 
   void Bind(const std::string& uid, PodInfo& info, const json& pod, const std::string& node) {
@@ -283,6 +382,10 @@ class Recorder : public sim::Actor {
   void Stop(PodInfo& info, std::optional<Micros> end = std::nullopt) {
     if (info.ended) return;
     info.ended = true;
+    PodRecord& p = record_.Pod(info.uid);
+    p.started = info.running_since;
+    p.released = info.running_since ? std::max(end.value_or(Now()), *info.running_since) : end.value_or(Now());
+    if (end) p.finished = end;
     if (info.running_since) {
       Micros until = std::max(end.value_or(Now()), *info.running_since);
       double seconds = static_cast<double>(until - *info.running_since) / static_cast<double>(fakeapi::kSecond);
@@ -316,6 +419,7 @@ class StageObserver : public sim::WorkloadObserver {
   explicit StageObserver(RunRecord& record) : record_(record) {}
   void OnStage(const json& pod, std::string_view stage, Micros begin, Micros end) override {
     if (JobRecord* job = JobOf(pod); job && end >= begin) job->stage_intervals[std::string(stage)].emplace_back(begin, end);
+    if (end >= begin) NotePod(record_, pod).stages.push_back({std::string(stage), begin, end});
   }
   void OnMemory(const json& pod, std::string_view, std::int64_t bytes) override {
     JobRecord* job = JobOf(pod);
@@ -355,6 +459,12 @@ std::int64_t CountPods(fakeapi::Store& store, const std::string& ns, const std::
 }
 
 }  // namespace
+
+PodRecord& RunRecord::Pod(const std::string& uid) {
+  auto [it, inserted] = pod_index.try_emplace(uid, pods.size());
+  if (inserted) pods.emplace_back().uid = uid;
+  return pods[it->second];
+}
 
 std::map<std::string, Micros> JobRecord::Breakdown() const {
   std::map<std::string, Micros> out;
@@ -439,6 +549,17 @@ RunRecord RunScenario(const Scenario& scenario, const RunOptions& options) {
   }
   cluster->AddLivenessObserver([kubelets](const std::string& node, bool up, Micros) {
     if (auto it = kubelets.find(node); it != kubelets.end()) it->second->SetNodeUp(up);
+  });
+  cluster->AddLivenessObserver([&record, &sim](const std::string& node, bool up, Micros) {
+    if (!up) {
+      record.node_outages.push_back({node, sim.Now(), std::nullopt});
+      return;
+    }
+    for (auto it = record.node_outages.rbegin(); it != record.node_outages.rend(); ++it)
+      if (it->node == node && !it->up) {
+        it->up = sim.Now();
+        break;
+      }
   });
   sim.AddActor<sim::NodeLifecycleController>(
       *cluster, sim::NodeLifecycleOptions{.node_monitor_grace_period = scenario.cluster.timings.node_monitor_grace_period});
@@ -621,7 +742,10 @@ RunRecord RunScenario(const Scenario& scenario, const RunOptions& options) {
       }
   if (auto nodes = sim.store().List("nodes"); nodes.ok()) {
     record.nodes = static_cast<int>(nodes->items.size());
-    for (const auto& node : nodes->items) record.gpus += AllocatableOf(*node).gpu;
+    for (const auto& node : nodes->items) {
+      record.gpus += AllocatableOf(*node).gpu;
+      record.node_list.push_back({fakeapi::NameOf(*node), AllocatableOf(*node).gpu});
+    }
   }
   record.fault_log = faults->log();
   record.events = sim.engine().events_executed();

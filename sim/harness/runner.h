@@ -24,6 +24,11 @@
 // or the end of the run as the recorder saw them), conditions as last seen, and a snapshot
 // of the job's ConfigMap data as last seen (also after deletion).
 //
+// For the visual reports, per pod (RunRecord::pods): namespace/name, job, replica type, node, GPUs,
+// when it was created, bound, started, finished, released and deleted, its last phase, its
+// container runs (from its status) and the stage intervals its programs reported; for the cluster:
+// the nodes, their outages (NodeDown to NodeUp) and the GPUs in use over time.
+//
 // Not modelled yet (reported as such, never invented): the stage breakdown, peak memory, idle
 // GPU-seconds, NetworkSlow (the flow network is not wired into the runner).
 //
@@ -63,6 +68,7 @@ struct JobRecord {
   std::int64_t pods_created = 0;
   double gpu_seconds = 0;
   bool deleted = false;               // the job object is gone
+  std::optional<Micros> deleted_at;   // when the recorder saw it gone (the last time)
   std::string submit_error;           // the API's answer when the create failed
   Micros last_status_change = 0;
   // Stage intervals the kubelets and workload models reported for the job's pods (stage name as in
@@ -78,6 +84,63 @@ struct JobRecord {
     if (!submitted || !completed) return std::nullopt;
     return *completed - *submitted;
   }
+};
+
+// One run of one container as its status showed it (the kubelet writes whole seconds).
+struct ContainerRun {
+  std::string name;
+  bool init = false;
+  Micros started = 0;
+  std::optional<Micros> finished;
+  std::int64_t exit_code = 0;
+  std::string reason;  // of the termination
+};
+
+// A stage of a job's breakdown one pod reported (see sim::WorkloadObserver).
+struct StageInterval {
+  std::string stage;
+  Micros begin = 0;
+  Micros end = 0;
+};
+
+// A pod as the recorder saw it: what the Gantt chart and the Chrome trace draw. Times are
+// simulated; created, bound and deleted are when the recorder's watch saw them, started and
+// released are the interval GPU-seconds are counted over.
+struct PodRecord {
+  std::string uid;
+  std::string ns;
+  std::string name;
+  std::optional<JobKey> job;
+  std::string role;                // label training.kubeflow.org/replica-type ("" = none)
+  std::string node;                // the node it was bound to ("" = never bound)
+  std::int64_t gpus = 0;           // nvidia.com/gpu limits of its containers
+  std::optional<Micros> created;   // first seen
+  std::optional<Micros> bound;     // first seen with spec.nodeName
+  std::optional<Micros> started;   // its containers' earliest startedAt
+  std::optional<Micros> finished;  // its containers' latest finishedAt, once Succeeded / Failed
+  std::optional<Micros> released;  // stopped holding its node's resources (finished, deleted or run end)
+  std::optional<Micros> deleted;   // the object was gone
+  std::string phase;               // the last phase seen
+  std::vector<ContainerRun> containers;  // init containers first, in the order first seen
+  std::vector<StageInterval> stages;     // as its programs reported them, in report order
+};
+
+struct NodeRecord {
+  std::string name;
+  std::int64_t gpus = 0;  // allocatable nvidia.com/gpu
+};
+
+// A node out of service: from NodeDown to NodeUp (none: still down at the end).
+struct NodeOutage {
+  std::string node;
+  Micros down = 0;
+  std::optional<Micros> up;
+};
+
+// The cluster's GPUs held by running pods from `at` on (a step function; see RunRecord).
+struct GpuStep {
+  Micros at = 0;
+  std::int64_t in_use = 0;
 };
 
 struct InvariantViolation {
@@ -110,6 +173,17 @@ struct RunRecord {
   int nodes = 0;
   std::int64_t gpus = 0;
   double gpu_seconds = 0;  // every pod's, jobs or not
+  // For the visual reports (--html, --trace).
+  std::vector<PodRecord> pods;                   // every pod seen, in the order first seen
+  std::map<std::string, std::size_t> pod_index;  // uid -> index into pods
+  std::vector<NodeRecord> node_list;             // the nodes at the end of the run, in API order
+  std::vector<NodeOutage> node_outages;          // in the order they began
+  // GPUs in use over time, from each pod's [started, released) times its GPUs: a step at each
+  // change, in time order, starting at 0 with 0; its integral is gpu_seconds.
+  std::vector<GpuStep> gpus_in_use;
+
+  // The pod with this uid, added (uid only) when unknown.
+  PodRecord& Pod(const std::string& uid);
 };
 
 struct RunOptions {
