@@ -30,6 +30,10 @@ Network::Network(Engine& engine, NetworkConfig config) : engine_(engine), config
   storage_link_ = NewLink("storage", config_.storage_bps);
   // One budget for reads and writes of the store: both directions cross the same link.
   Connect(storage_vertex_, spine_vertex_, storage_link_, storage_link_);
+  registry_vertex_ = AddVertex();
+  const LinkId registry = config_.registry_bps > 0 ? NewLink("registry", config_.registry_bps) : kNoLink;
+  // Pulls only leave the registry; the way back is never used.
+  Connect(registry_vertex_, spine_vertex_, registry, kNoLink);
 }
 
 Network::~Network() {
@@ -106,23 +110,37 @@ void Network::SetStorage(double bps) {
   SetLinkCapacity(storage_link_, bps);
 }
 
+void Network::ApplyNodeCapacity(NodeState& node) {
+  const double nic = node.up ? node.nic_base * node.nic_factor : 0;
+  const double disk = node.up ? node.disk_base * node.disk_factor : 0;
+  links_[node.egress].factor = links_[node.ingress].factor = node.nic_factor;
+  links_[node.disk].factor = node.disk_factor;
+  SetLinkCapacity(node.egress, nic);
+  SetLinkCapacity(node.ingress, nic);
+  SetLinkCapacity(node.disk, disk);
+}
+
 bool Network::SetNodeNicFactor(const std::string& node, double factor) {
   const auto it = nodes_.find(node);
   if (it == nodes_.end()) return false;
-  const double f = std::max(0.0, factor);
-  links_[it->second.egress].factor = f;
-  links_[it->second.ingress].factor = f;
-  SetLinkCapacity(it->second.egress, it->second.nic_base * f);
-  SetLinkCapacity(it->second.ingress, it->second.nic_base * f);
+  it->second.nic_factor = std::max(0.0, factor);
+  ApplyNodeCapacity(it->second);
   return true;
 }
 
 bool Network::SetNodeDiskFactor(const std::string& node, double factor) {
   const auto it = nodes_.find(node);
   if (it == nodes_.end()) return false;
-  const double f = std::max(0.0, factor);
-  links_[it->second.disk].factor = f;
-  SetLinkCapacity(it->second.disk, it->second.disk_base * f);
+  it->second.disk_factor = std::max(0.0, factor);
+  ApplyNodeCapacity(it->second);
+  return true;
+}
+
+bool Network::SetNodeUp(const std::string& node, bool up) {
+  const auto it = nodes_.find(node);
+  if (it == nodes_.end()) return false;
+  it->second.up = up;
+  ApplyNodeCapacity(it->second);
   return true;
 }
 
@@ -157,17 +175,23 @@ void Network::AppendSwitchedPath(std::size_t from, std::size_t to, std::vector<L
 
 bool Network::ResolvePath(const Endpoint& src, const Endpoint& dst, std::vector<LinkId>& path) {
   using Kind = Endpoint::Kind;
-  const bool src_storage = src.kind == Kind::kStorage;
-  const bool dst_storage = dst.kind == Kind::kStorage;
-  if (src_storage && dst_storage) return false;
+  // The vertex of an end that is not a node; npos for a node.
+  constexpr std::size_t kNode = ~std::size_t{0};
+  const auto outside = [this](const Endpoint& e) {
+    return e.kind == Kind::kStorage ? storage_vertex_ : e.kind == Kind::kRegistry ? registry_vertex_ : kNode;
+  };
+  const std::size_t src_outside = outside(src);
+  const std::size_t dst_outside = outside(dst);
+  if (src_outside != kNode && dst_outside != kNode) return false;
+  if (dst.kind == Kind::kRegistry) return false;
   const NodeState* s = nullptr;
   const NodeState* d = nullptr;
-  if (!src_storage) {
+  if (src_outside == kNode) {
     const auto it = nodes_.find(src.node);
     if (it == nodes_.end()) return false;
     s = &it->second;
   }
-  if (!dst_storage) {
+  if (dst_outside == kNode) {
     const auto it = nodes_.find(dst.node);
     if (it == nodes_.end()) return false;
     d = &it->second;
@@ -178,8 +202,7 @@ bool Network::ResolvePath(const Endpoint& src, const Endpoint& dst, std::vector<
     return true;
   }
   if (src.kind == Kind::kDisk) path.push_back(s->disk);
-  AppendSwitchedPath(src_storage ? storage_vertex_ : s->vertex, dst_storage ? storage_vertex_ : d->vertex,
-                     path);
+  AppendSwitchedPath(s == nullptr ? src_outside : s->vertex, d == nullptr ? dst_outside : d->vertex, path);
   if (dst.kind == Kind::kDisk) path.push_back(d->disk);
   return true;
 }

@@ -11,6 +11,8 @@
 //     a copy from a node's disk to the same disk crosses it once);
 //   - the storage link is one budget for all transfers to and from the shared store (an NFS/EFS
 //     server's throughput, calibration.md: about 0.5-0.6 GB/s per NFS client, EFS 500 MiB/s);
+//   - the image registry hangs off the spine through an optional registry link (one budget for all
+//     pulls; non-blocking by default: a registry and its CDN usually outpace a node's NIC);
 //   - a rack with a finite uplink capacity has an up link (rack -> spine) and a down link
 //     (spine -> rack); nodes added without a rack sit on the spine itself. The default topology is
 //     flat: every node on one non-blocking switch, so node-to-node flows cross only the two NICs.
@@ -19,6 +21,7 @@
 //   contributing the link of the direction it is crossed in. Endpoint kinds:
 //     Storage() -> Disk(n):  storage, [rack down], n ingress, n disk
 //     Storage() -> Memory(n): storage, [rack down], n ingress
+//     Registry() -> Disk(n): [registry], [rack down], n ingress, n disk   (an image pull)
 //     Disk(a) -> Memory(b), a != b: a disk, a egress, [a up, b down], b ingress   (and so on)
 //     same node: Disk <-> Disk or Memory crosses the disk once; Memory -> Memory crosses nothing.
 //   A flow that crosses no link and has no rate cap completes at once.
@@ -26,7 +29,8 @@
 // Re-rating: starting or ending a flow, or changing a link's capacity (SetNodeNicFactor for a
 // NetworkSlow fault, SetStorage, ...), marks links dirty and schedules one re-rate event at the
 // current instant (delay 0), so everything that changes within one simulated microsecond is
-// re-rated once. The re-rate walks only the connected component of flows and links reachable from
+// re-rated once. A node that is down (SetNodeUp(false)) has NIC and disk capacity 0 whatever its
+// factors, so its flows stall, keeping their progress, until it is up again. The re-rate walks only the connected component of flows and links reachable from
 // the dirty links (flows are joined when they share a link), runs progressive filling over it with
 // a heap of link fair shares, and for each flow whose rate changed accounts its progress at the old
 // rate and reschedules its completion event (Engine::Cancel + ScheduleAt). Cost per re-rate:
@@ -74,9 +78,9 @@ class FlowId {
 
 // One end of a flow.
 struct Endpoint {
-  enum class Kind { kMemory, kDisk, kStorage };
+  enum class Kind { kMemory, kDisk, kStorage, kRegistry };
   Kind kind = Kind::kMemory;
-  std::string node;  // empty for kStorage
+  std::string node;  // empty for kStorage and kRegistry
 
   // The node's memory, reached through its NIC (a process on that node sending or receiving).
   static Endpoint Memory(std::string node) { return {Kind::kMemory, std::move(node)}; }
@@ -84,6 +88,8 @@ struct Endpoint {
   static Endpoint Disk(std::string node) { return {Kind::kDisk, std::move(node)}; }
   // The shared store datasets are downloaded from.
   static Endpoint Storage() { return {Kind::kStorage, {}}; }
+  // The container image registry pulls come from (only ever a source).
+  static Endpoint Registry() { return {Kind::kRegistry, {}}; }
 };
 
 struct FlowSpec {
@@ -100,6 +106,9 @@ struct NetworkConfig {
   // Capacity of the shared storage link in bytes/s. Default: a single NFS client, about
   // 0.5-0.6 GB/s (calibration.md, "Storage", from DGL issue #4514's partition load).
   double storage_bps = 0.55e9;
+  // Capacity of the registry's link for all pulls together, bytes/s; <= 0 (default) means
+  // non-blocking: each pull is held by its own rate cap and the node's NIC and disk.
+  double registry_bps = 0;
 };
 
 // Per-link figures for reports.
@@ -139,9 +148,12 @@ class Network {
   bool SetNodeNicFactor(const std::string& node, double factor);
   // The same for the node's disk.
   bool SetNodeDiskFactor(const std::string& node, double factor);
+  // A node that is down has NIC and disk capacity 0 (its flows stall and keep their progress);
+  // back up, the factors set above apply again. Returns false for an unknown node.
+  bool SetNodeUp(const std::string& node, bool up);
 
-  // Starts a flow now. Returns an invalid FlowId if an endpoint names an unknown node, both ends
-  // are storage, or `bytes` is negative or not finite. A flow of 0 bytes completes at once (at the
+  // Starts a flow now. Returns an invalid FlowId if an endpoint names an unknown node, neither end
+  // is a node, the registry is the destination, or `bytes` is negative or not finite. A flow of 0 bytes completes at once (at the
   // current instant, as an engine event).
   FlowId StartFlow(FlowSpec spec);
   // Removes an active flow without running its callback. Returns the bytes it moved, or -1 if
@@ -208,6 +220,8 @@ class Network {
   struct NodeState {
     LinkId egress, ingress, disk;
     double nic_base, disk_base;
+    double nic_factor = 1, disk_factor = 1;
+    bool up = true;
     std::size_t vertex;
   };
 
@@ -224,6 +238,8 @@ class Network {
 
   LinkId NewLink(std::string name, double capacity);
   void SetLinkCapacity(LinkId link, double capacity);
+  // Applies a node's factors and up state to its links.
+  void ApplyNodeCapacity(NodeState& node);
   std::size_t AddVertex();
   void Connect(std::size_t a, std::size_t b, LinkId a_to_b, LinkId b_to_a);
   // Appends the links crossed from vertex `from` to vertex `to`.
@@ -252,6 +268,7 @@ class Network {
   Topology topology_;
   std::size_t spine_vertex_ = 0;
   std::size_t storage_vertex_ = 0;
+  std::size_t registry_vertex_ = 0;
   LinkId storage_link_ = 0;
   // BFS predecessor maps by source vertex, computed on demand; cleared when the topology changes.
   std::vector<std::vector<std::size_t>> predecessors_;

@@ -231,6 +231,53 @@ TEST(NetworkTest, NodeDownMidFlowKeepsProgressAndResumes) {
   EXPECT_EQ(fx.DoneAt("a"), 5700 * kMillisecond);
 }
 
+TEST(NetworkTest, ANodeThatIsDownStallsItsFlowsBothWaysAndResumesWithItsFactorsKept) {
+  Fixture fx;
+  fx.net.SetNodeNicFactor("n0", 0.5);  // a NetworkSlow in effect: 0.5 GB/s
+  const FlowId out = fx.Send(0, 1, 1 * kGB, "out");
+  const FlowId in = fx.Send(2, 0, 1 * kGB, "in");
+  fx.engine.Schedule(1 * kSecond, [&] { fx.net.SetNodeUp("n0", false); });
+  fx.engine.Schedule(11 * kSecond, [&] { fx.net.SetNodeUp("n0", true); });
+  fx.engine.RunUntil(10 * kSecond);
+  EXPECT_DOUBLE_EQ(fx.net.BytesMoved(out), 0.5 * kGB);
+  EXPECT_DOUBLE_EQ(fx.net.BytesMoved(in), 0.5 * kGB);
+  EXPECT_EQ(fx.net.Rate(out), 0);
+  EXPECT_EQ(fx.net.Link("n0/disk").capacity_bps, 0);
+  fx.engine.RunUntilIdle();
+  // Back at 11 s still slowed to 0.5 GB/s: the other half takes 1 s more.
+  EXPECT_EQ(fx.DoneAt("out"), 12 * kSecond);
+  EXPECT_EQ(fx.DoneAt("in"), 12 * kSecond);
+  EXPECT_EQ(fx.net.Link("n0/disk").capacity_bps, 10 * kGB);
+}
+
+TEST(NetworkTest, ARegistryPullCrossesTheNodesIngressAndDiskAndItsOwnCap) {
+  Fixture fx(2, 1 * kGB, 0.5 * kGB);
+  fx.Start(Endpoint::Registry(), Endpoint::Disk("n0"), 1 * kGB, "capped", 0.2 * kGB);
+  fx.Start(Endpoint::Registry(), Endpoint::Disk("n1"), 1 * kGB, "disk-bound");
+  fx.engine.RunUntilIdle();
+  EXPECT_EQ(fx.DoneAt("capped"), 5 * kSecond);
+  EXPECT_EQ(fx.DoneAt("disk-bound"), 2 * kSecond);  // the 0.5 GB/s disk, not the 1 GB/s NIC
+  EXPECT_DOUBLE_EQ(fx.net.Link("n0/nic-ingress").bytes_carried, 1 * kGB);
+  EXPECT_DOUBLE_EQ(fx.net.Link("n0/nic-egress").bytes_carried, 0);
+  EXPECT_DOUBLE_EQ(fx.net.Link("storage").bytes_carried, 0);  // pulls do not touch the data store
+}
+
+TEST(NetworkTest, ARegistryLinkIsSharedByEveryPull) {
+  Fixture fx(4, 10 * kGB, 10 * kGB, NetworkConfig{.registry_bps = 1 * kGB});
+  for (int i = 0; i < 4; ++i) fx.Start(Endpoint::Registry(), Endpoint::Disk(Fixture::Name(i)), 1 * kGB, Fixture::Name(i));
+  fx.engine.RunUntilIdle();
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(fx.DoneAt(Fixture::Name(i)), 4 * kSecond);
+  EXPECT_DOUBLE_EQ(fx.net.Link("registry").bytes_carried, 4 * kGB);
+}
+
+TEST(NetworkTest, TheRegistryIsOnlyASource) {
+  Fixture fx;
+  EXPECT_FALSE(fx.net.StartFlow({Endpoint::Disk("n0"), Endpoint::Registry(), 1 * kGB, 0, nullptr}).valid());
+  EXPECT_FALSE(fx.net.StartFlow({Endpoint::Registry(), Endpoint::Storage(), 1 * kGB, 0, nullptr}).valid());
+  EXPECT_FALSE(fx.net.StartFlow({Endpoint::Registry(), Endpoint::Registry(), 1 * kGB, 0, nullptr}).valid());
+  EXPECT_FALSE(fx.net.SetNodeUp("nope", false));
+}
+
 TEST(NetworkTest, FlowsStartedInACallbackChainRunBackToBack) {
   Fixture fx;
   int remaining = 3;
