@@ -1,0 +1,387 @@
+// dgl-operator: the DGL Operator as a process, against any Kubernetes API server.
+//
+//   dgl-operator [--server URL] [--namespace NS] [--resync 30s] [--workers 1] ...
+//   dgl-operator crd          prints the DGLJob CustomResourceDefinition (deploy/crd.yaml)
+//
+// Without --server it runs in-cluster: https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT
+// with the pod's service-account token and CA.
+//
+// The controller (informers, work queue, reconciler) is the one the simulator hosts; here it runs in
+// wall-clock time on the main thread: pump the informers, reconcile every ready key, then sleep
+// until the controller's next wake time, the next periodic resync, a watch event (the watch reader
+// threads notify a condition variable) or SIGTERM/SIGINT. Errors back off per key in the work
+// queue; failed lists and watches are retried by the informers. One line per API write and per
+// failed reconcile goes to stderr.
+#include "fakeapi/client.h"
+#include "fakeapi/clock.h"
+#include "fakeapi/http_client.h"
+#include "operator/controller.h"
+#include "operator/dgljob_api.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+namespace {
+
+using fakeapi::Micros;
+using fakeapi::ObjectPtr;
+using fakeapi::Result;
+using nlohmann::json;
+
+// --- crd: JSON as block YAML ----------------------------------------------------------------------
+
+// A string that a YAML reader would take for something else (a number, a boolean, null) is quoted.
+bool NeedsQuotes(const std::string& s) {
+  if (s.empty()) return true;
+  static const char* kWords[] = {"true", "false", "yes", "no", "on", "off", "null", "~", "True", "False", "Yes",
+                                 "No", "On", "Off", "Null", "TRUE", "FALSE", "YES", "NO", "ON", "OFF", "NULL"};
+  for (const char* w : kWords) {
+    if (s == w) return true;
+  }
+  json number = json::parse(s, nullptr, /*allow_exceptions=*/false);
+  return number.is_number();
+}
+
+void Emit(YAML::Emitter& out, const json& value) {
+  switch (value.type()) {
+    case json::value_t::object:
+      if (value.empty()) {
+        out << YAML::Flow << YAML::BeginMap << YAML::EndMap;
+        return;
+      }
+      out << YAML::BeginMap;
+      for (const auto& [key, item] : value.items()) {
+        out << YAML::Key << key << YAML::Value;
+        Emit(out, item);
+      }
+      out << YAML::EndMap;
+      return;
+    case json::value_t::array:
+      if (value.empty()) {
+        out << YAML::Flow << YAML::BeginSeq << YAML::EndSeq;
+        return;
+      }
+      out << YAML::BeginSeq;
+      for (const json& item : value) Emit(out, item);
+      out << YAML::EndSeq;
+      return;
+    case json::value_t::string: {
+      const std::string& s = value.get_ref<const std::string&>();
+      if (NeedsQuotes(s)) out << YAML::DoubleQuoted;
+      out << s;
+      return;
+    }
+    case json::value_t::boolean: out << (value.get<bool>() ? "true" : "false"); return;
+    case json::value_t::null: out << YAML::Null; return;
+    default: out << value.dump(); return;  // numbers
+  }
+}
+
+std::string ToYaml(const json& value) {
+  YAML::Emitter out;
+  out.SetIndent(2);
+  Emit(out, value);
+  return std::string(out.c_str()) + "\n";
+}
+
+// --- logging ------------------------------------------------------------------------------------
+
+std::mutex log_mu;
+
+void Log(const fakeapi::Clock& clock, const std::string& line) {
+  std::lock_guard<std::mutex> lock(log_mu);
+  std::cerr << fakeapi::FormatMicroTime(clock.Now()) << " " << line << std::endl;
+}
+
+// Forwards every call and logs each write with its outcome: one line per reconcile action.
+class LoggingClient : public fakeapi::Client {
+ public:
+  LoggingClient(fakeapi::Client& inner, const fakeapi::Clock& clock) : inner_(inner), clock_(clock) {}
+
+  Result<ObjectPtr> Create(const std::string& resource, json object, const std::string& ns) override {
+    std::string key = (ns.empty() ? fakeapi::NamespaceOf(object) : ns) + "/" + fakeapi::NameOf(object);
+    auto r = inner_.Create(resource, std::move(object), ns);
+    Note("create", resource, key, r);
+    return r;
+  }
+  Result<ObjectPtr> Get(const std::string& resource, const std::string& ns, const std::string& name) override {
+    return inner_.Get(resource, ns, name);
+  }
+  Result<fakeapi::ListResult> List(const std::string& resource, const fakeapi::ListOptions& options) override {
+    return inner_.List(resource, options);
+  }
+  Result<ObjectPtr> Update(const std::string& resource, json object) override {
+    std::string key = fakeapi::KeyOf(object);
+    auto r = inner_.Update(resource, std::move(object));
+    Note("update", resource, key, r);
+    return r;
+  }
+  Result<ObjectPtr> UpdateStatus(const std::string& resource, json object) override {
+    std::string key = fakeapi::KeyOf(object);
+    std::string phase;
+    if (auto s = object.find("status"); s != object.end() && s->is_object()) phase = s->value("phase", "");
+    auto r = inner_.UpdateStatus(resource, std::move(object));
+    Note("update status" + (phase.empty() ? "" : " (phase " + phase + ")"), resource, key, r);
+    return r;
+  }
+  Result<ObjectPtr> Patch(const std::string& resource, const std::string& ns, const std::string& name,
+                          const json& patch, fakeapi::PatchType type, const std::string& subresource) override {
+    auto r = inner_.Patch(resource, ns, name, patch, type, subresource);
+    Note(subresource.empty() ? "patch" : "patch " + subresource, resource, ns + "/" + name, r);
+    return r;
+  }
+  Result<ObjectPtr> Delete(const std::string& resource, const std::string& ns, const std::string& name,
+                           const fakeapi::DeleteOptions& options) override {
+    auto r = inner_.Delete(resource, ns, name, options);
+    Note("delete", resource, ns + "/" + name, r);
+    return r;
+  }
+  Result<fakeapi::WatchPtr> Watch(const std::string& resource, const fakeapi::WatchOptions& options) override {
+    return inner_.Watch(resource, options);
+  }
+
+ private:
+  void Note(const std::string& verb, const std::string& resource, const std::string& key, const Result<ObjectPtr>& r) {
+    Log(clock_, verb + " " + resource + " " + key + ": " + (r.ok() ? "ok" : r.status().ToString()));
+  }
+  fakeapi::Client& inner_;
+  const fakeapi::Clock& clock_;
+};
+
+// --- flags --------------------------------------------------------------------------------------
+
+// "30s", "1m", "1m30s", "500ms", "2h", or a plain number of seconds.
+std::optional<Micros> ParseDuration(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  if (text.find_first_not_of("0123456789") == std::string::npos) {
+    if (text.size() > 9) return std::nullopt;
+    return std::stoll(text) * fakeapi::kSecond;
+  }
+  Micros total = 0;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    std::size_t start = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+    if (i == start || i - start > 9) return std::nullopt;
+    const Micros n = std::stoll(text.substr(start, i - start));
+    std::size_t unit_start = i;
+    while (i < text.size() && (text[i] < '0' || text[i] > '9')) ++i;
+    const std::string unit = text.substr(unit_start, i - unit_start);
+    if (unit == "ms") {
+      total += n * fakeapi::kMillisecond;
+    } else if (unit == "s") {
+      total += n * fakeapi::kSecond;
+    } else if (unit == "m") {
+      total += n * 60 * fakeapi::kSecond;
+    } else if (unit == "h") {
+      total += n * 3600 * fakeapi::kSecond;
+    } else {
+      return std::nullopt;
+    }
+  }
+  return total;
+}
+
+struct Flags {
+  std::string server;
+  std::string namespace_;
+  std::string resync = "30s";
+  int workers = 1;
+  std::string token;
+  std::string token_file;
+  std::string ca_file;
+  bool insecure = false;
+  bool gang_scheduling = false;
+  std::string gang_scheduler_name;
+  std::string kubectl_download_image;
+  std::string watcher_loop_image;
+};
+
+// --- the loop -----------------------------------------------------------------------------------
+
+// Wakes the loop: watch events (from reader threads), signals, shutdown.
+struct Wakeup {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool pending = false;
+  bool stop = false;
+  int signal = 0;
+
+  void Notify() {
+    std::lock_guard<std::mutex> lock(mu);
+    pending = true;
+    cv.notify_one();
+  }
+};
+
+constexpr const char* kInformed[] = {"dgljobs", "pods", "configmaps", "services", "serviceaccounts",
+                                     "roles",   "rolebindings", "podgroups", "nodes"};
+
+int RunOperator(const Flags& flags) {
+  fakeapi::SystemClock clock;
+  auto resync = ParseDuration(flags.resync);
+  if (!resync || *resync <= 0) {
+    std::cerr << "dgl-operator: --resync: not a positive duration: \"" << flags.resync << "\" (e.g. 30s, 5m)\n";
+    return 2;
+  }
+  if (flags.workers < 1) {
+    std::cerr << "dgl-operator: --workers must be >= 1\n";
+    return 2;
+  }
+
+  fakeapi::HttpClientOptions options;
+  if (flags.server.empty()) {
+    auto in_cluster = fakeapi::InClusterOptions();
+    if (!in_cluster.ok()) {
+      std::cerr << "dgl-operator: no --server given and " << in_cluster.status().message() << "\n";
+      return 2;
+    }
+    options = std::move(in_cluster).value();
+  } else {
+    options.server = flags.server;
+  }
+  if (!flags.token.empty()) options.bearer_token = flags.token;
+  if (!flags.token_file.empty()) options.bearer_token_file = flags.token_file;
+  if (!flags.ca_file.empty()) options.ca_cert_file = flags.ca_file;
+  options.insecure_skip_tls_verify = flags.insecure;
+  auto http = fakeapi::HttpClient::Connect(options);
+  if (!http.ok()) {
+    std::cerr << "dgl-operator: " << http.status().message() << "\n";
+    return 2;
+  }
+  LoggingClient client(**http, clock);
+
+  // Signals are taken by one thread with sigwait(); every other thread (watch readers included)
+  // inherits the blocked mask, so no handler ever runs in the middle of the loop.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  Wakeup wakeup;
+  std::thread signal_thread([&] {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    std::lock_guard<std::mutex> lock(wakeup.mu);
+    wakeup.stop = true;
+    wakeup.signal = sig;
+    wakeup.cv.notify_one();
+  });
+
+  dgl::ControllerOptions controller_options;
+  controller_options.namespace_ = flags.namespace_;
+  controller_options.reconciler.build.gang_scheduling = flags.gang_scheduling;
+  controller_options.reconciler.build.gang_scheduler_name = flags.gang_scheduler_name;
+  if (!flags.kubectl_download_image.empty()) {
+    controller_options.reconciler.build.kubectl_download_image = flags.kubectl_download_image;
+  }
+  if (!flags.watcher_loop_image.empty()) controller_options.reconciler.build.watcher_loop_image = flags.watcher_loop_image;
+
+  Log(clock, "dgl-operator starting: server " + options.server +
+                 (flags.namespace_.empty() ? ", all namespaces" : ", namespace " + flags.namespace_) + ", resync " +
+                 flags.resync);
+  if (flags.workers > 1) {
+    Log(clock, "--workers " + std::to_string(flags.workers) +
+                   ": reconciles run one at a time on the controller thread (the controller is single-threaded by "
+                   "design); extra workers are not started");
+  }
+
+  int exit_code = 0;
+  {
+    dgl::Controller controller(client, clock, controller_options);
+    controller.SetNotifier([&wakeup] { wakeup.Notify(); });
+    if (fakeapi::Status s = controller.Start(); !s.ok()) {
+      Log(clock, "initial list failed, retrying: " + s.ToString());
+    }
+    std::map<std::string, std::string> informer_errors;
+    Micros next_resync = clock.Now() + *resync;
+    while (true) {
+      {
+        std::lock_guard<std::mutex> lock(wakeup.mu);
+        if (wakeup.stop) break;
+        wakeup.pending = false;
+      }
+      // Reconcile what is ready; a long backlog still checks for shutdown every so often.
+      for (int i = 0; i < 100; ++i) {
+        const std::int64_t errors = controller.stats().errors;
+        if (!controller.ProcessNext()) break;
+        if (controller.stats().errors != errors) Log(clock, "reconcile failed; retrying with back-off");
+      }
+      for (const char* resource : kInformed) {
+        fakeapi::Informer* informer = controller.informer(resource);
+        if (informer == nullptr) continue;
+        const std::string error = informer->last_error().ok() ? "" : informer->last_error().ToString();
+        if (error != informer_errors[resource]) {
+          Log(clock, std::string("informer ") + resource + ": " + (error.empty() ? "recovered" : error));
+          informer_errors[resource] = error;
+        }
+      }
+      // controller-runtime's SyncPeriod: every job is reconciled again now and then, so a missed
+      // event (or a change outside the operator's informers) is noticed.
+      if (clock.Now() >= next_resync) {
+        if (fakeapi::Informer* jobs = controller.informer("dgljobs")) {
+          for (const ObjectPtr& job : jobs->List()) controller.queue().Add(fakeapi::KeyOf(*job));
+        }
+        next_resync = clock.Now() + *resync;
+        continue;
+      }
+      Micros wake = next_resync;
+      if (auto next = controller.NextWakeTime()) wake = std::min(wake, *next);
+      const Micros wait = std::clamp<Micros>(wake - clock.Now(), fakeapi::kMillisecond, *resync);
+      std::unique_lock<std::mutex> lock(wakeup.mu);
+      wakeup.cv.wait_for(lock, std::chrono::microseconds(wait), [&] { return wakeup.pending || wakeup.stop; });
+    }
+    Log(clock, std::string("received ") + (wakeup.signal == SIGINT ? "SIGINT" : "SIGTERM") + ", stopping after " +
+                   std::to_string(controller.stats().reconciles) + " reconciles");
+  }
+  signal_thread.join();
+  Log(clock, "dgl-operator stopped");
+  return exit_code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"dgl-operator: runs DGLJobs (kubeflow.org/v1alpha1) on a Kubernetes cluster", "dgl-operator"};
+  app.failure_message(CLI::FailureMessage::help);
+  Flags flags;
+  app.add_option("--server", flags.server,
+                 "API server URL (http:// or https://); unset: in-cluster config from the service account");
+  app.add_option("--namespace", flags.namespace_, "Only manage DGLJobs in this namespace (default: all)");
+  app.add_option("--resync", flags.resync, "Reconcile every job at least this often (e.g. 30s, 5m)")
+      ->capture_default_str();
+  app.add_option("--workers", flags.workers,
+                 "Concurrent reconciles; the controller is single-threaded, so only 1 is used")
+      ->capture_default_str();
+  app.add_option("--token", flags.token, "Bearer token for the API server");
+  app.add_option("--token-file", flags.token_file, "File holding the bearer token (re-read every minute)");
+  app.add_option("--certificate-authority", flags.ca_file, "PEM bundle to verify an https API server");
+  app.add_flag("--insecure-skip-tls-verify", flags.insecure, "Do not verify the API server's certificate");
+  app.add_flag("--gang-scheduling", flags.gang_scheduling, "Create a PodGroup per job (scheduling.x-k8s.io)");
+  app.add_option("--gang-scheduler-name", flags.gang_scheduler_name, "schedulerName for gang-scheduled pods");
+  app.add_option("--kubectl-download-image", flags.kubectl_download_image, "Image of the kubectl-download init container");
+  app.add_option("--watcher-loop-image", flags.watcher_loop_image, "Image of the watcher-loop init containers");
+  CLI::App* crd = app.add_subcommand("crd", "Print the DGLJob CustomResourceDefinition as YAML (deploy/crd.yaml)");
+  CLI11_PARSE(app, argc, argv);
+
+  if (crd->parsed()) {
+    std::cout << ToYaml(dgl::DGLJobCrd());
+    return 0;
+  }
+  return RunOperator(flags);
+}
