@@ -163,6 +163,11 @@ CalibrationResult RunCalibration(const CalibrationOptions& options,
   result.peak_method = !have_status ? PeakMethod::kUnavailable
                        : ResetHighWaterMark() ? PeakMethod::kClearRefs
                                               : PeakMethod::kHighWater;
+  // A warm-up run, so that one-time costs (pages of the METIS library touched for the first time,
+  // the allocator's first arenas) do not land in the first point.
+  if (auto warm_up = GenerateRmat(8, 16 << 8, options.seed)) {
+    PartitionGraph(*warm_up, options.parts, Method::kMetis, options.seed);
+  }
   const int count = static_cast<int>(sizes.size());
   for (int i = 0; i < count; ++i) {
     if (progress) progress({.point = i, .points = count, .step = "generating", .nodes = sizes[i]});

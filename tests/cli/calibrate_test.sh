@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# End-to-end test of `dglsim calibrate` as a user runs it: --quick writes a Calibration file with
+# the keys the loader reads and positive fitted values; bad flags exit 2 without a crash.
+# Usage: calibrate_test.sh DGLSIM_BINARY   (CTest passes it)
+set -uo pipefail
+
+dglsim=${1:?usage: $0 DGLSIM_BINARY}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+# run NAME EXPECTED_EXIT ARGS...: runs dglsim, keeps stdout/stderr in $tmp/NAME.{out,err}.
+run() {
+  local name=$1 expected=$2
+  shift 2
+  "$dglsim" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+  local code=$?
+  if [ "$code" -ne "$expected" ]; then
+    fail "$name: dglsim $* exited $code, expected $expected"
+    sed 's/^/  stdout: /' "$tmp/$name.out"
+    sed 's/^/  stderr: /' "$tmp/$name.err"
+    return 1
+  fi
+  if grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:|terminate called|Segmentation|Aborted' "$tmp/$name.err"; then
+    fail "$name: dglsim $* crashed"
+    sed 's/^/  stderr: /' "$tmp/$name.err"
+    return 1
+  fi
+  return 0
+}
+
+expect_line() {
+  if ! grep -qE "$3" "$tmp/$1.$2"; then
+    fail "$1: no line of std$2 matches /$3/"
+    sed "s/^/  std$2: /" "$tmp/$1.$2"
+  fi
+}
+
+# A positive number (integer, decimal or exponent form) as the value of KEY in FILE.
+expect_positive() {
+  local file=$1 key=$2
+  local value
+  value=$(sed -nE "s/^ *$key: *([0-9.eE+-]+) *$/\1/p" "$file" | head -1)
+  if [ -z "$value" ]; then
+    fail "$file: no numeric $key"
+  elif ! awk -v v="$value" 'BEGIN { exit !(v + 0 > 0) }'; then
+    fail "$file: $key is $value, expected a positive number"
+  fi
+}
+
+calibration="$tmp/calibration.yaml"
+if run quick 0 calibrate --quick --out "$calibration" --name test-machine; then
+  expect_line quick out "^wrote $calibration$"
+  expect_line quick out "nodes +edges +parts +seconds"
+  expect_line quick out "^fit: seconds = "
+  # stderr is not a terminal here: one line per measured point, no carriage returns.
+  expect_line quick err "^calibrate: 1/[0-9]+ measured"
+  if grep -q $'\r' "$tmp/quick.err"; then fail "quick: a progress bar was drawn on a non-terminal"; fi
+  for key in apiVersion kind metadata partition points; do
+    grep -qE "^$key:" "$calibration" || fail "calibration file: no top-level $key"
+  done
+  grep -qE '^apiVersion: dglsim/v1$' "$calibration" || fail "calibration file: wrong apiVersion"
+  grep -qE '^kind: Calibration$' "$calibration" || fail "calibration file: wrong kind"
+  grep -qE '^metadata: \{name: "test-machine"\}$' "$calibration" || fail "calibration file: wrong metadata.name"
+  expect_positive "$calibration" metisEdgesPerSecond
+  expect_positive "$calibration" metisBytesPerEdge
+  grep -qE '^  metisFixedSeconds: [0-9.]+$' "$calibration" || fail "calibration file: no metisFixedSeconds"
+  grep -qE '^  metisFixedBytes: [0-9]+$' "$calibration" || fail "calibration file: no metisFixedBytes"
+  points=$(grep -cE '^  - \{nodes: [0-9]+, edges: [0-9]+, parts: 4, seconds: [0-9.]+, peakBytes: [0-9]+\}$' "$calibration")
+  [ "$points" -ge 2 ] || fail "calibration file: expected at least 2 points, found $points"
+fi
+
+# Without --out the YAML follows the table on stdout.
+if run stdout 0 calibrate --sizes 4096 16384 --generator powerlaw --parts 2; then
+  expect_line stdout out '^kind: Calibration$'
+  expect_line stdout out '^  - \{nodes: 16384, edges: [0-9]+, parts: 2, '
+fi
+
+# Bad flags and bad values: exit 2, the problem named, no crash.
+run bad-flag 2 calibrate --frobnicate && expect_line bad-flag err 'frobnicate'
+run bad-generator 2 calibrate --quick --generator erdos && expect_line bad-generator err 'generator'
+run bad-parts 2 calibrate --quick --parts 1 && expect_line bad-parts err 'parts'
+run bad-parts-text 2 calibrate --quick --parts many && expect_line bad-parts-text err 'parts'
+run bad-size 2 calibrate --sizes 1024 abc && expect_line bad-size err 'sizes'
+run size-below-parts 2 calibrate --sizes 4 1024 --parts 8 && expect_line size-below-parts err 'size 4 is out of range'
+run one-size 2 calibrate --sizes 1024 && expect_line one-size err 'two different sizes'
+run quick-and-sizes 2 calibrate --quick --sizes 512 1024
+run unwritable 2 calibrate --quick --out /nonexistent-dir/calibration.yaml &&
+  expect_line unwritable err '/nonexistent-dir/calibration.yaml: cannot write'
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "calibrate CLI: all checks passed"
