@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# End to end over real HTTP: `dglsim serve --no-operator` runs a simulated cluster behind the fake
+# API server, `dgl-operator --server URL` runs as a process of its own, a DGLJob is POSTed with curl,
+# and the job must end exactly as the same job does with the operator inside the simulation
+# (`dglsim run`): Succeeded, no restarts, the same conditions and the worker ipconfig in order.
+# Then both processes stop cleanly on SIGTERM.
+# Usage: operator_http_e2e_test.sh DGLSIM DGL_OPERATOR DATA_DIR   (CTest passes all three)
+#
+# The simulation runs at --speed 30 (30 simulated seconds per wall second), not max: simulated
+# time does not wait for an operator outside the simulation, so at max speed a partitioner gives up
+# waiting for the launcher's address (2 s retries, 150 attempts) before a wall-clock operator has
+# written it.
+set -uo pipefail
+
+dglsim=${1:?usage: $0 DGLSIM DGL_OPERATOR DATA_DIR}
+operator=${2:?usage: $0 DGLSIM DGL_OPERATOR DATA_DIR}
+data=${3:?usage: $0 DGLSIM DGL_OPERATOR DATA_DIR}
+for tool in curl jq; do
+  if ! command -v "$tool" >/dev/null; then
+    echo "SKIP: $tool is not installed"
+    exit 77
+  fi
+done
+
+tmp=$(mktemp -d)
+serve_pid=""
+operator_pid=""
+cleanup() {
+  # Only the two processes this script started, by pid.
+  [ -n "$operator_pid" ] && kill -KILL "$operator_pid" 2>/dev/null
+  [ -n "$serve_pid" ] && kill -KILL "$serve_pid" 2>/dev/null
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+fail() {
+  echo "FAIL: $*"
+  for f in serve.out serve.err operator.err; do
+    [ -s "$tmp/$f" ] && sed "s/^/  $f: /" "$tmp/$f" | tail -40
+  done
+  exit 1
+}
+
+# wait_for SECONDS COMMAND...: polls COMMAND every 0.1 s until it succeeds or the deadline passes.
+wait_for() {
+  local deadline=$((SECONDS + $1))
+  shift
+  until "$@"; do
+    [ "$SECONDS" -ge "$deadline" ] && return 1
+    sleep 0.1
+  done
+}
+
+# exited PID: the child is gone or a zombie waiting to be reaped.
+exited() {
+  local state
+  state=$(ps -o stat= -p "$1" 2>/dev/null) || return 0
+  [[ "$state" == Z* ]]
+}
+
+# stop NAME PID: SIGTERM, then the process must exit 0 within 10 s.
+stop() {
+  local name=$1 pid=$2
+  kill -TERM "$pid" 2>/dev/null || fail "$name (pid $pid) was no longer running"
+  wait_for 10 exited "$pid" || fail "$name did not exit within 10 s of SIGTERM"
+  wait "$pid"
+  local code=$?
+  [ "$code" -eq 0 ] || fail "$name exited $code after SIGTERM"
+}
+
+job=arxiv-e2e
+scenario="$data/operator_http_e2e.yaml"
+manifest="$data/operator_http_e2e_job.json"
+
+# --- in-process reference: the same cluster, the same job, the operator inside the simulation ---
+{
+  cat "$scenario"
+  echo "jobs:"
+  echo "  - at: 0s"
+  echo "    inline: $(jq -c . "$manifest")"
+  echo "expect:"
+  echo "  - {job: $job, phase: Succeeded}"
+  echo "  - {job: $job, restarts: 0}"
+  echo "  - {job: $job, condition: Succeeded}"
+} >"$tmp/in-process.yaml"
+"$dglsim" run --quiet "$tmp/in-process.yaml" >"$tmp/in-process.out" 2>&1 ||
+  { cat "$tmp/in-process.out"; fail "the job does not succeed in-process; the HTTP comparison would mean nothing"; }
+
+# --- the API server ---
+"$dglsim" serve "$scenario" --port 0 --speed 30 --no-operator >"$tmp/serve.out" 2>"$tmp/serve.err" &
+serve_pid=$!
+wait_for 30 grep -q '^serving on ' "$tmp/serve.out" || fail "dglsim serve printed no 'serving on' line"
+url=$(sed -n 's/^serving on //p' "$tmp/serve.out")
+api="$url/apis/kubeflow.org/v1alpha1/namespaces/default/dgljobs"
+
+# --- the operator, out of process ---
+"$operator" --server "$url" --resync 10s 2>"$tmp/operator.err" &
+operator_pid=$!
+wait_for 10 grep -q 'dgl-operator starting' "$tmp/operator.err" || fail "dgl-operator did not start"
+
+code=$(curl -s -o "$tmp/created.json" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+  --data-binary @"$manifest" "$api")
+[ "$code" = 201 ] || fail "POST the DGLJob answered $code: $(cat "$tmp/created.json")"
+
+phase() { curl -s "$api/$job" | jq -r '.status.phase // ""'; }
+terminal() {
+  local p
+  p=$(phase)
+  [ "$p" = Succeeded ] || [ "$p" = Failed ]
+}
+wait_for 120 terminal || fail "the job did not finish within 120 s (phase: $(phase))"
+
+curl -s "$api/$job" >"$tmp/job.json"
+[ "$(jq -r .status.phase "$tmp/job.json")" = Succeeded ] ||
+  fail "the job ended $(jq -c .status "$tmp/job.json"), in-process it Succeeded"
+[ "$(jq -r '.status.restartCount // 0' "$tmp/job.json")" = 0 ] || fail "restartCount $(jq .status.restartCount "$tmp/job.json"), in-process 0"
+[ "$(jq -r '.status.conditions[] | select(.type=="Succeeded") | .status' "$tmp/job.json")" = True ] ||
+  fail "no Succeeded=True condition: $(jq -c .status.conditions "$tmp/job.json")"
+[ "$(jq -r '.status.completionTime // ""' "$tmp/job.json")" != "" ] || fail "no completionTime"
+
+# The operator's ConfigMap names both workers, in index order.
+curl -s "$url/api/v1/namespaces/default/configmaps/$job-config" | jq -r '.data.ipconfig' >"$tmp/ipconfig"
+awk 'NF {print $4}' "$tmp/ipconfig" | paste -sd' ' | grep -qx "$job-worker-0 $job-worker-1" ||
+  fail "ipconfig is not worker-0 then worker-1: $(cat "$tmp/ipconfig")"
+
+# Its writes went over HTTP, logged one line each.
+grep -q "create pods default/$job-launcher: ok" "$tmp/operator.err" || fail "the operator log has no launcher creation"
+grep -q "update status (phase Succeeded) dgljobs default/$job: ok" "$tmp/operator.err" ||
+  fail "the operator log has no Succeeded status update"
+if grep -qE 'AddressSanitizer|runtime error:|terminate called|LeakSanitizer' "$tmp/operator.err"; then
+  fail "the operator reported a sanitizer error"
+fi
+
+stop dgl-operator "$operator_pid"
+operator_pid=""
+grep -q 'dgl-operator stopped' "$tmp/operator.err" || fail "the operator did not log its clean stop"
+stop "dglsim serve" "$serve_pid"
+serve_pid=""
+echo "PASS: $job Succeeded over HTTP with the operator out of process, as in-process"
