@@ -7,6 +7,7 @@ packages=(
   nlohmann-json3-dev libyaml-cpp-dev libboost-graph-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev lcov
   libmetis-dev libcli11-dev libcpp-httplib-dev
+  chromium
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -171,11 +171,15 @@ int Main(int argc, char** argv) {
   std::string scenario;
   std::uint64_t seed = 0;
   std::string json_path;
+  std::string html_path;
+  std::string trace_path;
   bool quiet = false;
   CLI::App* run = app.add_subcommand("run", "Run one scenario: simulate, check its expectations, print a summary");
   run->add_option("SCENARIO", scenario, "The scenario file (YAML, kind: Scenario)")->required();
   CLI::Option* seed_option = run->add_option("--seed", seed, "Override the scenario's seed");
   run->add_option("--json", json_path, "Write the JSON report to this file");
+  run->add_option("--html", html_path, "Write a self-contained HTML page (summary, Gantt chart, GPU use) to this file");
+  run->add_option("--trace", trace_path, "Write a Chrome trace-event JSON file (Perfetto, chrome://tracing)");
   run->add_flag("--quiet", quiet, "No summary; the exit code says it all");
 
   std::vector<std::string> suite_args;
@@ -202,6 +206,8 @@ int Main(int argc, char** argv) {
     harness::RunCommandOptions options;
     if (seed_option->count() > 0) options.seed = seed;
     options.json_path = json_path;
+    options.html_path = html_path;
+    options.trace_path = trace_path;
     options.quiet = quiet;
     return harness::RunScenarioCommand(scenario, options);
   }

@@ -2,15 +2,51 @@
 
 #include "sim/harness/expectations.h"
 #include "sim/harness/report.h"
+#include "sim/harness/report_html.h"
 #include "sim/harness/runner.h"
 #include "sim/harness/scenario.h"
+#include "sim/harness/trace_export.h"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
 namespace harness {
+namespace {
+
+// Why `path` cannot be written ("" when it can, as far as one can tell without writing it).
+std::string CannotWrite(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path p(path);
+  if (fs::is_directory(p, ec)) return "it is a directory";
+  fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  if (!fs::is_directory(dir, ec)) return "no such directory " + dir.string();
+  if (fs::exists(p, ec) ? ::access(path.c_str(), W_OK) != 0 : ::access(dir.c_str(), W_OK | X_OK) != 0)
+    return std::strerror(errno);
+  return "";
+}
+
+// Writes `text` to `path`; on failure says so on `err` and returns false.
+bool WriteReport(const std::string& path, const std::string& what, const std::string& text, std::ostream& err) {
+  errno = 0;
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  if (file) file << text;
+  if (file) file.close();
+  if (!file) {
+    err << path << ": cannot write the " << what << (errno ? std::string(": ") + std::strerror(errno) : "") << "\n";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 int RunScenarioCommand(const std::string& path, const RunCommandOptions& options) {
   return RunScenarioCommand(path, options, std::cout, std::cerr);
@@ -18,6 +54,14 @@ int RunScenarioCommand(const std::string& path, const RunCommandOptions& options
 
 int RunScenarioCommand(const std::string& path, const RunCommandOptions& options, std::ostream& out, std::ostream& err) {
   try {
+    for (const auto& [file, what] : {std::pair{options.json_path, "JSON report"}, std::pair{options.html_path, "HTML report"},
+                                     std::pair{options.trace_path, "trace"}}) {
+      if (file.empty()) continue;
+      if (std::string why = CannotWrite(file); !why.empty()) {
+        err << file << ": cannot write the " << what << ": " << why << "\n";
+        return 2;
+      }
+    }
     ScenarioLoad load = LoadScenario(path);
     for (const auto& w : load.warnings) err << w << "\n";
     if (!load.ok()) {
@@ -40,6 +84,9 @@ int RunScenarioCommand(const std::string& path, const RunCommandOptions& options
         return 1;
       }
     }
+    if (!options.html_path.empty() && !WriteReport(options.html_path, "HTML report", HtmlReport(record, results), err))
+      return 1;
+    if (!options.trace_path.empty() && !WriteReport(options.trace_path, "trace", ChromeTrace(record), err)) return 1;
     return code;
   } catch (const std::exception& e) {
     err << path << ": internal error: " << e.what() << "\n";

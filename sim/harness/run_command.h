@@ -1,7 +1,9 @@
-// `dglsim run SCENARIO.yaml [--seed N] [--json FILE] [--quiet]`: load, run, judge, report.
-// Exit codes: 0 every expectation holds; 1 an expectation or invariant failed (or the JSON report
-// could not be written); 2 bad input, with the loader's messages (FILE:LINE:COL: field: message)
-// on `err`. An unexpected internal error (an exception from a model) is reported on `err` as
+// `dglsim run SCENARIO.yaml [--seed N] [--json FILE] [--html FILE] [--trace FILE] [--quiet]`: load,
+// run, judge, report. The reports are written whether or not the expectations hold.
+// Exit codes: 0 every expectation holds; 1 an expectation or invariant failed (or a report could
+// not be written once the run was done); 2 bad input, with the loader's messages
+// (FILE:LINE:COL: field: message) on `err`, or a report path that cannot be written (a missing
+// directory, a directory, no permission: checked before the run, so nothing is simulated in vain). An unexpected internal error (an exception from a model) is reported on `err` as
 // "FILE: internal error: ..." with exit code 1. Never throws.
 #pragma once
 
@@ -15,6 +17,8 @@ namespace harness {
 struct RunCommandOptions {
   std::optional<std::uint64_t> seed;  // overrides the scenario's
   std::string json_path;              // "" = no JSON report
+  std::string html_path;              // "" = no HTML page (report_html.h)
+  std::string trace_path;             // "" = no Chrome trace (trace_export.h)
   bool quiet = false;                 // no summary on `out`
 };
 
