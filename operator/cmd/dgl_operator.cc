@@ -12,6 +12,8 @@
 // threads notify a condition variable) or SIGTERM/SIGINT. Errors back off per key in the work
 // queue; failed lists and watches are retried by the informers. One line per API write and per
 // failed reconcile goes to stderr.
+//
+// Exit codes: 0 after SIGTERM/SIGINT (or for `crd` and --help), 2 for bad flags or configuration.
 #include "fakeapi/client.h"
 #include "fakeapi/clock.h"
 #include "fakeapi/http_client.h"
@@ -377,7 +379,12 @@ int main(int argc, char** argv) {
   app.add_option("--kubectl-download-image", flags.kubectl_download_image, "Image of the kubectl-download init container");
   app.add_option("--watcher-loop-image", flags.watcher_loop_image, "Image of the watcher-loop init containers");
   CLI::App* crd = app.add_subcommand("crd", "Print the DGLJob CustomResourceDefinition as YAML (deploy/crd.yaml)");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help is exit 0; any other flag problem is bad input, exit 2 as for bad values below.
+    return app.exit(e) == 0 ? 0 : 2;
+  }
 
   if (crd->parsed()) {
     std::cout << ToYaml(dgl::DGLJobCrd());
