@@ -11,6 +11,30 @@ void ApplyMergePatch(json& target, const json& patch) {
   target.merge_patch(patch);
 }
 
+json MergePatched(const json& target, const json& patch) {
+  // RFC 7386 MergePatch, building the result instead of editing a copy of the target.
+  if (!patch.is_object()) return patch;
+  json out = json::object();
+  json::object_t& members = out.get_ref<json::object_t&>();
+  const bool merge = target.is_object();
+  if (merge) {
+    for (auto it = target.begin(); it != target.end(); ++it) {
+      auto change = patch.find(it.key());
+      if (change == patch.end()) {
+        members.emplace_hint(members.end(), it.key(), *it);
+      } else if (!change->is_null()) {
+        members.emplace_hint(members.end(), it.key(), MergePatched(*it, *change));
+      }
+    }
+  }
+  static const json kAbsent;
+  for (auto it = patch.begin(); it != patch.end(); ++it) {
+    if (it->is_null() || (merge && target.contains(it.key()))) continue;
+    members.emplace(it.key(), MergePatched(kAbsent, *it));
+  }
+  return out;
+}
+
 json CreateMergePatch(const json& from, const json& to) {
   // Only objects merge; anything else (arrays included) is replaced whole.
   if (!from.is_object() || !to.is_object()) return to;

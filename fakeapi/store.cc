@@ -1123,12 +1123,21 @@ Result<ObjectPtr> Store::Patch(const std::string& resource, const std::string& n
   if (subresource == "status") {
     // The hot path of kubelets: one copy of the object, the patch applied to its status only.
     if (!type.has_status) return Status::NotFound(type.plural + "/status", name);
-    json next = *current;
-    if (const json* status = Find(patch, "status")) {
-      if (status->is_null())
-        next.erase("status");
-      else
-        ApplyMergePatch(next["status"], *status);
+    // Everything but the status is copied; the status is built from the old one and the patch
+    // without copying what the patch replaces.
+    const json* status = Find(patch, "status");
+    json next = json::object();
+    for (auto it = current->begin(); it != current->end(); ++it) {
+      if (it.key() != "status") {
+        next[it.key()] = *it;
+      } else if (!status) {
+        next["status"] = *it;
+      }
+    }
+    if (status && !status->is_null()) {
+      static const json kAbsent;
+      auto old = current->find("status");
+      next["status"] = MergePatched(old != current->end() ? *old : kAbsent, *status);
     }
     next["metadata"]["resourceVersion"] = want && want->is_string() ? *want : (*current)["metadata"]["resourceVersion"];
     auto result = impl_->UpdateLocked(**d, std::move(next), true, "patch", /*prebuilt=*/true);
@@ -1136,8 +1145,7 @@ Result<ObjectPtr> Store::Patch(const std::string& resource, const std::string& n
     impl_->FireNotifications(lock);
     return result;
   }
-  json next = *current;
-  ApplyMergePatch(next, patch);
+  json next = MergePatched(*current, patch);
   // The patch may carry a resourceVersion precondition; without one it applies to the current version.
   next["metadata"]["resourceVersion"] = want && want->is_string() ? *want : (*current)["metadata"]["resourceVersion"];
   next["metadata"]["name"] = name;

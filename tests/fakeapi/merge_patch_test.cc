@@ -96,3 +96,39 @@ TEST(MergePatchTest, CreateThenApplyRoundTripsTheRfcExamples) {
 
 }  // namespace
 }  // namespace fakeapi
+
+namespace fakeapi {
+namespace {
+
+TEST(MergePatchTest, MergePatchedBuildsWhatApplyMergePatchProducesOnEveryRfcExample) {
+  const char* cases[][2] = {
+      {R"({"a":"b"})", R"({"a":"c"})"},
+      {R"({"a":"b"})", R"({"b":"c"})"},
+      {R"({"a":"b"})", R"({"a":null})"},
+      {R"({"a":"b","b":"c"})", R"({"a":null})"},
+      {R"({"a":["b"]})", R"({"a":"c"})"},
+      {R"({"a":"c"})", R"({"a":["b"]})"},
+      {R"({"a":{"b":"c"}})", R"({"a":{"b":"d","c":null}})"},
+      {R"({"a":[{"b":"c"}]})", R"({"a":[1]})"},
+      {R"(["a","b"])", R"(["c","d"])"},
+      {R"({"a":"b"})", R"(["c"])"},
+      {R"({"a":"foo"})", R"(null)"},
+      {R"({"a":"foo"})", R"("bar")"},
+      {R"({"e":null})", R"({"a":1})"},
+      {R"([1,2])", R"({"a":"b","c":null})"},
+      {R"({})", R"({"a":{"bb":{"ccc":null}}})"},
+      {R"({"status":{"phase":"Pending","conditions":[{"type":"Ready"}],"podIP":"10.0.0.2"}})",
+       R"({"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}})"},
+  };
+  for (const auto& [target, patch] : cases) {
+    json t = json::parse(target);
+    json p = json::parse(patch);
+    json expected = t;
+    ApplyMergePatch(expected, p);
+    EXPECT_EQ(MergePatched(t, p), expected) << target << " + " << patch;
+    EXPECT_EQ(t, json::parse(target)) << "the target is left alone";
+  }
+}
+
+}  // namespace
+}  // namespace fakeapi
