@@ -216,7 +216,7 @@ svg .wait { opacity: 0.38; }
 svg .fault line { stroke: var(--fail); stroke-width: 1; stroke-dasharray: 3 3; } svg .fault path { fill: var(--fail); }
 svg .hl rect { stroke: #111; stroke-width: 1.5; }
 svg .gpuarea { fill: rgba(58,123,213,0.22); stroke: #3a7bd5; stroke-width: 1.5; }
-svg .aggarea { fill: rgba(58,123,213,0.55); }
+svg .aggarea { fill: #3a7bd5; fill-opacity: 0.85; }
 footer { color: var(--muted); font-size: 12px; margin-top: 32px; }
 )CSS";
 
