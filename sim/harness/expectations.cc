@@ -35,9 +35,10 @@ std::string Timeline(const JobRecord& job) {
 }  // namespace
 
 const std::vector<std::string>& CheckedInvariants() {
-  static const std::vector<std::string> names = {"nodeNotOvercommitted", "phasesMoveForward",
-                                                 "succeededOnlyIfLauncherSucceeded", "noObjectsAfterDelete",
-                                                 "resourceVersionsIncrease", "jobsTerminalOrProgressing"};
+  static const std::vector<std::string> names = {"nodeNotOvercommitted",      "noPodOnNotReadyNode",
+                                                 "succeededOnlyIfLauncherSucceeded", "noTrainingBeforePartition",
+                                                 "phasesMoveForward",         "noObjectsAfterDelete",
+                                                 "resourceVersionsIncrease",  "jobsTerminalOrProgressing"};
   return names;
 }
 

@@ -13,8 +13,9 @@
 //   Restarting / Suspended), succeededOnlyIfLauncherSucceeded, noObjectsAfterDelete (at the end;
 //   objects being deleted do not count), resourceVersionsIncrease (on every watched update of jobs
 //   and pods) and, for `all`, jobsTerminalOrProgressing (every job terminal, deleted or suspended
-//   at the end, or still changing when `until` cut the run). noPodOnNotReadyNode and
-//   noTrainingBeforePartition are not implemented yet: the detail says so (they cannot fail).
+//   at the end, or still changing when `until` cut the run); the InvariantChecker
+//   (invariants.h) adds noPodOnNotReadyNode (on every bind) and noTrainingBeforePartition (on every
+//   "load" / "training" stage a workload model reports). Each violation has its time and detail.
 // - breakdown, peakMemory: not modelled yet: reported FAILED with detail "not modelled yet".
 #pragma once
 

@@ -4,6 +4,7 @@
 #include "operator/dgljob_api.h"
 #include "sim/cluster.h"
 #include "sim/harness/faults.h"
+#include "sim/harness/invariants.h"
 #include "sim/harness/units.h"
 #include "sim/kubelet.h"
 #include "sim/node_lifecycle.h"
@@ -417,7 +418,9 @@ class Recorder : public sim::Actor {
 class StageObserver : public sim::WorkloadObserver {
  public:
   explicit StageObserver(RunRecord& record) : record_(record) {}
+  InvariantChecker* checker = nullptr;  // noTrainingBeforePartition sees every stage
   void OnStage(const json& pod, std::string_view stage, Micros begin, Micros end) override {
+    if (checker) checker->OnStage(pod, stage, begin, end);
     if (JobRecord* job = JobOf(pod); job && end >= begin) job->stage_intervals[std::string(stage)].emplace_back(begin, end);
     if (end >= begin) NotePod(record_, pod).stages.push_back({std::string(stage), begin, end});
   }
@@ -526,6 +529,7 @@ RunRecord RunScenario(const Scenario& scenario, const RunOptions& options) {
   for (const auto& [node, spec] : cluster->specs())
     network->AddNode(node, spec.nic_bytes_per_second, spec.disk_bytes_per_second);
   auto observer = std::make_unique<StageObserver>(record);
+  observer->checker = &sim.AddActor<InvariantChecker>(record);
 
   // One kubelet per node.
   std::map<std::string, sim::Kubelet*> kubelets;
@@ -646,6 +650,7 @@ RunRecord RunScenario(const Scenario& scenario, const RunOptions& options) {
     });
   }
 
+  if (options.before_start) options.before_start(sim);
   sim.Start();
   const Micros until = scenario.until;
   Micros step = std::max<Micros>(options.check_interval, fakeapi::kMillisecond);

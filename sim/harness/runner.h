@@ -40,10 +40,15 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
+
+namespace sim {
+class Simulation;
+}  // namespace sim
 
 namespace harness {
 
@@ -190,6 +195,9 @@ struct RunOptions {
   std::optional<std::uint64_t> seed;  // overrides the scenario's
   // Step of the run loop: how often the runner looks whether every job is done.
   Micros check_interval = 10 * fakeapi::kSecond;
+  // Called once the run is assembled, before it starts: tests schedule writes of their own into
+  // the run (to make an invariant fire, say).
+  std::function<void(sim::Simulation&)> before_start;
 };
 
 // Runs the scenario to its end and returns the record. Never throws.
