@@ -4,14 +4,17 @@
 // input or bad usage. Bad input gets one line per problem naming file, line, column and field path;
 // never a crash and never a stack trace.
 //
-// Subcommands: validate, run, suite. (sweep, chaos and serve are not built yet.)
+// Subcommands: validate, run, suite (in parallel, --jobs). (sweep, chaos and serve are not built yet.)
 #include "sim/cli/commands.h"
 #include "sim/harness/manifest_check.h"
 #include "sim/harness/run_command.h"
 #include "sim/harness/scenario.h"
+#include "sim/harness/suite.h"
 #include "sim/harness/yaml_json.h"
 
 #include <CLI/CLI.hpp>
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -106,33 +109,30 @@ std::string XmlEscape(const std::string& text) {
   return out;
 }
 
-// `dglsim suite DIR|FILES... [--junit FILE]`: every scenario, one after the other, a line each,
-// then a total. Exit 0 when all pass, 1 when any expectation failed, 2 when any input was bad.
-int Suite(const std::vector<std::string>& args, const std::string& junit_path) {
+const char* Verdict(int code) { return code == kExitOk ? "PASS" : code == kExitFailed ? "FAIL" : "BAD INPUT"; }
+
+// `dglsim suite DIR|FILES... [--junit FILE] [--jobs N]`: every scenario, on N threads (0: one per
+// core), then a line each in file order and a total. On a terminal, stderr shows each scenario as
+// it finishes. Exit 0 when all pass, 1 when any expectation failed, 2 when any input was bad.
+int Suite(const std::vector<std::string>& args, const std::string& junit_path, std::size_t jobs) {
   std::vector<std::string> problems;
   std::vector<std::string> files = ScenarioFiles(args, &problems);
   for (const auto& p : problems) std::cerr << p << "\n";
   if (!problems.empty()) return kExitBadInput;
-  struct Outcome {
-    std::string file;
-    int code;
-    double wall_seconds;
-    std::string output;
-  };
-  std::vector<Outcome> outcomes;
+  harness::SuiteOptions options;
+  options.jobs = jobs;
+  if (::isatty(STDERR_FILENO))
+    options.on_finished = [](const harness::SuiteOutcome& o, std::size_t done, std::size_t total) {
+      std::fprintf(stderr, "[%zu/%zu] %-9s %s %.2fs\n", done, total, Verdict(o.code), o.file.c_str(), o.wall_seconds);
+    };
+  std::vector<harness::SuiteOutcome> outcomes = harness::RunSuite(files, options);
   int passed = 0, failed = 0, bad = 0;
-  for (const std::string& file : files) {
-    std::ostringstream out, err;
-    // Wall time is reported, never used in a result.
-    auto start = std::chrono::steady_clock::now();
-    int code = harness::RunScenarioCommand(file, {}, out, err);
-    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const char* verdict = code == kExitOk ? "PASS" : code == kExitFailed ? "FAIL" : "BAD INPUT";
-    (code == kExitOk ? passed : code == kExitFailed ? failed : bad)++;
-    std::printf("%-9s %-60s %7.2fs\n", verdict, file.c_str(), wall);
-    if (code != kExitOk) std::cout << out.str() << err.str();
+  for (const auto& o : outcomes) {
+    (o.code == kExitOk ? passed : o.code == kExitFailed ? failed : bad)++;
+    std::printf("%-9s %-60s %7.2fs\n", Verdict(o.code), o.file.c_str(), o.wall_seconds);
+    std::fflush(stdout);
+    if (o.code != kExitOk) std::cout << o.output;
     std::cout.flush();
-    outcomes.push_back({file, code, wall, out.str() + err.str()});
   }
   if (!junit_path.empty()) {
     std::ofstream junit(junit_path);
@@ -187,6 +187,9 @@ int Main(int argc, char** argv) {
   CLI::App* suite = app.add_subcommand("suite", "Run every scenario of a directory or list, one line each");
   suite->add_option("DIR|FILES", suite_args, "Scenario files, or directories of them")->required();
   suite->add_option("--junit", junit_path, "Write a JUnit XML report, one test case per scenario");
+  std::size_t suite_jobs = 0;
+  suite->add_option("--jobs,-j", suite_jobs, "Scenarios run at once, each on its own thread (default: one per core)")
+      ->check(CLI::NonNegativeNumber);
 
   // Subcommands defined in files of their own (sim/cli/commands.h).
   std::vector<dglsim_cli::Subcommand> more;
@@ -211,7 +214,7 @@ int Main(int argc, char** argv) {
     options.quiet = quiet;
     return harness::RunScenarioCommand(scenario, options);
   }
-  if (suite->parsed()) return Suite(suite_args, junit_path);
+  if (suite->parsed()) return Suite(suite_args, junit_path, suite_jobs);
   for (const auto& command : more)
     if (command.app->parsed()) return command.run();
   std::cerr << "ERROR: a subcommand is required\n" << app.help();
