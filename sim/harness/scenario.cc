@@ -22,24 +22,6 @@ using nlohmann::json;
 
 constexpr const char* kDatasetAnnotation = "dglsim.io/dataset";
 
-std::string Quote(std::string_view text) {
-  constexpr std::size_t kMax = 60;
-  std::string cut(text.substr(0, kMax));
-  if (text.size() > kMax) cut += "...";
-  return json(cut).dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
-std::string TypeName(const json& value) {
-  switch (value.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::object: return "a mapping";
-    case json::value_t::array: return "a sequence";
-    case json::value_t::string: return "a string";
-    case json::value_t::boolean: return "a boolean";
-    default: return "a number";
-  }
-}
-
 std::string Child(const std::string& path, std::string_view key) {
   std::vector<PathSegment> segments = ParseFieldPath(path);
   segments.emplace_back(std::string(key));
@@ -99,7 +81,7 @@ std::string Lower(std::string_view s) {
 // `name` with " (did you mean "x"?)" when a candidate is close.
 std::string WithSuggestion(std::string message, std::string_view word, const std::vector<std::string>& candidates) {
   const std::string suggestion = SuggestName(word, candidates);
-  if (!suggestion.empty()) message += " (did you mean " + Quote(suggestion) + "?)";
+  if (!suggestion.empty()) message += " (did you mean " + Quoted(suggestion) + "?)";
   return message;
 }
 
@@ -184,7 +166,7 @@ class Loader {
     if (!object.is_object()) return;
     for (const auto& [key, value] : object.items()) {
       if (Contains(allowed, key)) continue;
-      Problem(Child(path, key), WithSuggestion("unknown field " + Quote(key), key, suggest_from.empty() ? allowed : suggest_from));
+      Problem(Child(path, key), WithSuggestion("unknown field " + Quoted(key), key, suggest_from.empty() ? allowed : suggest_from));
     }
   }
 
@@ -275,7 +257,7 @@ class Loader {
     const json* value = Get(object, key);
     if (value == nullptr) return std::nullopt;
     if (!value->is_boolean()) {
-      Problem(Child(path, key), "must be true or false, got " + (value->is_string() ? Quote(value->get<std::string>()) : TypeName(*value)));
+      Problem(Child(path, key), "must be true or false, got " + (value->is_string() ? Quoted(value->get<std::string>()) : TypeName(*value)));
       return std::nullopt;
     }
     return value->get<bool>();
@@ -326,7 +308,7 @@ class Loader {
     std::optional<std::string> s = String(object, key, path, required);
     if (!s) return std::nullopt;
     if (!Contains(values, *s)) {
-      Problem(Child(path, key), WithSuggestion("unsupported value " + Quote(*s) + ": one of " + Join(values), *s, values));
+      Problem(Child(path, key), WithSuggestion("unsupported value " + Quoted(*s) + ": one of " + Join(values), *s, values));
       return std::nullopt;
     }
     return s;
@@ -357,10 +339,10 @@ class Loader {
     CheckFields(top, "", {"apiVersion", "kind", "metadata", "seed", "until", "cluster", "api", "operator", "datasets",
                           "jobs", "faults", "expect"});
     if (std::optional<std::string> v = String(top, "apiVersion", "", true); v && *v != kScenarioApiVersion) {
-      Problem("apiVersion", "unsupported value " + Quote(*v) + ": must be " + Quote(kScenarioApiVersion));
+      Problem("apiVersion", "unsupported value " + Quoted(*v) + ": must be " + Quoted(kScenarioApiVersion));
     }
     if (std::optional<std::string> k = String(top, "kind", "", true); k && *k != kScenarioKind) {
-      Problem("kind", "unsupported value " + Quote(*k) + ": must be " + Quote(kScenarioKind));
+      Problem("kind", "unsupported value " + Quoted(*k) + ": must be " + Quoted(kScenarioKind));
     }
     s.name = std::filesystem::path(file_).stem().string();
     if (const json* metadata = Get(top, "metadata"); metadata != nullptr && ExpectObject(*metadata, "metadata")) {
@@ -447,7 +429,7 @@ class Loader {
 
   void AddNodeName(const std::string& name, const std::string& path) {
     if (!node_names_.insert(name).second) {
-      Problem(path, "node " + Quote(name) + " is defined twice");
+      Problem(path, "node " + Quoted(name) + " is defined twice");
       return;
     }
     node_order_.push_back(name);
@@ -473,7 +455,7 @@ class Loader {
     NodeTemplateSpec t;
     auto name = String(item, "name", path, true);
     if (name && !IsDns1123Label(*name)) {
-      Problem(Child(path, "name"), "invalid node name " + Quote(*name) +
+      Problem(Child(path, "name"), "invalid node name " + Quoted(*name) +
                                        ": lower-case letters, digits and '-', starting and ending with a letter or digit");
       name.reset();
     }
@@ -493,7 +475,7 @@ class Loader {
         auto milli = fakeapi::ParseQuantityMilli(text);
         auto units = fakeapi::ParseQuantity(text);
         if (!milli || !units || *milli < 0) {
-          Problem(field, "invalid quantity " + Quote(text));
+          Problem(field, "invalid quantity " + Quoted(text));
           continue;
         }
         t.capacity[resource] = ResourceQuantity{text, *milli, *units};
@@ -533,7 +515,7 @@ class Loader {
   void LoadNodeManifest(NodeManifestSpec& manifest, const std::string& field) {
     YamlLoad load = LoadYamlFile(manifest.path);
     if (!load.ok()) {
-      Problem(field, "cannot load " + Quote(manifest.path) + ": " + load.error->message);
+      Problem(field, "cannot load " + Quoted(manifest.path) + ": " + load.error->message);
       if (load.error->pos.known()) out_->problems.push_back(load.error->ToString());
       return;
     }
@@ -561,7 +543,7 @@ class Loader {
         }
         const std::string node_name = name->get<std::string>();
         if (!node_names_.insert(node_name).second) {
-          problem(JoinPath(path, "metadata.name"), "node " + Quote(node_name) + " is defined twice");
+          problem(JoinPath(path, "metadata.name"), "node " + Quoted(node_name) + " is defined twice");
           return;
         }
         node_order_.push_back(node_name);
@@ -591,7 +573,7 @@ class Loader {
       }
     }
     if (manifest.nodes.empty() && load.documents.size() <= 1 && out_->problems.empty()) {
-      Problem(field, "no nodes in " + Quote(manifest.path));
+      Problem(field, "no nodes in " + Quoted(manifest.path));
     }
   }
 
@@ -605,7 +587,7 @@ class Loader {
     if (!name) return;
     d.name = *name;
     if (std::any_of(s.datasets.begin(), s.datasets.end(), [&](const DatasetSpec& o) { return o.name == d.name; })) {
-      Problem(Child(path, "name"), "dataset " + Quote(d.name) + " is defined twice");
+      Problem(Child(path, "name"), "dataset " + Quoted(d.name) + " is defined twice");
       return;
     }
     const bool has_preset = Get(item, "preset") != nullptr;
@@ -643,7 +625,7 @@ class Loader {
         d.edge_list = Resolve(*file);
         std::ifstream in(d.edge_list);
         if (!in || std::filesystem::is_directory(d.edge_list)) {
-          Problem(Child(path, "edgeList"), "cannot open " + Quote(d.edge_list));
+          Problem(Child(path, "edgeList"), "cannot open " + Quoted(d.edge_list));
         }
       }
     }
@@ -684,7 +666,7 @@ class Loader {
       if (what != "manifest" && what != "inline") {
         Problem(Child(path, "dataset"), "dataset only goes with manifest or inline");
       } else if (!DatasetKnown(s, *dataset)) {
-        Problem(Child(path, "dataset"), WithSuggestion("no dataset named " + Quote(*dataset) + " in datasets", *dataset, DatasetNames(s)));
+        Problem(Child(path, "dataset"), WithSuggestion("no dataset named " + Quoted(*dataset) + " in datasets", *dataset, DatasetNames(s)));
       } else {
         job.dataset = *dataset;
       }
@@ -698,7 +680,7 @@ class Loader {
         if (load.error->pos.known()) {
           out_->problems.push_back(load.error->ToString());
         } else {
-          Problem(Child(path, "manifest"), "cannot load " + Quote(job.manifest_path) + ": " + load.error->message);
+          Problem(Child(path, "manifest"), "cannot load " + Quoted(job.manifest_path) + ": " + load.error->message);
         }
         return;
       }
@@ -708,7 +690,7 @@ class Loader {
         ++documents;
         AddJobObject(document.value, job.manifest_path, document.positions, "", job, s);
       }
-      if (documents == 0) Problem(Child(path, "manifest"), "no DGLJob in " + Quote(job.manifest_path));
+      if (documents == 0) Problem(Child(path, "manifest"), "no DGLJob in " + Quoted(job.manifest_path));
     } else if (what == "inline") {
       AddJobObject(item["inline"], file_, *positions_, Child(path, "inline"), job, s);
     } else {
@@ -776,7 +758,7 @@ class Loader {
     if (!metadata.contains("namespace") || metadata["namespace"].is_null()) converted["metadata"]["namespace"] = "default";
     JobKey key{converted["metadata"]["namespace"].get<std::string>(), metadata["name"].get<std::string>()};
     if (!IsDns1123Label(key.ns)) {
-      problem("metadata.namespace", "invalid namespace " + Quote(key.ns));
+      problem("metadata.namespace", "invalid namespace " + Quoted(key.ns));
       return;
     }
     if (const json* annotations = Get(metadata, "annotations"); annotations != nullptr && annotations->is_object()) {
@@ -784,9 +766,9 @@ class Loader {
         const std::string name = dataset->get<std::string>();
         const std::string field = std::string("metadata.annotations[") + kDatasetAnnotation + "]";
         if (!DatasetKnown(s, name)) {
-          problem(field, WithSuggestion("no dataset named " + Quote(name) + " in datasets", name, DatasetNames(s)));
+          problem(field, WithSuggestion("no dataset named " + Quoted(name) + " in datasets", name, DatasetNames(s)));
         } else if (!job.dataset.empty() && job.dataset != name) {
-          problem(field, "names dataset " + Quote(name) + " but the job entry says " + Quote(job.dataset));
+          problem(field, "names dataset " + Quoted(name) + " but the job entry says " + Quoted(job.dataset));
         } else {
           job.dataset = name;
         }
@@ -815,7 +797,7 @@ class Loader {
       if (std::find(job_keys_.begin(), job_keys_.end(), key) != job_keys_.end()) return key;
       std::vector<std::string> full;
       for (const JobKey& k : job_keys_) full.push_back(k.ToString());
-      Problem(path, WithSuggestion("no job " + Quote(text) + " in the scenario's jobs", text, full));
+      Problem(path, WithSuggestion("no job " + Quoted(text) + " in the scenario's jobs", text, full));
       return std::nullopt;
     }
     std::vector<JobKey> matches;
@@ -824,7 +806,7 @@ class Loader {
     }
     if (matches.size() == 1) return matches[0];
     if (matches.empty()) {
-      std::string message = "no job named " + Quote(text) + " in the scenario's jobs";
+      std::string message = "no job named " + Quoted(text) + " in the scenario's jobs";
       message = WithSuggestion(message, text, known);
       if (known.empty()) message += " (the scenario submits no jobs)";
       Problem(path, message);
@@ -858,7 +840,7 @@ class Loader {
     }
     if (found.size() == 1) return found[0];
     if (found.empty()) {
-      std::string message = "no job of the scenario creates a pod " + Quote(text);
+      std::string message = "no job of the scenario creates a pod " + Quoted(text);
       // Say which pods the job the name points at does create.
       for (const auto& [job, pods] : pods_) {
         if ((ns && job.ns != *ns) || !name.starts_with(job.name + "-")) continue;
@@ -869,7 +851,7 @@ class Loader {
       if (all.size() > 5000) all.resize(5000);  // suggestions stay fast for jobs with many workers
       Problem(path, WithSuggestion(message, text, all));
     } else {
-      Problem(path, "ambiguous: pod " + Quote(name) + " exists in " + found[0].ns + " and " + found[1].ns + "; write namespace/name");
+      Problem(path, "ambiguous: pod " + Quoted(name) + " exists in " + found[0].ns + " and " + found[1].ns + "; write namespace/name");
     }
     return std::nullopt;
   }
@@ -970,7 +952,7 @@ class Loader {
       for (const auto& [other, other_fields] : kFields) {
         if (Contains(other_fields, key)) owners += owners.empty() ? other : ", " + other;
       }
-      Problem(Child(path, key), "field " + Quote(key) + " is not used by a " + *kind + " fault (it belongs to " + owners + ")");
+      Problem(Child(path, key), "field " + Quoted(key) + " is not used by a " + *kind + " fault (it belongs to " + owners + ")");
     }
     // When.
     const bool has_at = Get(item, "at") != nullptr;
@@ -1004,7 +986,7 @@ class Loader {
     auto node = [&](bool required) {
       if (auto name = String(item, "node", path, required)) {
         if (node_names_.count(*name) == 0) {
-          std::string message = "no node " + Quote(*name) + " in the cluster";
+          std::string message = "no node " + Quoted(*name) + " in the cluster";
           if (!node_order_.empty()) {
             message += " (nodes: " +
                        (node_order_.size() <= 8 ? Join(node_order_) : node_order_.front() + ", ... " + node_order_.back()) + ")";
@@ -1109,7 +1091,7 @@ class Loader {
         std::find_if(kKinds.begin(), kKinds.end(), [&](const auto& k) { return k.first == kind; })->second;
     for (const auto& [key, value] : item.items()) {
       if (!Contains(fields, key) && Contains(every, key)) {
-        Problem(Child(path, key), "field " + Quote(key) + " does not go with a " + kind + " expectation");
+        Problem(Child(path, key), "field " + Quoted(key) + " does not go with a " + kind + " expectation");
       }
     }
     ExpectationSpec e;
@@ -1139,7 +1121,7 @@ class Loader {
           if (!phases[i].is_string()) {
             Problem(p_path, "must be a phase, got " + TypeName(phases[i]));
           } else if (!Contains(Names(kJobPhases), phases[i].get<std::string>())) {
-            Problem(p_path, WithSuggestion("unsupported value " + Quote(phases[i].get<std::string>()) + ": one of " + Join(Names(kJobPhases)),
+            Problem(p_path, WithSuggestion("unsupported value " + Quoted(phases[i].get<std::string>()) + ": one of " + Join(Names(kJobPhases)),
                                            phases[i].get<std::string>(), Names(kJobPhases)));
           } else {
             e.phases.push_back(phases[i].get<std::string>());
@@ -1209,7 +1191,7 @@ class Loader {
         if (auto selector = String(pods, "selector", p_path)) {
           auto parsed = fakeapi::LabelSelector::Parse(*selector);
           if (!parsed.ok()) {
-            Problem(Child(p_path, "selector"), "invalid label selector " + Quote(*selector) + ": " + parsed.status().message());
+            Problem(Child(p_path, "selector"), "invalid label selector " + Quoted(*selector) + ": " + parsed.status().message());
           } else {
             e.pods_selector = *selector;
           }
@@ -1242,14 +1224,14 @@ class Loader {
           if (!inv[i].is_string() || !Contains(names, inv[i].get<std::string>())) {
             const std::string name = inv[i].is_string() ? inv[i].get<std::string>() : inv[i].dump();
             Problem(Index(Child(path, "invariants"), i),
-                    WithSuggestion("unknown invariant " + Quote(name) + ": one of " + Join(names), name, names));
+                    WithSuggestion("unknown invariant " + Quoted(name) + ": one of " + Join(names), name, names));
           } else {
             e.invariants.push_back(inv[i].get<std::string>());
           }
         }
       } else {
         Problem(Child(path, "invariants"), "must be \"all\" or a list of invariant names, got " +
-                                               (inv.is_string() ? Quote(inv.get<std::string>()) : TypeName(inv)));
+                                               (inv.is_string() ? Quoted(inv.get<std::string>()) : TypeName(inv)));
       }
       e.text = "invariants " + (e.invariants.size() == names.size() ? std::string("all") : Join(e.invariants));
     }
@@ -1272,7 +1254,7 @@ class Loader {
         found = found || (k.ns == ns && k.name + "-config" == name);
       }
       if (!found) {
-        Problem(cm_path, WithSuggestion("no job of the scenario creates ConfigMap " + Quote(ns + "/" + name) +
+        Problem(cm_path, WithSuggestion("no job of the scenario creates ConfigMap " + Quoted(ns + "/" + name) +
                                             " (a job J makes J-config)", ns + "/" + name, known));
       } else {
         e.config_map = JobKey{ns, name};
@@ -1299,9 +1281,9 @@ class Loader {
         std::regex compiled(*pattern, std::regex::ECMAScript);
         e.matches = *pattern;
       } catch (const std::regex_error& err) {
-        Problem(Child(path, "matches"), "invalid regular expression " + Quote(*pattern) + ": " + err.what());
+        Problem(Child(path, "matches"), "invalid regular expression " + Quoted(*pattern) + ": " + err.what());
       } catch (const std::exception& err) {
-        Problem(Child(path, "matches"), "invalid regular expression " + Quote(*pattern) + ": " + err.what());
+        Problem(Child(path, "matches"), "invalid regular expression " + Quoted(*pattern) + ": " + err.what());
       }
     }
     e.text = "configMap " + where + " line " + std::to_string(e.line) + " matches " + e.matches;

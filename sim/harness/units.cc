@@ -8,11 +8,9 @@
 #include <utility>
 
 namespace harness {
-namespace {
 
 using nlohmann::json;
 
-// The text as it appeared, quoted, cut short if it is long (messages stay one readable line).
 std::string Quoted(std::string_view text) {
   constexpr std::size_t kMax = 60;
   std::string cut(text.substr(0, kMax));
@@ -30,6 +28,8 @@ std::string TypeName(const json& value) {
     default: return "a number";
   }
 }
+
+namespace {
 
 // Reads an unsigned decimal number ("12", "1.5", ".5") at the front of `text`; advances it.
 std::optional<long double> TakeNumber(std::string_view& text) {

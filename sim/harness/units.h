@@ -28,6 +28,11 @@
 
 namespace harness {
 
+// For messages: the text as it appeared, quoted as JSON, cut short when long (a message stays one
+// readable line); and the kind of a YAML value ("a mapping", "a sequence", "a string", ...).
+std::string Quoted(std::string_view text);
+std::string TypeName(const nlohmann::json& value);
+
 // A parsed value or the reason there is none.
 template <class T>
 struct Parsed {

@@ -1,6 +1,7 @@
 // Conversion, defaulting and validation of DGLJobs against the contract
 // (shared/design/dgljob-api.md) and the original operator's six example manifests, read unmodified.
 #include "operator/dgljob_api.h"
+#include "tests/operator/reconcile_fixture.h"
 
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
@@ -18,35 +19,7 @@ namespace {
 using nlohmann::json;
 using fakeapi::StatusCause;
 
-// YAML -> JSON with YAML 1.2 core-schema scalars: quoted scalars stay strings; plain scalars become
-// null, booleans, integers or floats when they read as such.
-json YamlToJson(const YAML::Node& node) {
-  switch (node.Type()) {
-    case YAML::NodeType::Null:
-    case YAML::NodeType::Undefined:
-      return nullptr;
-    case YAML::NodeType::Sequence: {
-      json out = json::array();
-      for (const auto& item : node) out.push_back(YamlToJson(item));
-      return out;
-    }
-    case YAML::NodeType::Map: {
-      json out = json::object();
-      for (const auto& item : node) out[item.first.as<std::string>()] = YamlToJson(item.second);
-      return out;
-    }
-    case YAML::NodeType::Scalar:
-      break;
-  }
-  const std::string& text = node.Scalar();
-  if (node.Tag() == "!") return text;  // quoted
-  if (text == "~" || text == "null" || text == "Null" || text == "NULL") return nullptr;
-  if (text == "true" || text == "True" || text == "TRUE") return true;
-  if (text == "false" || text == "False" || text == "FALSE") return false;
-  json number = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (number.is_number()) return number;
-  return text;
-}
+using testing::YamlToJson;
 
 json LoadExample(const std::string& file) {
   return YamlToJson(YAML::LoadFile(std::string(DGLSIM_SHARED_DIR) + "/reference/dgl-operator-examples/" + file));

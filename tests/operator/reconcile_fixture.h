@@ -20,7 +20,8 @@ namespace dgl::testing {
 
 using nlohmann::json;
 
-// YAML -> JSON with YAML 1.2 core-schema scalars (quoted scalars stay strings).
+// YAML -> JSON with YAML 1.2 core-schema scalars: quoted scalars stay strings; plain scalars become
+// null, booleans, integers or floats when they read as such.
 inline json YamlToJson(const YAML::Node& node) {
   switch (node.Type()) {
     case YAML::NodeType::Null:
@@ -40,10 +41,10 @@ inline json YamlToJson(const YAML::Node& node) {
       break;
   }
   const std::string& text = node.Scalar();
-  if (node.Tag() == "!") return text;
-  if (text == "~" || text == "null") return nullptr;
-  if (text == "true") return true;
-  if (text == "false") return false;
+  if (node.Tag() == "!") return text;  // quoted
+  if (text == "~" || text == "null" || text == "Null" || text == "NULL") return nullptr;
+  if (text == "true" || text == "True" || text == "TRUE") return true;
+  if (text == "false" || text == "False" || text == "FALSE") return false;
   json number = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (number.is_number()) return number;
   return text;
