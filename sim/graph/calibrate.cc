@@ -147,6 +147,11 @@ std::string ValidateCalibrationOptions(const CalibrationOptions& options) {
       return "size " + std::to_string(size) + " is out of range: sizes must be between the number of parts (" +
              std::to_string(options.parts) + ") and 2^30 nodes";
     }
+    // METIS here uses 32-bit indices: the symmetrised edges must stay below 2^31.
+    if (size * options.edge_factor > (std::int64_t{1} << 30)) {
+      return "size " + std::to_string(size) + " with edge factor " + std::to_string(options.edge_factor) +
+             " is too large: METIS with 32-bit indices takes at most 2^30 undirected edges";
+    }
   }
   return "";
 }

@@ -100,7 +100,8 @@ struct CalibrationResult {
 };
 
 // What is wrong with `options` ("" if nothing): fewer than two different sizes, a size below the
-// part count or above 2^30, fewer than 2 parts, an edge factor outside 1..1024.
+// part count or above 2^30, more than 2^30 edges (size times edge factor), fewer than 2 parts, an
+// edge factor outside 1..1024.
 std::string ValidateCalibrationOptions(const CalibrationOptions& options);
 
 // Generates, partitions and measures each size, then fits. `progress` (may be empty) is called

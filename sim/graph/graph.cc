@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <mutex>
 #include <sstream>
 #include <string_view>
 #include <system_error>
@@ -90,6 +91,9 @@ ReadResult ParseEdgeList(const std::string& text) {
   int line = 0;
   std::size_t pos = 0;
   while (pos < text.size()) {
+    if (line == std::numeric_limits<int>::max()) {
+      return Failure("line " + std::to_string(line) + ": too many lines (more than 2^31 - 1)", line);
+    }
     ++line;
     std::size_t eol = text.find('\n', pos);
     if (eol == std::string::npos) eol = text.size();
@@ -120,9 +124,6 @@ ReadResult ParseEdgeList(const std::string& text) {
       max_id = std::max(max_id, ids[k]);
     }
     raw.emplace_back(ids[0], ids[1]);
-    if (line == std::numeric_limits<int>::max()) {
-      return Failure("line " + std::to_string(line) + ": too many lines (more than 2^31 - 1)", line);
-    }
   }
   if (raw.empty()) return Failure("no edges: the input is empty or holds only comments", 0);
 
@@ -182,6 +183,10 @@ Partition EvaluateAssignment(const Graph& graph, int parts, std::vector<int> ass
   const std::int64_t n = graph.nodes();
   if (parts < 1) {
     result.error = "the number of parts must be at least 1, got " + std::to_string(parts);
+    return result;
+  }
+  if (parts > std::max<std::int64_t>(n, 1)) {
+    result.error = "cannot split " + std::to_string(n) + " nodes into " + std::to_string(parts) + " parts";
     return result;
   }
   if (static_cast<std::int64_t>(assignment.size()) != n) {
@@ -280,6 +285,11 @@ Partition PartitionGraph(const Graph& graph, int parts, Method method, std::uint
     idx_t nparts = parts;
     idx_t objval = 0;
     std::vector<idx_t> part(n, 0);
+    // METIS 5.1 keeps its random generator's state in process globals: two partitions running at
+    // once on different threads (dglsim suite --jobs) would draw from one stream and lose their
+    // determinism. One METIS call at a time.
+    static std::mutex metis_mutex;
+    std::lock_guard<std::mutex> lock(metis_mutex);
     int rc = METIS_PartGraphKway(&nvtxs, &ncon, xadj.data(), adjncy.data(), nullptr, nullptr, nullptr, &nparts,
                                  nullptr, nullptr, options, &objval, part.data());
     if (rc != METIS_OK) return Refuse(method, parts, MetisError(rc));

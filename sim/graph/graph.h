@@ -13,6 +13,7 @@
 // (METIS is seeded through its options; no wall clock, no unordered iteration).
 //
 // REQUIRES: nothing shared; every function is safe to call from several threads on different data.
+// (METIS 5.1 keeps its random state in globals, so PartitionGraph runs one METIS call at a time.)
 #pragma once
 
 #include <cstdint>

@@ -76,6 +76,8 @@ TEST(CalibrationOptionsTest, BadOptionsAreNamed) {
   EXPECT_NE(ValidateCalibrationOptions(options).find("two different sizes"), std::string::npos);
   options.sizes = {2, 1024};
   EXPECT_NE(ValidateCalibrationOptions(options).find("size 2 is out of range"), std::string::npos);
+  options.sizes = {1024, std::int64_t{1} << 27};  // 2^31 edges at the default edge factor of 16
+  EXPECT_NE(ValidateCalibrationOptions(options).find("too large"), std::string::npos);
   options.sizes = {1024, 2048};
   options.parts = 1;
   EXPECT_NE(ValidateCalibrationOptions(options), "");

@@ -10,6 +10,7 @@
 #include <numeric>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace sim::graph {
@@ -170,6 +171,19 @@ TEST(PartitionTest, SameSeedSameAssignment) {
             PartitionGraph(*graph, 4, Method::kRandom, 2).assignment);
 }
 
+TEST(PartitionTest, ConcurrentMetisRunsGiveTheSequentialAssignments) {
+  // Scenarios run on several threads (dglsim suite --jobs); METIS keeps its random state per thread.
+  auto graph = GenerateRmat(11, 16 * 2048, 4);
+  std::vector<std::vector<int>> sequential, concurrent(4);
+  for (int k = 0; k < 4; ++k) sequential.push_back(PartitionGraph(*graph, 2 + k, Method::kMetis, 10 + k).assignment);
+  std::vector<std::thread> threads;
+  for (int k = 0; k < 4; ++k) {
+    threads.emplace_back([&, k] { concurrent[k] = PartitionGraph(*graph, 2 + k, Method::kMetis, 10 + k).assignment; });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(concurrent, sequential);
+}
+
 TEST(PartitionTest, RandomPartsAreRoughlyBalanced) {
   auto graph = GenerateRmat(14, 4 * 16384, 1);
   Partition partition = PartitionGraph(*graph, 4, Method::kRandom, 77);
@@ -224,6 +238,8 @@ TEST(PartitionTest, MalformedAssignmentIsRejected) {
   std::vector<int> assignment(34, 0);
   assignment[5] = 2;
   EXPECT_EQ(EvaluateAssignment(*graph, 2, assignment).error, "node 5 is assigned to part 2, outside 0..1");
+  // A part count far beyond the nodes is refused before anything is allocated for it.
+  EXPECT_NE(EvaluateAssignment(*graph, 1 << 30, std::vector<int>(34, 0)).error, "");
 }
 
 }  // namespace
