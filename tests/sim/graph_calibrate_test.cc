@@ -14,14 +14,14 @@ CalibrationPoint Point(std::int64_t edges, double seconds, std::int64_t bytes) {
   return CalibrationPoint{.nodes = edges / 16, .edges = edges, .parts = 4, .seconds = seconds, .peak_bytes = bytes};
 }
 
-TEST(FitLineTest, ExactLineIsRecovered) {
+TEST(CalibrationFitLineTest, ExactLineIsRecovered) {
   LineFit fit = FitLine({1, 2, 3, 4}, {5, 7, 9, 11});
   ASSERT_EQ(fit.error, "");
   EXPECT_DOUBLE_EQ(fit.intercept, 3);
   EXPECT_DOUBLE_EQ(fit.slope, 2);
 }
 
-TEST(FitLineTest, NegativeInterceptFallsBackToTheLineThroughTheOrigin) {
+TEST(CalibrationFitLineTest, NegativeInterceptFallsBackToTheLineThroughTheOrigin) {
   // Unconstrained: y = -1 + 2x. With the intercept held at 0: slope = sum(xy) / sum(xx) = 22 / 14.
   LineFit fit = FitLine({1, 2, 3}, {1, 3, 5});
   ASSERT_EQ(fit.error, "");
@@ -29,7 +29,7 @@ TEST(FitLineTest, NegativeInterceptFallsBackToTheLineThroughTheOrigin) {
   EXPECT_DOUBLE_EQ(fit.slope, 22.0 / 14.0);
 }
 
-TEST(FitLineTest, NeedsTwoDistinctXs) {
+TEST(CalibrationFitLineTest, NeedsTwoDistinctXs) {
   EXPECT_NE(FitLine({1}, {1}).error, "");
   EXPECT_NE(FitLine({2, 2, 2}, {1, 2, 3}).error, "");
   EXPECT_NE(FitLine({1, 2}, {1}).error, "");

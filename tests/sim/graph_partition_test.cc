@@ -79,7 +79,7 @@ void ExpectMatchesBruteForce(const Graph& graph, const Partition& partition) {
   EXPECT_EQ(partition.edge_cut, expected.cut);
 }
 
-TEST(PartitionTest, MetisSplitsKarateIntoTwoWithAFewCutEdges) {
+TEST(GraphPartitionTest, MetisSplitsKarateIntoTwoWithAFewCutEdges) {
   auto graph = Karate();
   Partition partition = PartitionGraph(*graph, 2, Method::kMetis, 1);
   ExpectMatchesBruteForce(*graph, partition);
@@ -94,7 +94,7 @@ TEST(PartitionTest, MetisSplitsKarateIntoTwoWithAFewCutEdges) {
   }
 }
 
-TEST(PartitionTest, HandComputedHaloOnAPath) {
+TEST(GraphPartitionTest, HandComputedHaloOnAPath) {
   // 0 - 1 - 2 - 3 split as {0, 1} and {2, 3}: one cut edge, each part has one halo node.
   ReadResult read = ParseEdgeList("0 1\n1 2\n2 3\n");
   ASSERT_EQ(read.error, "");
@@ -115,7 +115,7 @@ TEST(PartitionTest, HandComputedHaloOnAPath) {
   EXPECT_EQ(partition.edge_cut, 3);
 }
 
-TEST(PartitionTest, PartStatsMatchBruteForceForEveryPartCountAndMethod) {
+TEST(GraphPartitionTest, PartStatsMatchBruteForceForEveryPartCountAndMethod) {
   auto karate = Karate();
   auto rmat = GenerateRmat(10, 8 * 1024, 7);
   auto power = GeneratePowerLaw(500, 3, 7);
@@ -130,7 +130,7 @@ TEST(PartitionTest, PartStatsMatchBruteForceForEveryPartCountAndMethod) {
   }
 }
 
-TEST(PartitionTest, MoreMetisPartsMakeSmallerPartsAndMoreHalo) {
+TEST(GraphPartitionTest, MoreMetisPartsMakeSmallerPartsAndMoreHalo) {
   auto graph = GenerateRmat(12, 16 * 4096, 3);
   Partition two = PartitionGraph(*graph, 2, Method::kMetis, 5);
   Partition eight = PartitionGraph(*graph, 8, Method::kMetis, 5);
@@ -148,7 +148,7 @@ TEST(PartitionTest, MoreMetisPartsMakeSmallerPartsAndMoreHalo) {
   EXPECT_LE(largest(eight), graph->nodes() / 8 * 104 / 100);
 }
 
-TEST(PartitionTest, MetisCutsFarFewerEdgesThanRandom) {
+TEST(GraphPartitionTest, MetisCutsFarFewerEdgesThanRandom) {
   auto graph = GeneratePowerLaw(2000, 2, 11);
   Partition metis = PartitionGraph(*graph, 4, Method::kMetis, 1);
   Partition random = PartitionGraph(*graph, 4, Method::kRandom, 1);
@@ -157,7 +157,7 @@ TEST(PartitionTest, MetisCutsFarFewerEdgesThanRandom) {
   EXPECT_LT(metis.edge_cut * 3 / 2, random.edge_cut);
 }
 
-TEST(PartitionTest, SameSeedSameAssignment) {
+TEST(GraphPartitionTest, SameSeedSameAssignment) {
   auto graph = GenerateRmat(11, 16 * 2048, 9);
   for (Method method : {Method::kMetis, Method::kRandom}) {
     Partition a = PartitionGraph(*graph, 4, method, 123);
@@ -171,7 +171,7 @@ TEST(PartitionTest, SameSeedSameAssignment) {
             PartitionGraph(*graph, 4, Method::kRandom, 2).assignment);
 }
 
-TEST(PartitionTest, ConcurrentMetisRunsGiveTheSequentialAssignments) {
+TEST(GraphPartitionTest, ConcurrentMetisRunsGiveTheSequentialAssignments) {
   // Scenarios run on several threads (dglsim suite --jobs); METIS keeps its random state per thread.
   auto graph = GenerateRmat(11, 16 * 2048, 4);
   std::vector<std::vector<int>> sequential, concurrent(4);
@@ -184,7 +184,7 @@ TEST(PartitionTest, ConcurrentMetisRunsGiveTheSequentialAssignments) {
   EXPECT_EQ(concurrent, sequential);
 }
 
-TEST(PartitionTest, RandomPartsAreRoughlyBalanced) {
+TEST(GraphPartitionTest, RandomPartsAreRoughlyBalanced) {
   auto graph = GenerateRmat(14, 4 * 16384, 1);
   Partition partition = PartitionGraph(*graph, 4, Method::kRandom, 77);
   ASSERT_EQ(partition.error, "");
@@ -194,7 +194,7 @@ TEST(PartitionTest, RandomPartsAreRoughlyBalanced) {
   }
 }
 
-TEST(PartitionTest, OnePartIsTheWholeGraphWithoutHalo) {
+TEST(GraphPartitionTest, OnePartIsTheWholeGraphWithoutHalo) {
   auto graph = Karate();
   for (Method method : {Method::kMetis, Method::kRandom}) {
     Partition partition = PartitionGraph(*graph, 1, method, 0);
@@ -207,13 +207,13 @@ TEST(PartitionTest, OnePartIsTheWholeGraphWithoutHalo) {
   }
 }
 
-TEST(PartitionTest, AsManyPartsAsNodesWorks) {
+TEST(GraphPartitionTest, AsManyPartsAsNodesWorks) {
   auto graph = Karate();
   Partition partition = PartitionGraph(*graph, 34, Method::kMetis, 0);
   ExpectMatchesBruteForce(*graph, partition);
 }
 
-TEST(PartitionTest, MorePartsThanNodesOrFewerThanOneIsAnError) {
+TEST(GraphPartitionTest, MorePartsThanNodesOrFewerThanOneIsAnError) {
   auto graph = Karate();
   for (Method method : {Method::kMetis, Method::kRandom}) {
     Partition too_many = PartitionGraph(*graph, 35, method, 0);
@@ -224,7 +224,7 @@ TEST(PartitionTest, MorePartsThanNodesOrFewerThanOneIsAnError) {
   }
 }
 
-TEST(PartitionTest, GraphWithoutEdgesStillPartitions) {
+TEST(GraphPartitionTest, GraphWithoutEdgesStillPartitions) {
   ReadResult read = ParseEdgeList("0 0\n1 1\n2 2\n3 3\n");
   ASSERT_EQ(read.error, "");
   ASSERT_EQ(SizeOf(*read.graph).edges, 0);
@@ -232,7 +232,7 @@ TEST(PartitionTest, GraphWithoutEdgesStillPartitions) {
   ExpectMatchesBruteForce(*read.graph, partition);
 }
 
-TEST(PartitionTest, MalformedAssignmentIsRejected) {
+TEST(GraphPartitionTest, MalformedAssignmentIsRejected) {
   auto graph = Karate();
   EXPECT_NE(EvaluateAssignment(*graph, 2, std::vector<int>(33, 0)).error, "");
   std::vector<int> assignment(34, 0);

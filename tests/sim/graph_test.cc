@@ -28,7 +28,7 @@ std::set<std::pair<std::uint32_t, std::uint32_t>> EdgeSet(const Graph& graph) {
   return out;
 }
 
-TEST(EdgeListTest, KarateClubHas34NodesAnd78Edges) {
+TEST(GraphEdgeListTest, KarateClubHas34NodesAnd78Edges) {
   ReadResult read = ReadEdgeList(kKarate);
   ASSERT_EQ(read.error, "");
   ASSERT_NE(read.graph, nullptr);
@@ -40,7 +40,7 @@ TEST(EdgeListTest, KarateClubHas34NodesAnd78Edges) {
   EXPECT_EQ(boost::out_degree(33u, read.graph->csr()), 17u);
 }
 
-TEST(EdgeListTest, CommentsBlankLinesAndExtraColumnsAreSkipped) {
+TEST(GraphEdgeListTest, CommentsBlankLinesAndExtraColumnsAreSkipped) {
   ReadResult read = ParseEdgeList(
       "% KONECT header: sym unweighted\n"
       "# SNAP header\n"
@@ -54,7 +54,7 @@ TEST(EdgeListTest, CommentsBlankLinesAndExtraColumnsAreSkipped) {
   EXPECT_EQ(SizeOf(*read.graph).edges, 3);
 }
 
-TEST(EdgeListTest, SelfLoopsAndDuplicatesInEitherDirectionAreDropped) {
+TEST(GraphEdgeListTest, SelfLoopsAndDuplicatesInEitherDirectionAreDropped) {
   ReadResult read = ParseEdgeList("0 1\n1 0\n0 1\n2 2\n1 2\n");
   ASSERT_EQ(read.error, "");
   EXPECT_EQ(SizeOf(*read.graph).nodes, 3);  // node 2 still exists through edge 1-2
@@ -64,14 +64,14 @@ TEST(EdgeListTest, SelfLoopsAndDuplicatesInEitherDirectionAreDropped) {
   EXPECT_EQ(boost::num_edges(read.graph->csr()), 4u);
 }
 
-TEST(EdgeListTest, NodeOnlyInASelfLoopIsKeptWithoutEdges) {
+TEST(GraphEdgeListTest, NodeOnlyInASelfLoopIsKeptWithoutEdges) {
   ReadResult read = ParseEdgeList("5 5\n1 2\n");
   ASSERT_EQ(read.error, "");
   EXPECT_EQ(SizeOf(*read.graph).nodes, 3);
   EXPECT_EQ(SizeOf(*read.graph).edges, 1);
 }
 
-TEST(EdgeListTest, SparseAndHugeIdsAreCompactedInIncreasingOrder) {
+TEST(GraphEdgeListTest, SparseAndHugeIdsAreCompactedInIncreasingOrder) {
   ReadResult read = ParseEdgeList(
       "18446744073709551615 7\n"
       "7 1000000000000\n"
@@ -85,7 +85,7 @@ TEST(EdgeListTest, SparseAndHugeIdsAreCompactedInIncreasingOrder) {
   EXPECT_EQ(EdgeSet(graph), (std::set<std::pair<std::uint32_t, std::uint32_t>>{{0, 3}, {0, 2}, {1, 2}}));
 }
 
-TEST(EdgeListTest, OneBasedIdsShiftDownByOne) {
+TEST(GraphEdgeListTest, OneBasedIdsShiftDownByOne) {
   ReadResult read = ParseEdgeList("1 2\n2 3\n");
   ASSERT_EQ(read.error, "");
   EXPECT_EQ(EdgeSet(*read.graph), (std::set<std::pair<std::uint32_t, std::uint32_t>>{{0, 1}, {1, 2}}));
@@ -97,9 +97,9 @@ struct BadLine {
   std::string message;  // a part of the expected message
 };
 
-class EdgeListBadLineTest : public testing::TestWithParam<BadLine> {};
+class GraphEdgeListBadLineTest : public testing::TestWithParam<BadLine> {};
 
-TEST_P(EdgeListBadLineTest, IsReportedWithItsLineNumber) {
+TEST_P(GraphEdgeListBadLineTest, IsReportedWithItsLineNumber) {
   const BadLine& bad = GetParam();
   ReadResult read;
   ASSERT_NO_THROW(read = ParseEdgeList(bad.text));
@@ -110,7 +110,7 @@ TEST_P(EdgeListBadLineTest, IsReportedWithItsLineNumber) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    EveryKind, EdgeListBadLineTest,
+    EveryKind, GraphEdgeListBadLineTest,
     testing::Values(BadLine{"# header\n0 1\n7\n", 3, "expected two node ids, found only '7'"},
                     BadLine{"0 1\n1 two\n", 2, "expected a node id (a non-negative integer), found 'two'"},
                     BadLine{"0 1\n\n\n-3 4\n", 4, "node ids must be non-negative integers, found '-3'"},
@@ -121,7 +121,7 @@ INSTANTIATE_TEST_SUITE_P(
                     BadLine{"0 1\n1 2abc\n", 2, "found '2abc'"},
                     BadLine{std::string("0 1\n1 \x01\x02\n", 9), 2, "found '\?\?'"}));
 
-TEST(EdgeListTest, EmptyInputIsAnErrorWithoutALine) {
+TEST(GraphEdgeListTest, EmptyInputIsAnErrorWithoutALine) {
   for (const char* text : {"", "\n\n", "# only a comment\n% and another\n"}) {
     ReadResult read = ParseEdgeList(text);
     EXPECT_EQ(read.graph, nullptr);
@@ -130,14 +130,14 @@ TEST(EdgeListTest, EmptyInputIsAnErrorWithoutALine) {
   }
 }
 
-TEST(EdgeListTest, MissingFileNamesThePath) {
+TEST(GraphEdgeListTest, MissingFileNamesThePath) {
   ReadResult read = ReadEdgeList("/nonexistent/graph.txt");
   EXPECT_EQ(read.graph, nullptr);
   EXPECT_EQ(read.line, 0);
   EXPECT_NE(read.error.find("/nonexistent/graph.txt: cannot open"), std::string::npos) << read.error;
 }
 
-TEST(EdgeListTest, BadLineInAFileNamesFileAndLine) {
+TEST(GraphEdgeListTest, BadLineInAFileNamesFileAndLine) {
   std::string path = testing::TempDir() + "graph_test_bad.txt";
   {
     std::ofstream out(path);
@@ -150,7 +150,7 @@ TEST(EdgeListTest, BadLineInAFileNamesFileAndLine) {
   EXPECT_EQ(read.error, path + ": line 3: expected a node id (a non-negative integer), found 'x'");
 }
 
-TEST(EdgeListTest, ADirectoryIsNotAnEdgeList) {
+TEST(GraphEdgeListTest, ADirectoryIsNotAnEdgeList) {
   ReadResult read;
   ASSERT_NO_THROW(read = ReadEdgeList(testing::TempDir()));
   EXPECT_EQ(read.graph, nullptr);
