@@ -189,7 +189,7 @@ int Main(int argc, char** argv) {
   suite->add_option("--junit", junit_path, "Write a JUnit XML report, one test case per scenario");
   std::size_t suite_jobs = 0;
   suite->add_option("--jobs,-j", suite_jobs, "Scenarios run at once, each on its own thread (default: one per core)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1024));
 
   // Subcommands defined in files of their own (sim/cli/commands.h).
   std::vector<dglsim_cli::Subcommand> more;

@@ -87,6 +87,7 @@ ReadResult Failure(std::string error, int line) {
 
 ReadResult ParseEdgeList(const std::string& text) {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> raw;
+  std::uint64_t min_id = std::numeric_limits<std::uint64_t>::max();
   std::uint64_t max_id = 0;
   int line = 0;
   std::size_t pos = 0;
@@ -121,6 +122,7 @@ ReadResult ParseEdgeList(const std::string& text) {
     for (int k = 0; k < 2; ++k) {
       std::string why;
       if (!ParseId(tokens[k], &ids[k], &why)) return Failure("line " + std::to_string(line) + ": " + why, line);
+      min_id = std::min(min_id, ids[k]);
       max_id = std::max(max_id, ids[k]);
     }
     raw.emplace_back(ids[0], ids[1]);
@@ -130,24 +132,31 @@ ReadResult ParseEdgeList(const std::string& text) {
   // Compaction: the distinct ids in increasing order become 0 .. n-1, so a file that already uses
   // 0 .. n-1 keeps its ids and one that uses 1 .. n shifts them down by one.
   std::vector<std::uint64_t> ids;
-  ids.reserve(raw.size() * 2);
-  for (const auto& [u, v] : raw) {
-    ids.push_back(u);
-    ids.push_back(v);
-  }
-  std::sort(ids.begin(), ids.end());
-  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  if (ids.size() > std::numeric_limits<std::uint32_t>::max()) {
-    return Failure("more than 4294967295 distinct node ids; graphs this large are not supported", 0);
-  }
   std::vector<Graph::Edge> edges;
   edges.reserve(raw.size());
-  if (max_id < 4 * ids.size() + 1024) {
-    // Dense enough for a direct lookup table.
-    std::vector<std::uint32_t> index(max_id + 1);
-    for (std::size_t k = 0; k < ids.size(); ++k) index[ids[k]] = static_cast<std::uint32_t>(k);
-    for (const auto& [u, v] : raw) edges.emplace_back(index[u], index[v]);
+  const std::uint64_t range = max_id - min_id;  // ids span min_id .. min_id + range
+  if (range < 8 * raw.size() + 1024) {
+    // Ids dense enough for a lookup table over their span: no sort needed (most real files).
+    constexpr std::uint32_t kAbsent = std::numeric_limits<std::uint32_t>::max();
+    std::vector<std::uint32_t> index(range + 1, kAbsent);
+    for (const auto& [u, v] : raw) index[u - min_id] = index[v - min_id] = 0;
+    for (std::uint64_t offset = 0; offset <= range; ++offset) {
+      if (index[offset] == kAbsent) continue;
+      index[offset] = static_cast<std::uint32_t>(ids.size());
+      ids.push_back(min_id + offset);
+    }
+    for (const auto& [u, v] : raw) edges.emplace_back(index[u - min_id], index[v - min_id]);
   } else {
+    ids.reserve(raw.size() * 2);
+    for (const auto& [u, v] : raw) {
+      ids.push_back(u);
+      ids.push_back(v);
+    }
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    if (ids.size() >= std::numeric_limits<std::uint32_t>::max()) {
+      return Failure("4294967295 or more distinct node ids; graphs this large are not supported", 0);
+    }
     auto compact = [&ids](std::uint64_t id) {
       return static_cast<std::uint32_t>(std::lower_bound(ids.begin(), ids.end(), id) - ids.begin());
     };
