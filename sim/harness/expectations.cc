@@ -3,6 +3,7 @@
 #include "sim/harness/units.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <regex>
 
 namespace harness {
@@ -30,6 +31,20 @@ std::string Timeline(const JobRecord& job) {
     out += change.phase;
   }
   return out.empty() ? "(no phase)" : out;
+}
+
+// "4845.8s (1h20m45s)": stage lengths are compared against bounds to the second.
+std::string Seconds(Micros d) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1fs", static_cast<double>(d) / static_cast<double>(fakeapi::kSecond));
+  return std::string(buf) + " (" + FormatDuration(d) + ")";
+}
+
+std::string Gigabytes(std::int64_t bytes) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f GB (%.2f GiB)", static_cast<double>(bytes) / 1e9,
+                static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
+  return buf;
 }
 
 }  // namespace
@@ -129,9 +144,21 @@ ExpectationResult EvaluateExpectation(const ExpectationSpec& spec, std::size_t i
       }
       return fail("line " + std::to_string(spec.line) + " is \"" + line + "\"");
     }
-    case ExpectKind::kBreakdown:
-    case ExpectKind::kPeakMemory:
-      return fail("not modelled yet");
+    case ExpectKind::kBreakdown: {
+      auto breakdown = job->Breakdown();
+      auto it = breakdown.find(spec.stage);
+      if (it == breakdown.end()) return fail("no " + spec.stage + " stage was recorded for the job");
+      std::string took = spec.stage + " took " + Seconds(it->second);
+      if (it->second >= spec.time_between.first && it->second <= spec.time_between.second) return pass(took);
+      return fail(took);
+    }
+    case ExpectKind::kPeakMemory: {
+      auto it = job->peak_memory.find(spec.memory_role);
+      if (it == job->peak_memory.end()) return fail("no memory use of a " + spec.memory_role + " was recorded");
+      std::string peak = spec.memory_role + " peaked at " + Gigabytes(it->second);
+      if (it->second >= spec.bytes_between.first && it->second <= spec.bytes_between.second) return pass(peak);
+      return fail(peak);
+    }
     case ExpectKind::kPodCount: {
       auto it = record.pod_counts.find(index);
       if (it == record.pod_counts.end()) return fail("not counted (the run ended before " + spec.at + ")");

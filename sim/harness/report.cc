@@ -18,6 +18,18 @@ std::string Fixed(double v, int digits) {
   return buf;
 }
 
+// " queueing 0.0s, imagePull 45.0s, ..." over the stages recorded, in report order; " -" when none.
+std::string BreakdownText(const JobRecord& job) {
+  auto stages = job.Breakdown();
+  std::string out;
+  for (const char* stage : kBreakdownStages) {
+    auto it = stages.find(stage);
+    if (it == stages.end()) continue;
+    out += (out.empty() ? " " : ", ") + std::string(stage) + " " + Fixed(Seconds(it->second), 1) + "s";
+  }
+  return out.empty() ? " -" : out;
+}
+
 }  // namespace
 
 bool AllPassed(const std::vector<ExpectationResult>& results) {
@@ -37,14 +49,17 @@ std::string FormatSummary(const RunRecord& record, const std::vector<Expectation
     if (auto m = job.Makespan()) out << "  makespan " << FormatDuration(*m);
     else out << "  makespan -";
     out << "  GPU-hours " << Fixed(job.gpu_seconds / 3600.0, 2) << "  restarts " << job.restarts << "  pods "
-        << job.pods_created << "  breakdown: not modelled yet";
+        << job.pods_created << "  " << (job.dataset.empty() ? "dataset: default graph (names none the scenario knows)"
+                                                             : "dataset: " + job.dataset)
+        << "  breakdown:" << BreakdownText(job);
     if (job.deleted) out << "  (deleted)";
     if (!job.submit_error.empty()) out << "  (not created: " << job.submit_error << ")";
     out << "\n";
   }
   for (const auto& f : record.fault_log) out << "  fault " << f << "\n";
   for (const auto& n : record.notes) out << "  note: " << n << "\n";
-  out << "  workloads: containers run the generic annotation-driven programs (no DGL workload model yet)\n";
+  out << "  workloads: dglrun / dglkerun run the DGL workload models (sim/dgl); containers annotated with "
+         "dglsim.io/duration run the generic program\n";
   int passed = 0;
   for (const auto& r : results) {
     passed += r.passed ? 1 : 0;
@@ -84,8 +99,16 @@ json ReportJson(const RunRecord& record, const std::vector<ExpectationResult>& r
     json phases = json::array();
     for (const auto& p : job.phases) phases.push_back({{"phase", p.phase}, {"at", Seconds(p.at)}});
     j["phases"] = phases;
-    j["breakdown"] = nullptr;        // not modelled yet
-    j["peakMemoryBytes"] = nullptr;  // not modelled yet
+    json breakdown = json::object();
+    auto stages = job.Breakdown();
+    for (const char* stage : kBreakdownStages) {
+      auto it = stages.find(stage);
+      breakdown[stage] = it == stages.end() ? 0.0 : Seconds(it->second);
+    }
+    j["breakdown"] = breakdown;
+    json peaks = json::object();
+    for (const auto& [role, bytes] : job.peak_memory) peaks[role] = bytes;
+    j["peakMemoryBytes"] = peaks;
     j["restarts"] = job.restarts;
     j["gpuSeconds"] = job.gpu_seconds;
     j["idleGpuSeconds"] = nullptr;   // not modelled yet

@@ -3,6 +3,7 @@
 #include "fakeapi/quantity.h"
 #include "operator/dgljob_api.h"
 #include "sim/cluster.h"
+#include "sim/dgl/programs.h"
 #include "sim/harness/faults.h"
 #include "sim/harness/invariants.h"
 #include "sim/harness/units.h"
@@ -312,6 +313,10 @@ class Recorder : public sim::Actor {
     if (!node.empty() && info.job)
       if (JobRecord& j = Job(*info.job); j.submitted && !j.stage_intervals.count("queueing"))
         j.stage_intervals["queueing"].emplace_back(*j.submitted, Now());
+    // Queueing: from the job's submission until its first pod is bound.
+    if (!node.empty() && info.job)
+      if (JobRecord& j = Job(*info.job); j.submitted && !j.stage_intervals.count("queueing"))
+        j.stage_intervals["queueing"].emplace_back(*j.submitted, Now());
     if (phase == "Running" && !info.running_since) info.running_since = StatusTime(pod, "running", false).value_or(Now());
     if (detail::IsTerminalPhase(phase)) {
       // A pod seen only once it had finished still ran: from its containers' start to their end.
@@ -461,6 +466,27 @@ std::int64_t CountPods(fakeapi::Store& store, const std::string& ns, const std::
   return list.ok() ? static_cast<std::int64_t>(list->items.size()) : -1;
 }
 
+std::shared_ptr<const sim::dglmodels::DglEnvironment> MakeDglEnvironment(const Scenario& scenario) {
+  std::vector<sim::dglmodels::DatasetInfo> datasets;
+  for (const DatasetSpec& spec : scenario.datasets) {
+    sim::dglmodels::DatasetInfo d;
+    d.name = spec.name;
+    d.nodes = spec.nodes;
+    d.edges = spec.edges;
+    d.feature_dim = spec.feature_dim;
+    d.url = spec.url;
+    d.edge_list = spec.edge_list;
+    d.train_nodes = sim::dglmodels::TrainNodesFor(spec.preset.empty() ? spec.name : spec.preset, spec.nodes);
+    datasets.push_back(std::move(d));
+  }
+  std::map<std::string, std::string> job_datasets;
+  for (const JobEntry& entry : scenario.jobs)
+    if (entry.action == JobAction::kSubmit && !entry.dataset.empty())
+      for (const JobKey& key : entry.targets) job_datasets.emplace(key.ToString(), entry.dataset);
+  return std::make_shared<const sim::dglmodels::DglEnvironment>(scenario.calibration.value_or(sim::dglmodels::Calibration{}),
+                                                          std::move(datasets), std::move(job_datasets));
+}
+
 }  // namespace
 
 PodRecord& RunRecord::Pod(const std::string& uid) {
@@ -534,6 +560,9 @@ RunRecord RunScenario(const Scenario& scenario, const RunOptions& options) {
   // One kubelet per node.
   std::map<std::string, sim::Kubelet*> kubelets;
   auto programs = std::make_shared<sim::ProgramRegistry>();
+  // The DGL workload models (sim/dgl): the calibration, the scenario's datasets, each job's dataset.
+  auto dgl_env = MakeDglEnvironment(scenario);
+  sim::dglmodels::RegisterDglPrograms(*programs, dgl_env);
   for (const auto& [node, spec] : cluster->specs()) {
     sim::KubeletConfig config;
     config.node_name = node;
@@ -601,6 +630,12 @@ RunRecord RunScenario(const Scenario& scenario, const RunOptions& options) {
     for (const auto& key : entry->targets) {
       JobRecord& r = recorder.Job(key);
       if (entry->action == JobAction::kSubmit && r.dataset.empty()) r.dataset = entry->dataset;
+    }
+    for (std::size_t i = 0; entry->action == JobAction::kSubmit && i < entry->objects.size() && i < entry->targets.size(); ++i) {
+      JobRecord& r = recorder.Job(entry->targets[i]);
+      if (!r.dataset.empty()) continue;
+      sim::dglmodels::DglEnvironment::Match match = dgl_env->MatchJob(entry->objects[i]);
+      if (!match.dataset->is_default) r.dataset = match.dataset->name;
     }
     sim.engine().ScheduleAt(entry->at, [entry, &sim, &recorder, &applied, &record] {
       ++applied;

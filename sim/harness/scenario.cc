@@ -337,7 +337,7 @@ class Loader {
   void LoadTop(const json& top, Scenario& s) {
     if (!ExpectObject(top, "", "a mapping (apiVersion, kind, metadata, cluster, jobs, ...)")) return;
     CheckFields(top, "", {"apiVersion", "kind", "metadata", "seed", "until", "cluster", "api", "operator", "datasets",
-                          "jobs", "faults", "expect"});
+                          "jobs", "faults", "expect", "calibration"});
     if (std::optional<std::string> v = String(top, "apiVersion", "", true); v && *v != kScenarioApiVersion) {
       Problem("apiVersion", "unsupported value " + Quoted(*v) + ": must be " + Quoted(kScenarioApiVersion));
     }
@@ -368,6 +368,18 @@ class Loader {
       if (auto b = Bool(*op, "enabled", "operator")) s.operator_settings.enabled = *b;
       if (auto d = Duration(*op, "reconcileLatency", "operator")) s.operator_settings.reconcile_latency = *d;
       if (auto b = Bool(*op, "gangScheduling", "operator")) s.operator_settings.gang_scheduling = *b;
+    }
+    if (auto file = String(top, "calibration", "")) {
+      s.calibration_file = Resolve(*file);
+      std::ifstream in(s.calibration_file);
+      if (!in || std::filesystem::is_directory(s.calibration_file)) {
+        Problem("calibration", "cannot open " + Quoted(s.calibration_file));
+      } else {
+        // Problems inside the calibration file name that file's own lines and columns.
+        sim::dglmodels::CalibrationLoad calibration = sim::dglmodels::LoadCalibrationFile(s.calibration_file);
+        if (calibration.ok()) s.calibration = *calibration.calibration;
+        for (const auto& problem : calibration.problems) out_->problems.push_back(problem);
+      }
     }
     Sequence(top, "datasets", "", [&](const json& item, const std::string& path, std::size_t) { LoadDataset(item, path, s); });
     Sequence(top, "jobs", "", [&](const json& item, const std::string& path, std::size_t) { LoadJob(item, path, s); });

@@ -30,6 +30,7 @@
 //                                    podRestartBackoff: 10s, podRestartBackoffMax: 6m}
 //   api                             {watchLatency: 1ms, requestLatency: 0s}
 //   operator                        {enabled: true, reconcileLatency: 1ms, gangScheduling: false}
+//   calibration                     none: the workload models' defaults (sim/dgl/calibration.h)
 //   jobs[].at                       0s; a DGLJob without metadata.namespace goes to "default"
 //   faults[].after                  0s (with `when`); faults[].for: unset, the fault is never undone
 //   PodKill.exitCode                137 (SIGKILL); OOM.exitCode 137, reason OOMKilled
@@ -38,6 +39,7 @@
 #pragma once
 
 #include "fakeapi/clock.h"
+#include "sim/dgl/calibration.h"
 #include "sim/harness/manifest_check.h"
 #include "sim/harness/yaml_json.h"
 
@@ -277,6 +279,9 @@ struct Scenario {
   ApiSettings api;
   OperatorSettings operator_settings;  // `operator:` in the file
   std::vector<DatasetSpec> datasets;
+  // `calibration: FILE` (resolved): a dglsim/v1 Calibration over the workload models' defaults.
+  std::string calibration_file;
+  std::optional<sim::dglmodels::Calibration> calibration;
   std::vector<JobEntry> jobs;  // in file order; the runner orders them by `at` (stably)
   std::vector<FaultSpec> faults;
   std::vector<ExpectationSpec> expectations;

@@ -1,0 +1,143 @@
+// The dataset catalog the DGL programs read, and the environment they share.
+//
+// A DatasetInfo is one graph as the models need it: nodes, stored edges (symmetrised = 2 x), feature
+// dimension, training nodes, its download URL and, for a real edge-list graph partitioned with
+// sim/graph, the measured parts (nodes, owned edges, halo) and edge cut per part count. The catalog
+// holds the scenario's datasets; a job finds its dataset by, in order: the harness's job -> dataset
+// map (`dataset:` of the job entry or the dglsim.io/dataset annotation on the DGLJob), the
+// `dglsim.io/dataset` annotation on the pod, the launcher's `--dataset-url`, its `--graph-name`
+// (a dataset of that name, or whose name ends with "-" or "_" and it, e.g. "papers100M"). A job that
+// names no dataset the scenario knows runs on the small default graph (Cora) and says so.
+//
+// DglEnvironment is shared by every DGL program of a run (one per simulation): the calibration, the
+// catalog, and an exec hub standing in for `kubectl exec` into worker containers (DGL servers and
+// ParMETIS ranks started by the launcher run inside the worker containers, so their memory is the
+// worker's). REQUIRES: single-threaded use inside the engine.
+#pragma once
+
+#include "sim/dgl/calibration.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sim::dglmodels {
+
+// Measured partitions of a real graph (sim/graph PartitionGraph).
+struct MeasuredPartition {
+  std::vector<std::int64_t> part_nodes;   // per part
+  std::vector<std::int64_t> part_edges;   // directed edges owned (destination in the part)
+  std::vector<std::int64_t> part_halo;    // halo nodes per part
+  std::int64_t edge_cut = 0;              // undirected edges across parts
+};
+
+struct DatasetInfo {
+  std::string name;
+  std::int64_t nodes = 0;
+  std::int64_t edges = 0;  // as stored (undirected, each once)
+  std::int64_t feature_dim = 0;
+  std::int64_t train_nodes = 0;  // training seeds per epoch
+  std::string url;
+  bool is_default = false;       // the stand-in for a job that names no dataset
+  std::string edge_list;         // the real graph file, "" for sizes only
+  // Real partitions by part count (METIS), filled for edge-list datasets on demand.
+  std::map<int, MeasuredPartition> measured;
+  std::string measure_error;     // why the graph could not be read or partitioned
+
+  double SymEdges() const { return 2.0 * static_cast<double>(edges); }
+  double FeatureBytes(const Calibration& c) const {
+    return c.feature_bytes_per_value * static_cast<double>(feature_dim) * static_cast<double>(nodes);
+  }
+  // The raw dataset as downloaded: graph + features.
+  double RawBytes(const Calibration& c) const {
+    return c.raw_bytes_per_stored_edge * static_cast<double>(edges) + FeatureBytes(c);
+  }
+};
+
+// The per-part figures the models use: measured when the graph was partitioned for real, else the
+// even split with the modelled edge cut.
+struct PartSizes {
+  std::vector<double> nodes, edges, halo;  // edges: symmetrised edges owned
+  double cut_fraction = 0;                 // of the symmetrised edges crossing parts
+  bool measured = false;
+};
+PartSizes SplitGraph(const DatasetInfo& d, const Calibration& c, int parts, bool random);
+
+// The default graph for jobs that name no dataset: Cora (2,708 nodes, 5,278 undirected edges,
+// 1,433 features, 140 training nodes; Planetoid split as in DGL's CoraGraphDataset).
+DatasetInfo DefaultDataset();
+// OGB training-split sizes of the presets (ogbn-products 196,615; ogbn-papers100M 1,207,179;
+// ogbn-arxiv 90,941; ogbn-proteins 86,619); others 10 % of the nodes (*unconfirmed*).
+std::int64_t TrainNodesFor(const std::string& preset, std::int64_t nodes);
+
+// A running worker container that the launcher may exec into.
+struct ExecTarget {
+  std::string node;                                     // the worker's node
+  double cpu_speed = 1.0;                               // of that node
+  int gpus = 0;                                         // nvidia.com/gpu limit of the container
+  std::function<void(std::int64_t bytes)> set_memory;   // the container's memory use
+};
+
+class ExecHub {
+ public:
+  // Registers the running container of pod `pod_key` ("ns/name"); returns a token for Unregister.
+  std::uint64_t Register(const std::string& pod_key, ExecTarget target) {
+    const std::uint64_t token = ++next_;
+    targets_[pod_key] = {token, std::move(target)};
+    return token;
+  }
+  // Removes the registration made with `token` (a later registration of the same pod stays).
+  void Unregister(const std::string& pod_key, std::uint64_t token) {
+    auto it = targets_.find(pod_key);
+    if (it != targets_.end() && it->second.first == token) targets_.erase(it);
+  }
+  // nullptr when the container is not running (kubectl exec would fail).
+  const ExecTarget* Find(const std::string& pod_key) const {
+    auto it = targets_.find(pod_key);
+    return it == targets_.end() ? nullptr : &it->second.second;
+  }
+
+ private:
+  std::map<std::string, std::pair<std::uint64_t, ExecTarget>> targets_;
+  std::uint64_t next_ = 0;
+};
+
+class DglEnvironment {
+ public:
+  DglEnvironment(Calibration calibration, std::vector<DatasetInfo> datasets,
+                 std::map<std::string, std::string> job_datasets = {});
+
+  const Calibration& calibration() const { return calibration_; }
+  const std::vector<DatasetInfo>& datasets() const { return datasets_; }
+  ExecHub& exec() const { return *exec_; }
+
+  struct Match {
+    const DatasetInfo* dataset;  // never nullptr (the default graph at worst)
+    std::string how;             // "job", "annotation", "url", "graph-name", "preset", "default"
+  };
+  // `job_key` "ns/name"; `annotation` the pod's dglsim.io/dataset ("" = none).
+  Match Find(const std::string& job_key, const std::string& annotation, const std::string& url,
+             const std::string& graph_name) const;
+  // The dataset a DGLJob's launcher will find (its Launcher container's flags, the dglsim.io/dataset
+  // annotation on the job or the launcher template).
+  Match MatchJob(const nlohmann::json& dgljob) const;
+  // Edge-list datasets: the measured partition for `parts` (computed once, then cached).
+  const MeasuredPartition* Measured(const DatasetInfo& d, int parts) const;
+
+ private:
+  Calibration calibration_;
+  std::vector<DatasetInfo> datasets_;
+  std::map<std::string, std::string> job_datasets_;
+  DatasetInfo default_;
+  std::shared_ptr<ExecHub> exec_ = std::make_shared<ExecHub>();
+  struct GraphCache;
+  std::shared_ptr<GraphCache> graphs_;
+};
+
+}  // namespace sim::dglmodels
