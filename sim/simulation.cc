@@ -66,57 +66,58 @@ Actor::Actor(Simulation& sim, std::string name) : sim_(sim), name_(std::move(nam
   client_ = std::make_unique<fakeapi::FaultyClient>(sim_.store(), sim_.Random("api-faults/" + name_).NextU64());
 }
 
-Actor::~Actor() {
-  for (auto& w : informers_) {
-    *w->alive = false;
-    sim_.engine().Cancel(w->pump);
-  }
-}
+Actor::~Actor() = default;
 
 EventId Actor::After(Micros delay, std::function<void()> fn) {
   return sim_.engine().Schedule(delay + client_->TakeLatency(), std::move(fn));
 }
 
-void Actor::SchedulePump(Watched& w, Micros delay) {
-  if (sim_.engine().IsPending(w.pump)) return;
-  Watched* target = &w;
-  std::shared_ptr<bool> alive = w.alive;
-  w.pump = sim_.engine().Schedule(delay, [this, target, alive] {
+PumpedInformer::PumpedInformer(Simulation& sim, fakeapi::Client& client, std::string resource,
+                               fakeapi::ListOptions filter, fakeapi::InformerHandlers handlers)
+    : engine_(sim.engine()) {
+  informer_ = std::make_unique<fakeapi::Informer>(client, std::move(resource), std::move(filter));
+  informer_->AddEventHandler(std::move(handlers));
+  std::shared_ptr<bool> alive = alive_;
+  const Micros latency = sim.options().watch_latency;
+  // The notifier runs inside some other actor's API call: it only schedules the delivery.
+  informer_->SetNotifier([this, alive, latency] {
+    if (*alive) SchedulePump(latency);
+  });
+  informer_->Start();
+  if (informer_->NeedsResync()) SchedulePump(kSecond);
+}
+
+PumpedInformer::~PumpedInformer() { Stop(); }
+
+void PumpedInformer::Stop() {
+  *alive_ = false;
+  engine_.Cancel(pump_);
+  informer_->Stop();
+}
+
+void PumpedInformer::SchedulePump(Micros delay) {
+  if (engine_.IsPending(pump_)) return;
+  std::shared_ptr<bool> alive = alive_;
+  pump_ = engine_.Schedule(delay, [this, alive] {
     if (!*alive) return;
-    target->informer->Pump();
-    // A handler may have reset this actor's informers: `target` is then retired, not reused.
-    if (*alive && target->informer->NeedsResync()) SchedulePump(*target, kSecond);
+    informer_->Pump();
+    // A handler may have stopped this informer (an actor resetting its informers): then it is
+    // retired, not pumped again.
+    if (*alive && informer_->NeedsResync()) SchedulePump(kSecond);
   });
 }
 
 fakeapi::Informer& Actor::AddInformer(std::string resource, fakeapi::ListOptions filter,
                                       fakeapi::InformerHandlers handlers) {
-  auto w = std::make_unique<Watched>();
-  w->alive = std::make_shared<bool>(true);
-  w->informer = std::make_unique<fakeapi::Informer>(*client_, std::move(resource), std::move(filter));
-  w->informer->AddEventHandler(std::move(handlers));
-  Watched* target = w.get();
-  std::shared_ptr<bool> alive = w->alive;
-  Engine* engine = &sim_.engine();
-  Micros latency = sim_.options().watch_latency;
-  // The notifier runs inside some other actor's API call: it only schedules the delivery.
-  w->informer->SetNotifier([this, target, alive, engine, latency] {
-    if (*alive && !engine->IsPending(target->pump)) SchedulePump(*target, latency);
-  });
-  w->informer->Start();
-  if (w->informer->NeedsResync()) SchedulePump(*w, kSecond);
-  informers_.push_back(std::move(w));
-  return *informers_.back()->informer;
+  informers_.push_back(
+      std::make_unique<PumpedInformer>(sim_, *client_, std::move(resource), std::move(filter), std::move(handlers)));
+  return informers_.back()->informer();
 }
 
 void Actor::ResetInformers() {
-  for (auto& w : informers_) {
-    *w->alive = false;
-    sim_.engine().Cancel(w->pump);
-    w->informer->Stop();
-  }
+  for (auto& w : informers_) w->Stop();
   // A handler running inside one of these informers may be what called us: destroy them later.
-  auto retired = std::make_shared<std::vector<std::unique_ptr<Watched>>>(std::move(informers_));
+  auto retired = std::make_shared<std::vector<std::unique_ptr<PumpedInformer>>>(std::move(informers_));
   informers_.clear();
   sim_.engine().Schedule(0, [retired] { retired->clear(); });
 }

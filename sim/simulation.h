@@ -106,6 +106,30 @@ class Simulation {
   EventId gc_event_;
 };
 
+// An informer whose watch events are delivered by engine events: `watch_latency` after each write
+// (one delivery per batch), and every second while its watch needs resuming or the API refuses.
+// What an Actor's informers and a container program's watches are made of.
+class PumpedInformer {
+ public:
+  PumpedInformer(Simulation& sim, fakeapi::Client& client, std::string resource, fakeapi::ListOptions filter,
+                 fakeapi::InformerHandlers handlers);
+  ~PumpedInformer();
+  PumpedInformer(const PumpedInformer&) = delete;
+  PumpedInformer& operator=(const PumpedInformer&) = delete;
+
+  fakeapi::Informer& informer() { return *informer_; }
+  // Stops delivering and ends the watch; the cache is kept.
+  void Stop();
+
+ private:
+  void SchedulePump(Micros delay);
+
+  Engine& engine_;
+  std::unique_ptr<fakeapi::Informer> informer_;
+  EventId pump_;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // pending deliveries check it first
+};
+
 class Actor {
  public:
   Actor(Simulation& sim, std::string name);
@@ -141,17 +165,10 @@ class Actor {
   void Log(std::string_view text);
 
  private:
-  struct Watched {
-    std::unique_ptr<fakeapi::Informer> informer;
-    EventId pump;
-    std::shared_ptr<bool> alive;  // notifiers outlive nothing: they check this first
-  };
-  void SchedulePump(Watched& w, Micros delay);
-
   Simulation& sim_;
   std::string name_;
   std::unique_ptr<fakeapi::FaultyClient> client_;
-  std::vector<std::unique_ptr<Watched>> informers_;
+  std::vector<std::unique_ptr<PumpedInformer>> informers_;
 };
 
 }  // namespace sim
