@@ -169,6 +169,7 @@ fakeapi::Status Cluster::AddNodes(const NodeTemplate& t) {
     json capacity = json::object();
     for (const auto& [key, value] : t.capacity) capacity[key] = value;
     if (!capacity.contains("pods")) capacity["pods"] = "110";
+    if (!capacity.contains("ephemeral-storage")) capacity["ephemeral-storage"] = kDefaultEphemeralStorage;
     json taints = json::array();
     for (const auto& taint : t.taints) taints.push_back(taint.ToJson());
     json node = {
@@ -232,7 +233,10 @@ fakeapi::Status Cluster::AddNodesFromManifest(const json& manifest) {
   if (!status.is_object()) status = json::object();
   if (!status["capacity"].is_object()) status["capacity"] = json::object();
   if (!status["capacity"].contains("pods")) status["capacity"]["pods"] = "110";
+  if (!status["capacity"].contains("ephemeral-storage")) status["capacity"]["ephemeral-storage"] = kDefaultEphemeralStorage;
   if (!status["allocatable"].is_object()) status["allocatable"] = status["capacity"];
+  if (!status["allocatable"].contains("ephemeral-storage"))
+    status["allocatable"]["ephemeral-storage"] = status["capacity"]["ephemeral-storage"];
   json& addresses = status["addresses"];
   if (!addresses.is_array()) addresses = json::array();
   for (const auto& a : addresses)
@@ -262,6 +266,7 @@ void Cluster::NodeDown(const std::string& node) {
   if (it == liveness_.end() || !it->second.up) return;
   it->second = Liveness{false, sim_.Now()};
   sim_.trace().Record(sim_.Now(), "cluster", "node down " + node);
+  if (Network* network = sim_.network()) network->SetNodeUp(node, false);  // its flows stall
   for (auto& observer : observers_) observer(node, false, it->second.since);
 }
 
@@ -270,6 +275,7 @@ void Cluster::NodeUp(const std::string& node) {
   if (it == liveness_.end() || it->second.up) return;
   it->second = Liveness{true, sim_.Now()};
   sim_.trace().Record(sim_.Now(), "cluster", "node up " + node);
+  if (Network* network = sim_.network()) network->SetNodeUp(node, true);
   for (auto& observer : observers_) observer(node, true, sim_.Now());
   heartbeat_->PostReady(node);
 }

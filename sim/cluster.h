@@ -4,7 +4,8 @@
 // speed, pod CIDR) in a NodeSpecTable that kubelets and the network model read.
 //
 // It also says which machines are up. A machine that goes down (NodeDown) stops heartbeating at
-// that instant; the node lifecycle controller learns it the way the real one learns from a Lease
+// that instant, and when the simulation has a flow network its NIC and disk stop (flows to and from
+// it stall until NodeUp); the node lifecycle controller learns it the way the real one learns from a Lease
 // that is no longer renewed, through a liveness observer, and marks the node NotReady after its
 // grace period. NodeUp resumes the heartbeat: the NodeHeartbeat actor posts Ready=True as a
 // restarted kubelet does, and the controller lifts its taints. Heartbeats are not written to the API
@@ -44,6 +45,11 @@ inline constexpr const char* kResourceGpu = "nvidia.com/gpu";
 inline constexpr const char* kAnnotationNetwork = "dglsim.io/network";
 inline constexpr const char* kAnnotationDisk = "dglsim.io/disk";
 inline constexpr const char* kAnnotationCpuSpeed = "dglsim.io/cpu-speed";
+// The ephemeral-storage capacity a node gets when its template or manifest does not say: a real
+// kubelet always reports one (the size of its root filesystem), and pods requesting some (the DGL
+// launcher's watcher containers ask for 5Gi) could not schedule on a node without it. 100Gi is a
+// typical node root disk (GKE node pools default to a 100 GB boot disk).
+inline constexpr const char* kDefaultEphemeralStorage = "100Gi";
 
 // ---- taints and tolerations ----------------------------------------------------------------------
 
@@ -90,7 +96,8 @@ struct NodeTemplate {
   std::string name;
   int count = 1;
   // Quantities as the API writes them: {"cpu": "96", "memory": "768Gi", "nvidia.com/gpu": "8"}.
-  // "pods" defaults to "110". Allocatable equals capacity.
+  // "pods" defaults to "110", "ephemeral-storage" to kDefaultEphemeralStorage. Allocatable equals
+  // capacity.
   std::map<std::string, std::string> capacity;
   std::map<std::string, std::string> labels;
   std::vector<Taint> taints;

@@ -110,12 +110,14 @@ struct Kubelet::Container {
   std::vector<std::string> logs, previous_logs;
 
   json TerminatedJson() const {
-    json t = {{"exitCode", exit_code},
-              {"reason", term_reason},
-              {"startedAt", fakeapi::FormatTime(started_at)},
-              {"finishedAt", fakeapi::FormatTime(finished_at)}};
-    if (!container_id.empty()) t["containerID"] = container_id;
-    if (!term_message.empty()) t["message"] = term_message;
+    json t = json::object();
+    auto& m = t.get_ref<json::object_t&>();
+    m.emplace("exitCode", exit_code);
+    m.emplace("reason", term_reason);
+    m.emplace("startedAt", fakeapi::FormatTime(started_at));
+    m.emplace("finishedAt", fakeapi::FormatTime(finished_at));
+    if (!container_id.empty()) m.emplace("containerID", container_id);
+    if (!term_message.empty()) m.emplace("message", term_message);
     return t;
   }
 };
@@ -165,42 +167,15 @@ struct Kubelet::PodState {
 
 // ---- a program's watch ----------------------------------------------------------------------
 
+// The program's informer is pumped like every actor's (sim/simulation.h), on the kubelet's client.
 class Kubelet::Watch : public ProgramWatch {
  public:
   Watch(Kubelet& kubelet, std::string resource, fakeapi::ListOptions filter, fakeapi::InformerHandlers handlers)
-      : engine_(kubelet.sim().engine()), latency_(kubelet.sim().options().watch_latency) {
-    informer_ = std::make_unique<fakeapi::Informer>(kubelet.client(), std::move(resource), std::move(filter));
-    informer_->AddEventHandler(std::move(handlers));
-    std::shared_ptr<bool> alive = alive_;
-    informer_->SetNotifier([this, alive] {
-      if (*alive) SchedulePump(latency_);
-    });
-    informer_->Start();
-    if (informer_->NeedsResync()) SchedulePump(kSecond);
-  }
-  ~Watch() override {
-    *alive_ = false;
-    engine_.Cancel(pump_);
-    informer_->Stop();
-  }
-  fakeapi::Informer& informer() override { return *informer_; }
+      : pumped_(kubelet.sim(), kubelet.client(), std::move(resource), std::move(filter), std::move(handlers)) {}
+  fakeapi::Informer& informer() override { return pumped_.informer(); }
 
  private:
-  void SchedulePump(Micros delay) {
-    if (engine_.IsPending(pump_)) return;
-    std::shared_ptr<bool> alive = alive_;
-    pump_ = engine_.Schedule(delay, [this, alive] {
-      if (!*alive) return;
-      informer_->Pump();
-      if (*alive && informer_->NeedsResync()) SchedulePump(kSecond);
-    });
-  }
-
-  Engine& engine_;
-  Micros latency_;
-  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
-  std::unique_ptr<fakeapi::Informer> informer_;
-  EventId pump_;
+  PumpedInformer pumped_;
 };
 
 // ---- one run of a container: the program and its context -------------------------------------
@@ -372,6 +347,8 @@ Kubelet::Kubelet(Simulation& sim, KubeletConfig config)
 Kubelet::~Kubelet() {
   // Runs hold references into pod states; drop them before the states.
   for (auto& [key, p] : pods_) p->ForEachContainer([](Container& c) { c.run.reset(); });
+  if (Network* net = config_.network)
+    for (FlowId id : pull_flows_) net->CancelFlow(id);
 }
 
 void Kubelet::Start() {
@@ -629,36 +606,72 @@ void Kubelet::StartPull(const PullRequest& request) {
   bool cached = images_.count(c.normalized_image) > 0;
   bool ok = !Faulted(c.image) && !Faulted(c.normalized_image);
   Micros duration;
+  std::int64_t bytes = 0;
   if (!ok) {
     duration = config_.manifest_check;
   } else if (cached) {
     duration = c.policy == "Always" ? config_.manifest_check : 0;
     if (c.policy == "Always") ++stats_.manifest_checks;
   } else {
-    std::int64_t bytes = ImageSize(c.image);
+    bytes = ImageSize(c.image);
     duration = static_cast<Micros>(static_cast<double>(bytes) / config_.image_pull_bytes_per_second * 1e6);
     ++stats_.image_pulls;
     stats_.bytes_pulled += bytes;
   }
-  bool serial = config_.serialize_image_pulls;
-  if (serial) pulling_ = true;
+  if (config_.serialize_image_pulls) pulling_ = true;
+  const bool transfer = ok && !cached;
   std::string image = c.normalized_image;
-  pull_event_ = sim().engine().Schedule(duration, [this, request, ok, serial, image] {
-    if (!up_) return;  // the node died during the pull: SetNodeUp(false) reset the queue
-    if (serial) pulling_ = false;
-    if (ok) images_.insert(image);
-    if (PodState* q = Find(request.key, request.serial)) {
-      Container& d = request.init ? q->init[request.index] : q->main[request.index];
-      if (d.attempt == request.attempt && !q->terminating) {
-        if (ok) {
-          ImageReady(*q, d);
-        } else {
-          PullFailed(*q, d);
-        }
+  const Micros begin = Now();
+  const std::uint64_t generation = pull_generation_;
+  auto done = [this, request, ok, transfer, image, begin, generation] {
+    if (!up_ || generation != pull_generation_) return;  // the node died during the pull
+    PullDone(request, image, ok, transfer, begin);
+  };
+  if (transfer && config_.network && config_.network->HasNode(config_.node_name)) {
+    // The registry -> disk flow, capped at the pull bandwidth (the runtime's own limit).
+    FlowId id = config_.network->StartFlow({.src = Endpoint::Registry(),
+                                            .dst = Endpoint::Disk(config_.node_name),
+                                            .bytes = static_cast<double>(bytes),
+                                            .rate_cap = config_.image_pull_bytes_per_second,
+                                            .on_done = std::move(done)});
+    pull_flows_.push_back(id);
+    return;
+  }
+  pull_event_ = sim().engine().Schedule(duration, std::move(done));
+}
+
+void Kubelet::PullDone(const PullRequest& request, const std::string& image, bool ok, bool transferred, Micros begin) {
+  if (Network* net = config_.network; net && transferred)
+    std::erase_if(pull_flows_, [net](FlowId id) { return !net->IsActive(id); });
+  if (config_.serialize_image_pulls) pulling_ = false;
+  if (ok) images_.insert(image);
+  if (transferred && config_.observer) {
+    // Every pod that waited for this image: the puller and those queued behind it for the same one.
+    std::set<std::string> reported;
+    auto report = [&](const PullRequest& r) {
+      PodState* q = Find(r.key, r.serial);
+      if (!q || q->terminating || !reported.insert(r.key).second) return;
+      config_.observer->OnStage(*q->pod, "imagePull", begin, Now());
+    };
+    report(request);
+    for (const PullRequest& r : pull_queue_) {
+      PodState* q = Find(r.key, r.serial);
+      if (!q) continue;
+      const Container& d = r.init ? q->init[r.index] : q->main[r.index];
+      if (d.normalized_image == image && d.attempt == r.attempt) report(r);
+    }
+  }
+  if (PodState* q = Find(request.key, request.serial)) {
+    Container& d = request.init ? q->init[request.index] : q->main[request.index];
+    if (d.attempt == request.attempt && !q->terminating) {
+      if (ok) {
+        ImageReady(*q, d);
+      } else {
+        PullFailed(*q, d);
       }
     }
-    ProcessPullQueue();
-  });
+  }
+  ProcessPullQueue();
 }
 
 void Kubelet::PullFailed(PodState& p, Container& c) {
@@ -895,6 +908,10 @@ void Kubelet::SetNodeUp(bool up) {
       p->down_at = sim().engine().clock().Now();
     }
     sim().engine().Cancel(pull_event_);
+    if (Network* net = config_.network)
+      for (FlowId id : pull_flows_) net->CancelFlow(id);
+    pull_flows_.clear();
+    ++pull_generation_;
     pulling_ = false;
     pull_queue_.clear();
     ip_waiters_.clear();
@@ -1011,50 +1028,67 @@ std::string Kubelet::ComputePhase(const PodState& p) const {
 }
 
 json Kubelet::BuildStatus(PodState& p) {
+  // Built member by member: this runs for every status write, and brace-initialized objects cost
+  // a temporary array per member.
   using S = Container::State;
+  using Object = json::object_t;
   std::string phase = ComputePhase(p);
+  auto object = [](json& j) -> Object& { return j.get_ref<Object&>(); };
   auto container_status = [&](const Container& c) {
-    json state;
+    json state = json::object();
     if (c.state == S::kRunning) {
-      state = {{"running", {{"startedAt", fakeapi::FormatTime(c.started_at)}}}};
+      json running = json::object();
+      object(running).emplace("startedAt", fakeapi::FormatTime(c.started_at));
+      object(state).emplace("running", std::move(running));
     } else if (c.state == S::kTerminated) {
-      state = {{"terminated", c.TerminatedJson()}};
+      object(state).emplace("terminated", c.TerminatedJson());
     } else {
-      json w = {{"reason", c.reason}};
-      if (!c.message.empty()) w["message"] = c.message;
-      state = {{"waiting", w}};
+      json w = json::object();
+      object(w).emplace("reason", c.reason);
+      if (!c.message.empty()) object(w).emplace("message", c.message);
+      object(state).emplace("waiting", std::move(w));
     }
     bool ready = c.init ? (c.state == S::kTerminated && c.exit_code == 0) : c.state == S::kRunning;
-    json s = {{"name", c.name},
-              {"state", state},
-              {"lastState", c.last_state},
-              {"ready", ready},
-              {"restartCount", std::max(0, c.runs - 1)},
-              {"image", c.normalized_image},
-              {"imageID", c.image_id},
-              {"started", c.state == S::kRunning}};
-    if (!c.container_id.empty()) s["containerID"] = c.container_id;
+    json s = json::object();
+    Object& m = object(s);
+    m.emplace("name", c.name);
+    m.emplace("state", std::move(state));
+    m.emplace("lastState", c.last_state);
+    m.emplace("ready", ready);
+    m.emplace("restartCount", std::max(0, c.runs - 1));
+    m.emplace("image", c.normalized_image);
+    m.emplace("imageID", c.image_id);
+    m.emplace("started", c.state == S::kRunning);
+    if (!c.container_id.empty()) m.emplace("containerID", c.container_id);
     return s;
   };
+  auto ip_list = [](const std::string& ip) {
+    json entry = json::object();
+    entry.get_ref<Object&>().emplace("ip", ip);
+    json list = json::array();
+    list.push_back(std::move(entry));
+    return list;
+  };
   json status = json::object();
-  status["phase"] = phase;
-  status["startTime"] = fakeapi::FormatTime(p.start_time);
+  Object& out = object(status);
+  out.emplace("phase", phase);
+  out.emplace("startTime", fakeapi::FormatTime(p.start_time));
   if (!p.ip.empty()) {
-    status["podIP"] = p.ip;
-    status["podIPs"] = json::array({{{"ip", p.ip}}});
+    out.emplace("podIP", p.ip);
+    out.emplace("podIPs", ip_list(p.ip));
     if (!config_.host_ip.empty()) {
-      status["hostIP"] = config_.host_ip;
-      status["hostIPs"] = json::array({{{"ip", config_.host_ip}}});
+      out.emplace("hostIP", config_.host_ip);
+      out.emplace("hostIPs", ip_list(config_.host_ip));
     }
   }
   if (!p.init.empty()) {
     json list = json::array();
     for (const auto& c : p.init) list.push_back(container_status(c));
-    status["initContainerStatuses"] = list;
+    out.emplace("initContainerStatuses", std::move(list));
   }
   json list = json::array();
   for (const auto& c : p.main) list.push_back(container_status(c));
-  status["containerStatuses"] = list;
+  out.emplace("containerStatuses", std::move(list));
 
   // Conditions, as kubelet's GeneratePodInitializedCondition / GenerateContainersReadyCondition.
   std::vector<std::string> incomplete, unready;
@@ -1086,21 +1120,26 @@ json Kubelet::BuildStatus(PodState& p) {
   json conditions = json::array();
   Micros now = sim().engine().clock().Now();
   for (const Computed* c : {&initialized, &ready, &containers_ready}) {
-    std::string value = c->ok ? "True" : "False";
+    const char* value = c->ok ? "True" : "False";
     auto [it, inserted] = p.conditions.try_emplace(c->type, PodState::Condition{value, now});
     if (it->second.status != value) it->second = {value, now};
-    json j = {{"type", c->type}, {"status", value}, {"lastProbeTime", nullptr},
-              {"lastTransitionTime", fakeapi::FormatTime(it->second.time)}};
-    if (!c->reason.empty()) j["reason"] = c->reason;
-    if (!c->message.empty()) j["message"] = c->message;
-    conditions.push_back(j);
+    json j = json::object();
+    Object& m = object(j);
+    m.emplace("type", c->type);
+    m.emplace("status", value);
+    m.emplace("lastProbeTime", nullptr);
+    m.emplace("lastTransitionTime", fakeapi::FormatTime(it->second.time));
+    if (!c->reason.empty()) m.emplace("reason", c->reason);
+    if (!c->message.empty()) m.emplace("message", c->message);
+    conditions.push_back(std::move(j));
   }
   if (const json* existing = FindPath(*p.pod, {"status", "conditions"}); existing && existing->is_array())
     for (const auto& c : *existing) {
-      std::string type = c.value("type", "");
-      if (type != "Initialized" && type != "Ready" && type != "ContainersReady") conditions.push_back(c);
+      const json* type = FindPath(c, {"type"});
+      const std::string* name = type && type->is_string() ? &type->get_ref<const std::string&>() : nullptr;
+      if (!name || (*name != "Initialized" && *name != "Ready" && *name != "ContainersReady")) conditions.push_back(c);
     }
-  status["conditions"] = conditions;
+  out.emplace("conditions", std::move(conditions));
   return status;
 }
 
@@ -1115,9 +1154,10 @@ void Kubelet::MarkDirty(PodState& p) {
 
 void Kubelet::Flush(PodState& p) {
   if (!up_) return;
-  json status = BuildStatus(p);
+  json patch = json::object();
+  json& status = patch["status"] = BuildStatus(p);
   if (status == p.last_written) return;
-  auto r = client().Patch("pods", p.ns, p.name, json{{"status", status}}, fakeapi::PatchType::kMerge, "status");
+  auto r = client().Patch("pods", p.ns, p.name, patch, fakeapi::PatchType::kMerge, "status");
   if (r.ok()) {
     ++stats_.status_writes;
     p.last_written = std::move(status);

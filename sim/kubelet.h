@@ -7,7 +7,10 @@
 // - sandbox (after `pod_startup`): a pod IP from the node's CIDR (host-local style: .2, .3, ...
 //   round robin, released when the pod ends or leaves the node), status.podIP/podIPs/hostIP;
 // - images: a per-node cache and one pull queue (serial pulls, as serializeImagePulls: true);
-//   a pull takes size / bandwidth; imagePullPolicy Always pulls at every start (a cached image
+//   with a flow network a pull is a flow from the registry to the node's disk capped at the pull
+//   bandwidth (so concurrent pulls, other traffic and a slow NIC stretch it), without one it takes
+//   size / bandwidth; each pull is reported to the observer as stage "imagePull" of every pod
+//   whose container waited for it; imagePullPolicy Always pulls at every start (a cached image
 //   costs a manifest check), IfNotPresent uses the cache, Never fails with ErrImageNeverPull;
 //   injected pull faults give ErrImagePull then ImagePullBackOff, retried after 10 s doubling to
 //   5 min;
@@ -173,6 +176,8 @@ class Kubelet : public Actor {
   static void ToWaiting(Container& c, std::string reason, std::string message);
   void ProcessPullQueue();
   void StartPull(const PullRequest& request);
+  // A pull of `image` that started at `begin` is over (`ok`: the image is now cached).
+  void PullDone(const PullRequest& request, const std::string& image, bool ok, bool transferred, Micros begin);
   void PullFailed(PodState& p, Container& c);
   bool Faulted(const std::string& image) const;
   std::int64_t ImageSize(const std::string& image) const;
@@ -207,6 +212,8 @@ class Kubelet : public Actor {
   std::deque<PullRequest> pull_queue_;
   bool pulling_ = false;
   EventId pull_event_;
+  std::vector<FlowId> pull_flows_;    // pulls in flight on the network
+  std::uint64_t pull_generation_ = 0;  // bumped when the node dies: pulls then in flight are void
 
   std::uint32_t ip_base_ = 0, ip_size_ = 0, ip_next_ = 2;
   std::set<std::uint32_t> used_ips_;  // offsets within the CIDR

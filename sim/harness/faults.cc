@@ -130,10 +130,34 @@ void FaultInjector::Apply(const FaultSpec& fault) {
       }
       return;
     }
-    case FaultKind::kNetworkSlow:
-      Record("NetworkSlow " + (fault.node.empty() ? std::string("every node") : fault.node) + " factor " +
-             std::to_string(fault.factor) + " recorded, not applied: the network model is not wired into the runner");
+    case FaultKind::kNetworkSlow: {
+      const std::string who = fault.node.empty() ? std::string("every node") : fault.node;
+      sim::Network* network = sim_.network();
+      if (!network) {
+        Record("NetworkSlow " + who + " skipped: the simulation has no flow network");
+        return;
+      }
+      std::vector<std::string> nodes;
+      if (fault.node.empty()) {
+        for (const auto& [name, spec] : cluster_.specs()) nodes.push_back(name);
+      } else if (network->HasNode(fault.node)) {
+        nodes.push_back(fault.node);
+      } else {
+        Record("NetworkSlow " + who + " skipped: no such node");
+        return;
+      }
+      for (const auto& node : nodes) network->SetNodeNicFactor(node, fault.factor);
+      Record("NetworkSlow " + who + " factor " + std::to_string(fault.factor) +
+             (fault.duration ? " for " + FormatDuration(*fault.duration) : ""));
+      if (fault.duration) {
+        sim_.engine().Schedule(*fault.duration, [this, nodes, who] {
+          if (sim::Network* net = sim_.network())
+            for (const auto& node : nodes) net->SetNodeNicFactor(node, 1);
+          Record("NetworkSlow " + who + " ends");
+        });
+      }
       return;
+    }
     case FaultKind::kApiFaults: {
       fakeapi::FaultPlan plan = base_plan_;
       plan.conflict_rate = fault.conflict_rate;

@@ -10,8 +10,9 @@
 // - ApiFaults: Simulation::SetApiFaults with the conflict / error / timeout rates and latency, until
 //   `for` ends (then the scenario's base plan: api.requestLatency only).
 // - WatchDrop: Simulation::DropWatches. OperatorRestart: OperatorActor::Restart.
-// - NetworkSlow: recorded but NOT applied: the flow network (sim/network.h) is not wired into the
-//   runner yet, so nothing in a run depends on bandwidth sharing. The fault log says so.
+// - NetworkSlow (node, or every node when none is named): the node's NIC capacity in the flow
+//   network (sim/network.h) times `factor`, both directions, so its transfers and image pulls slow
+//   down; with `for`, the factor goes back to 1 after it. Skipped without a network.
 // Every applied fault is written to the trace (category "fault") and to a log the report prints; a
 // fault that cannot apply (unknown pod, no running container, operator disabled) is logged as skipped.
 //

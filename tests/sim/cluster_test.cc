@@ -2,6 +2,8 @@
 // node liveness and the DefaultTolerationSeconds admission plugin.
 #include "sim/cluster.h"
 
+#include "sim/scheduler.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
@@ -224,6 +226,64 @@ TEST(ClusterTest, NodeDownStopsTheHeartbeatAndNotifiesObserversAndNodeUpResumesI
   json ready = Condition(**node, "Ready");
   EXPECT_EQ(ready["status"], "True");
   EXPECT_EQ(ready["lastHeartbeatTime"], "2026-01-01T00:00:40Z");
+}
+
+TEST(ClusterTest, NodesThatDoNotSayGetTheDefaultEphemeralStorageAndWatcherSizedPodsSchedule) {
+  Simulation sim;
+  Cluster cluster(sim);
+  NodeTemplate t;
+  t.name = "plain";
+  t.capacity = {{"cpu", "8"}, {"memory", "32Gi"}};
+  ASSERT_TRUE(cluster.AddNodes(t).ok());
+  json manifest = {{"apiVersion", "v1"},
+                   {"kind", "Node"},
+                   {"metadata", {{"name", "exported"}}},
+                   {"status", {{"capacity", {{"cpu", "8"}}}, {"allocatable", {{"cpu", "7"}}}}}};
+  ASSERT_TRUE(cluster.AddNodesFromManifest(manifest).ok());
+  for (const char* name : {"plain-0", "exported"}) {
+    auto node = sim.store().Get("nodes", "", name);
+    ASSERT_TRUE(node.ok());
+    EXPECT_EQ((**node)["status"]["capacity"]["ephemeral-storage"], "100Gi") << name;
+    EXPECT_EQ((**node)["status"]["allocatable"]["ephemeral-storage"], "100Gi") << name;
+  }
+  EXPECT_EQ((*sim.store().Get("nodes", "", "exported"))->at("status")["allocatable"]["cpu"], "7");
+  // A node that says keeps its own figure.
+  ASSERT_TRUE(cluster.AddNodes(GpuTemplate(1)).ok());
+  EXPECT_EQ((*sim.store().Get("nodes", "", "gpu-0"))->at("status")["capacity"]["ephemeral-storage"], "2Ti");
+
+  // The launcher's watcher containers request 5Gi: they fit.
+  sim.AddActor<Scheduler>();
+  sim.Start();
+  json pod = Pod("launcher");
+  pod["spec"]["containers"][0]["resources"] = {{"requests", {{"ephemeral-storage", "5Gi"}, {"cpu", "1"}}}};
+  pod["spec"]["nodeSelector"] = {{"kubernetes.io/hostname", "plain-0"}};
+  ASSERT_TRUE(sim.store().Create("pods", pod).ok());
+  sim.RunUntil(10 * kSecond);
+  auto bound = sim.store().Get("pods", "default", "launcher");
+  ASSERT_TRUE(bound.ok());
+  EXPECT_EQ((**bound)["spec"].value("nodeName", ""), "plain-0");
+}
+
+TEST(ClusterTest, ADownNodesFlowsStallAndResumeWhenItIsBack) {
+  Simulation sim;
+  Cluster cluster(sim);
+  ASSERT_TRUE(cluster.AddNodes(GpuTemplate(2)).ok());
+  Network& net = sim.EnableNetwork();
+  for (const auto& [name, spec] : cluster.specs()) net.AddNode(name, 1e9, 1e9);
+  sim.Start();
+  Micros done = -1;
+  const FlowId flow = net.StartFlow({.src = Endpoint::Memory("gpu-1"),
+                                     .dst = Endpoint::Memory("gpu-0"),
+                                     .bytes = 10e9,
+                                     .on_done = [&] { done = sim.Now(); }});
+  sim.RunUntil(4 * kSecond);
+  cluster.NodeDown("gpu-0");
+  sim.RunUntil(60 * kSecond);
+  EXPECT_DOUBLE_EQ(net.BytesMoved(flow), 4e9);  // stalled since 4 s
+  EXPECT_EQ(done, -1);
+  cluster.NodeUp("gpu-0");
+  sim.RunUntil(100 * kSecond);
+  EXPECT_EQ(done, 66 * kSecond);  // the other 6 GB after it came back at 60 s
 }
 
 TEST(ClusterTest, UnknownNodesAreNeitherUpNorChangedByNodeDown) {

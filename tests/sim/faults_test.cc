@@ -135,10 +135,35 @@ TEST(FaultsTest, ImagePullErrorsForAWhileDelayTheJobWhichStillSucceeds) {
   EXPECT_GE(*J(r).Makespan() - *J(clean).Makespan(), 2 * 60 * kS) << Describe(r);
 }
 
-TEST(FaultsTest, NetworkSlowIsRecordedAsNotApplied) {
-  RunRecord r = RunWith("  - {at: 0s, kind: NetworkSlow, node: n-0, factor: 0.1, for: 1h}\n");
-  EXPECT_TRUE(LogHas(r, "not applied")) << Describe(r);
-  EXPECT_EQ(J(r).phase, "Succeeded");
+// The longest imagePull stage any pod of the run reported.
+Micros LongestPull(const RunRecord& r) {
+  Micros longest = 0;
+  for (const auto& pod : r.pods)
+    for (const auto& stage : pod.stages)
+      if (stage.stage == "imagePull") longest = std::max(longest, stage.end - stage.begin);
+  return longest;
+}
+
+TEST(FaultsTest, NetworkSlowStretchesImagePullsByOneOverTheFactorAndEndsAfterItsFor) {
+  // 1 GB images pulled at 200 MB/s take 5 s; a 100 Gbit NIC at 0.004 carries only 50 MB/s: 20 s.
+  RunRecord clean = RunWith("");
+  RunRecord slow = RunWith("  - {at: 0s, kind: NetworkSlow, factor: 0.004, for: 5m}\n");
+  EXPECT_TRUE(LogHas(slow, "NetworkSlow every node factor 0.004")) << Describe(slow);
+  EXPECT_TRUE(LogHas(slow, "NetworkSlow every node ends")) << Describe(slow);
+  EXPECT_EQ(LongestPull(clean), 5 * kS);
+  EXPECT_EQ(LongestPull(slow), 20 * kS);
+  EXPECT_EQ(J(slow).phase, "Succeeded") << Describe(slow);
+  EXPECT_GT(*J(slow).Makespan(), *J(clean).Makespan());
+}
+
+TEST(FaultsTest, NetworkSlowOfOneNodeSlowsOnlyThatNode) {
+  RunRecord r = RunWith("  - {at: 0s, kind: NetworkSlow, node: n-0, factor: 0.004}\n");
+  EXPECT_TRUE(LogHas(r, "NetworkSlow n-0 factor 0.004")) << Describe(r);
+  for (const auto& pod : r.pods)
+    for (const auto& stage : pod.stages)
+      if (stage.stage == "imagePull") {
+        EXPECT_EQ(stage.end - stage.begin, pod.node == "n-0" ? 20 * kS : 5 * kS) << pod.name;
+      }
 }
 
 TEST(FaultsTest, FaultRunsAreDeterministic) {
