@@ -22,6 +22,11 @@ for tool in curl jq; do
   fi
 done
 
+if ! "$dglsim" --help 2>/dev/null | grep -qE '^\s+serve\b'; then
+  echo "SKIP: this dglsim has no 'serve' subcommand"
+  exit 77
+fi
+
 tmp=$(mktemp -d)
 serve_pid=""
 operator_pid=""
