@@ -193,7 +193,7 @@ int Main(int argc, char** argv) {
 
   // Subcommands defined in files of their own (sim/cli/commands.h).
   std::vector<dglsim_cli::Subcommand> more;
-  // more.push_back(dglsim_cli::AddServeCommand(app));
+  more.push_back(dglsim_cli::AddServeCommand(app));
   more.push_back(dglsim_cli::AddCalibrateCommand(app));
 
   try {

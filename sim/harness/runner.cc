@@ -697,7 +697,8 @@ RunRecord RunScenario(const Scenario& scenario, const RunOptions& options) {
     }
     return true;
   };
-  while (sim.Now() < until) {
+  if (options.drive) options.drive(sim, all_done);  // `dglsim serve` steps the run itself
+  while (!options.drive && sim.Now() < until) {
     sim.RunUntil(std::min(until, sim.Now() + step));
     if (all_done()) {
       sim.RunUntil(std::min(until, sim.Now() + kSettle));

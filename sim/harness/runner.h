@@ -198,6 +198,11 @@ struct RunOptions {
   // Called once the run is assembled, before it starts: tests schedule writes of their own into
   // the run (to make an invariant fire, say).
   std::function<void(sim::Simulation&)> before_start;
+  // Set by `dglsim serve` (sim/harness/live_run.h): called right after the simulation started, in
+  // place of the runner's loop; it steps `sim` itself and returns when the run should end.
+  // `scenario_done()` says whether every job entry was applied and every job the scenario submitted
+  // is terminal or deleted. The record is then completed as after any run.
+  std::function<void(sim::Simulation& sim, const std::function<bool()>& scenario_done)> drive;
 };
 
 // Runs the scenario to its end and returns the record. Never throws.

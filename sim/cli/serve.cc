@@ -1,0 +1,225 @@
+// `dglsim serve SCENARIO.yaml [--port P] [--address A] [--speed X|max] [--no-operator] [--seed N]`:
+// the simulated cluster of a scenario, live, behind the fake API over HTTP, so that kubectl (or
+// the operator binary, with --no-operator) can look at it and write to it while it runs.
+//
+// The simulation is the one `dglsim run` builds (harness::RunLive), paced to the wall clock. The
+// server is fakeapi::HttpServer; what it knows of DGL and of the simulator comes from here: the
+// DGLJob Table columns, the DGLJob schema in OpenAPI, container logs from the simulated kubelets,
+// YAML bodies through the harness's YAML reader.
+//
+// Prints `serving on http://ADDRESS:PORT` (and flushes) once requests are accepted; runs until
+// SIGINT or SIGTERM. Exit codes: 0 after a signal, 2 for bad input or an address it cannot bind.
+#include "fakeapi/http_server.h"
+#include "fakeapi/store.h"
+#include "operator/dgljob_api.h"
+#include "sim/cli/commands.h"
+#include "sim/harness/live_run.h"
+#include "sim/harness/scenario.h"
+#include "sim/harness/yaml_json.h"
+#include "sim/kubelet.h"
+#include "sim/simulation.h"
+
+#include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <string>
+
+namespace dglsim_cli {
+namespace {
+
+using nlohmann::json;
+
+std::atomic<bool> g_stop{false};
+extern "C" void OnStopSignal(int) { g_stop = true; }
+
+std::string Str(const json& obj, std::initializer_list<const char*> path) {
+  const json* at = &obj;
+  for (const char* key : path) {
+    if (!at->is_object()) return "";
+    auto it = at->find(key);
+    if (it == at->end()) return "";
+    at = &*it;
+  }
+  return at->is_string() ? at->get<std::string>() : "";
+}
+
+// kubectl get dgljobs: NAME PHASE MODE WORKERS AGE (and RESTARTS with -o wide).
+fakeapi::TableConverter DGLJobTable() {
+  fakeapi::TableConverter t;
+  auto column = [](std::string name, int priority = 0, std::string type = "string") {
+    fakeapi::TableColumn c;
+    c.name = std::move(name);
+    c.type = std::move(type);
+    c.priority = priority;
+    return c;
+  };
+  t.columns = {column("Name"), column("Phase"), column("Mode"), column("Workers", 0, "integer"), column("Age"),
+               column("Restarts", 1, "integer")};
+  t.columns[0].format = "name";
+  t.cells = [](const json& job, fakeapi::Micros now) {
+    std::int64_t restarts = 0;
+    if (auto s = job.find("status"); s != job.end() && s->is_object())
+      if (auto r = s->find("restartCount"); r != s->end() && r->is_number_integer()) restarts = r->get<std::int64_t>();
+    return json::array({fakeapi::NameOf(job), Str(job, {"status", "phase"}), dgl::ToString(dgl::GetPartitionMode(job)),
+                        dgl::GetReplicas(job, dgl::kReplicaWorker), fakeapi::AgeOf(job, now), restarts});
+  };
+  return t;
+}
+
+// The schema published for kubectl explain. The operator's generated openAPIV3Schema is not in
+// the tree yet; until it is, a schema that accepts anything (the server validates DGLJobs through
+// the same admission as in-process writes, so nothing is lost but `kubectl explain` detail).
+json DGLJobSchema() {
+  return {{"type", "object"},
+          {"description", "DGLJob runs distributed DGL training: a partitioner, a launcher and N workers."},
+          {"x-kubernetes-preserve-unknown-fields", true}};
+}
+
+// Whether the container has finished for good (a followed log ends then).
+bool ContainerFinished(const json& pod, const std::string& container) {
+  std::string phase = Str(pod, {"status", "phase"});
+  if (phase == "Succeeded" || phase == "Failed") return true;
+  for (const char* list : {"initContainerStatuses", "containerStatuses"}) {
+    auto s = pod.find("status");
+    if (s == pod.end() || !s->is_object()) continue;
+    auto cs = s->find(list);
+    if (cs == s->end() || !cs->is_array()) continue;
+    for (const json& c : *cs)
+      if (Str(c, {"name"}) == container && list[0] == 'i')
+        if (auto st = c.find("state"); st != c.end() && st->is_object() && st->contains("terminated")) return true;
+  }
+  return false;
+}
+
+fakeapi::LogsProvider KubeletLogs(sim::Simulation& sim) {
+  return [&sim](const json& pod, const std::string& container, bool previous) -> fakeapi::Result<fakeapi::ContainerLog> {
+    const std::string& name = fakeapi::NameOf(pod);
+    const std::string waiting = "container \"" + container + "\" in pod \"" + name + "\" is waiting to start";
+    std::string node = Str(pod, {"spec", "nodeName"});
+    if (node.empty()) return fakeapi::Status::BadRequest(waiting + ": the pod is not scheduled yet");
+    auto* kubelet = dynamic_cast<sim::Kubelet*>(sim.FindActor("kubelet/" + node));
+    const std::vector<std::string>* lines =
+        kubelet ? kubelet->Logs(fakeapi::NamespaceOf(pod), name, container, previous) : nullptr;
+    if (!lines) {
+      if (previous)
+        return fakeapi::Status::BadRequest("previous terminated container \"" + container + "\" in pod \"" + name +
+                                           "\" not found");
+      return fakeapi::Status::BadRequest(waiting + ": ContainerCreating");
+    }
+    return fakeapi::ContainerLog{*lines, previous || ContainerFinished(pod, container)};
+  };
+}
+
+fakeapi::YamlDecoder YamlBodies() {
+  return [](std::string_view text) -> fakeapi::Result<json> {
+    harness::YamlLoad loaded = harness::LoadYamlString(text, "request body");
+    if (!loaded.ok()) return fakeapi::Status::BadRequest(loaded.error->ToString());
+    if (loaded.documents.size() != 1)
+      return fakeapi::Status::BadRequest("the request body must hold exactly one YAML document, not " +
+                                         std::to_string(loaded.documents.size()));
+    return loaded.documents.front().value;
+  };
+}
+
+struct ServeArgs {
+  std::string scenario;
+  int port = 8080;
+  std::string address = "127.0.0.1";
+  std::string speed = "1";
+  bool no_operator = false;
+  std::uint64_t seed = 0;
+  CLI::Option* seed_option = nullptr;
+};
+
+int Serve(const ServeArgs& args) {
+  bool fast_forward = args.speed == "max";
+  double speed = 1;
+  if (!fast_forward) {
+    char* end = nullptr;
+    speed = std::strtod(args.speed.c_str(), &end);
+    if (args.speed.empty() || *end != '\0' || !(speed > 0) || speed > 1e9) {
+      std::cerr << "--speed: \"" << args.speed << "\" is neither a positive number nor max\n";
+      return kExitBadInput;
+    }
+  }
+  if (args.port < 0 || args.port > 65535) {
+    std::cerr << "--port: " << args.port << " is not a port number (0 picks a free one)\n";
+    return kExitBadInput;
+  }
+  harness::ScenarioLoad loaded = harness::LoadScenario(args.scenario);
+  for (const auto& w : loaded.warnings) std::cerr << w << "\n";
+  if (!loaded.ok()) {
+    for (const auto& p : loaded.problems) std::cerr << p << "\n";
+    return kExitBadInput;
+  }
+  harness::Scenario scenario = std::move(*loaded.scenario);
+  if (args.no_operator) scenario.operator_settings.enabled = false;
+  // kubectl writes to "default" unless told otherwise.
+  if (std::find(scenario.namespaces.begin(), scenario.namespaces.end(), "default") == scenario.namespaces.end()) {
+    scenario.namespaces.push_back("default");
+    std::sort(scenario.namespaces.begin(), scenario.namespaces.end());
+  }
+
+  std::signal(SIGINT, OnStopSignal);
+  std::signal(SIGTERM, OnStopSignal);
+  harness::SimLock lock;
+  std::unique_ptr<fakeapi::HttpServer> server;
+  bool failed = false;
+  harness::LiveOptions live;
+  if (args.seed_option && args.seed_option->count() > 0) live.seed = args.seed;
+  live.speed = speed;
+  live.fast_forward = fast_forward;
+  live.lock = &lock;
+  live.should_stop = [&] { return g_stop.load() || failed; };
+  live.on_start = [&](sim::Simulation& sim) {
+    fakeapi::HttpServerOptions options;
+    options.address = args.address;
+    options.port = args.port;
+    options.clock = &sim.engine().clock();
+    options.executor = [&lock](const std::function<void()>& work) { lock.Run(work); };
+    options.logs = KubeletLogs(sim);
+    options.yaml = YamlBodies();
+    server = std::make_unique<fakeapi::HttpServer>(sim.store(), options);
+    server->SetTableConverter("dgljobs", DGLJobTable());
+    server->SetOpenApiSchema("dgljobs", DGLJobSchema());
+    fakeapi::Status started = server->Start();
+    if (!started.ok()) {
+      std::cerr << "dglsim serve: " << started.message() << "\n";
+      failed = true;
+      return;
+    }
+    std::cout << "scenario " << scenario.name << ": " << (args.no_operator ? "no operator in the simulation, " : "")
+              << "speed " << (fast_forward ? "max" : args.speed) << "\n";
+    std::cout << "try: kubectl --server " << server->url() << " get dgljobs,pods -A\n";
+    std::cout << "serving on " << server->url() << std::endl;  // the ready line: flushed
+  };
+  live.on_stop = [&](sim::Simulation&) {
+    if (server) server->Stop();
+  };
+  harness::RunLive(scenario, live);
+  server.reset();
+  return failed ? kExitBadInput : kExitOk;
+}
+
+}  // namespace
+
+Subcommand AddServeCommand(CLI::App& app) {
+  auto args = std::make_shared<ServeArgs>();
+  CLI::App* serve = app.add_subcommand(
+      "serve", "Run a scenario live behind the fake Kubernetes API over HTTP, for kubectl; simulated time paced to the wall clock");
+  serve->add_option("SCENARIO", args->scenario, "The scenario file (YAML, kind: Scenario)")->required();
+  serve->add_option("--port", args->port, "TCP port; 0 picks a free one (printed)")->capture_default_str();
+  serve->add_option("--address", args->address, "Address to listen on")->capture_default_str();
+  serve->add_option("--speed", args->speed,
+                    "Simulated seconds per wall second, or max: as fast as possible while jobs are in flight")
+      ->capture_default_str();
+  serve->add_flag("--no-operator", args->no_operator,
+                  "No operator inside the simulation (run dgl-operator --server URL against it instead)");
+  args->seed_option = serve->add_option("--seed", args->seed, "Override the scenario's seed");
+  return Subcommand{serve, [args] { return Serve(*args); }};
+}
+
+}  // namespace dglsim_cli
