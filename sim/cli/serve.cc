@@ -69,15 +69,6 @@ fakeapi::TableConverter DGLJobTable() {
   return t;
 }
 
-// The schema published for kubectl explain. The operator's generated openAPIV3Schema is not in
-// the tree yet; until it is, a schema that accepts anything (the server validates DGLJobs through
-// the same admission as in-process writes, so nothing is lost but `kubectl explain` detail).
-json DGLJobSchema() {
-  return {{"type", "object"},
-          {"description", "DGLJob runs distributed DGL training: a partitioner, a launcher and N workers."},
-          {"x-kubernetes-preserve-unknown-fields", true}};
-}
-
 // Whether the container has finished for good (a followed log ends then).
 bool ContainerFinished(const json& pod, const std::string& container) {
   std::string phase = Str(pod, {"status", "phase"});
@@ -184,7 +175,8 @@ int Serve(const ServeArgs& args) {
     options.yaml = YamlBodies();
     server = std::make_unique<fakeapi::HttpServer>(sim.store(), options);
     server->SetTableConverter("dgljobs", DGLJobTable());
-    server->SetOpenApiSchema("dgljobs", DGLJobSchema());
+    // The CRD's own openAPIV3Schema, for `kubectl explain dgljob`.
+    server->SetOpenApiSchema("dgljobs", dgl::DGLJobOpenApiSchema());
     fakeapi::Status started = server->Start();
     if (!started.ok()) {
       std::cerr << "dglsim serve: " << started.message() << "\n";
