@@ -134,17 +134,17 @@ TEST(ExpectationTest, ConfigMapLinesAndLineMatches) {
   EXPECT_NE(Eval(e).detail.find("no ConfigMap"), std::string::npos);
 }
 
-TEST(ExpectationTest, BreakdownAndPeakMemoryAreNotModelledYetAndFail) {
+TEST(ExpectationTest, BreakdownAndPeakMemoryFailWhenTheJobRecordedNone) {
   auto e = JobSpec(ExpectKind::kBreakdown);
   e.stage = "partition";
   auto r = Eval(e);
   EXPECT_FALSE(r.passed);
-  EXPECT_EQ(r.detail, "not modelled yet");
+  EXPECT_EQ(r.detail, "no partition stage was recorded for the job");
   e = JobSpec(ExpectKind::kPeakMemory);
   e.memory_role = "partitioner";
   r = Eval(e);
   EXPECT_FALSE(r.passed);
-  EXPECT_EQ(r.detail, "not modelled yet");
+  EXPECT_EQ(r.detail, "no memory use of a partitioner was recorded");
 }
 
 TEST(ExpectationTest, PodCount) {
