@@ -313,10 +313,6 @@ class Recorder : public sim::Actor {
     if (!node.empty() && info.job)
       if (JobRecord& j = Job(*info.job); j.submitted && !j.stage_intervals.count("queueing"))
         j.stage_intervals["queueing"].emplace_back(*j.submitted, Now());
-    // Queueing: from the job's submission until its first pod is bound.
-    if (!node.empty() && info.job)
-      if (JobRecord& j = Job(*info.job); j.submitted && !j.stage_intervals.count("queueing"))
-        j.stage_intervals["queueing"].emplace_back(*j.submitted, Now());
     if (phase == "Running" && !info.running_since) info.running_since = StatusTime(pod, "running", false).value_or(Now());
     if (detail::IsTerminalPhase(phase)) {
       // A pod seen only once it had finished still ran: from its containers' start to their end.
