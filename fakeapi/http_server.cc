@@ -6,6 +6,7 @@
 #include "fakeapi/merge_patch.h"
 #include "fakeapi/resource.h"
 #include "fakeapi/store.h"
+#include "fakeapi/json_path.h"
 
 #include <httplib.h>
 
@@ -36,16 +37,7 @@ constexpr const char* kText = "text/plain; charset=utf-8";
 // Never throws on strings that are not UTF-8 (a name decoded from "%ff" in a URL, say).
 std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
-const json* Find(const json& obj, std::initializer_list<const char*> path) {
-  const json* at = &obj;
-  for (const char* key : path) {
-    if (!at->is_object()) return nullptr;
-    auto it = at->find(key);
-    if (it == at->end()) return nullptr;
-    at = &*it;
-  }
-  return at;
-}
+const json* Find(const json& obj, std::initializer_list<const char*> path) { return JsonAt(obj, path); }
 std::string Str(const json& obj, std::initializer_list<const char*> path, const std::string& fallback = "") {
   const json* v = Find(obj, path);
   return v && v->is_string() ? v->get<std::string>() : fallback;

@@ -2,6 +2,7 @@
 #include "sim/kubelet.h"
 
 #include "fakeapi/quantity.h"
+#include "fakeapi/json_path.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -13,16 +14,7 @@ using nlohmann::json;
 
 namespace {
 
-const json* FindPath(const json& j, std::initializer_list<const char*> path) {
-  const json* cur = &j;
-  for (const char* p : path) {
-    if (!cur->is_object()) return nullptr;
-    auto it = cur->find(p);
-    if (it == cur->end()) return nullptr;
-    cur = &*it;
-  }
-  return cur;
-}
+const json* FindPath(const json& j, std::initializer_list<const char*> path) { return fakeapi::JsonAt(j, path); }
 
 std::string StringAt(const json& j, std::initializer_list<const char*> path, std::string fallback = "") {
   const json* v = FindPath(j, path);

@@ -10,6 +10,7 @@
 // Prints `serving on http://ADDRESS:PORT` (and flushes) once requests are accepted; runs until
 // SIGINT or SIGTERM. Exit codes: 0 after a signal, 2 for bad input or an address it cannot bind.
 #include "fakeapi/http_server.h"
+#include "fakeapi/json_path.h"
 #include "fakeapi/store.h"
 #include "operator/dgljob_api.h"
 #include "sim/cli/commands.h"
@@ -36,14 +37,7 @@ std::atomic<bool> g_stop{false};
 extern "C" void OnStopSignal(int) { g_stop = true; }
 
 std::string Str(const json& obj, std::initializer_list<const char*> path) {
-  const json* at = &obj;
-  for (const char* key : path) {
-    if (!at->is_object()) return "";
-    auto it = at->find(key);
-    if (it == at->end()) return "";
-    at = &*it;
-  }
-  return at->is_string() ? at->get<std::string>() : "";
+  return fakeapi::JsonString(obj, path);
 }
 
 // kubectl get dgljobs: NAME PHASE MODE WORKERS AGE (and RESTARTS with -o wide).

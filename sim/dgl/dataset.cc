@@ -2,6 +2,7 @@
 
 #include "sim/dgl/flags.h"
 #include "sim/graph/graph.h"
+#include "fakeapi/json_path.h"
 
 #include <algorithm>
 
@@ -129,16 +130,7 @@ DglEnvironment::Match DglEnvironment::Find(const std::string& job_key, const std
 }
 
 DglEnvironment::Match DglEnvironment::MatchJob(const nlohmann::json& job) const {
-  auto at = [](const nlohmann::json& obj, std::initializer_list<const char*> path) -> const nlohmann::json* {
-    const nlohmann::json* p = &obj;
-    for (const char* key : path) {
-      if (!p->is_object()) return nullptr;
-      auto it = p->find(key);
-      if (it == p->end()) return nullptr;
-      p = &*it;
-    }
-    return p;
-  };
+  auto at = [](const nlohmann::json& obj, std::initializer_list<const char*> path) { return fakeapi::JsonAt(obj, path); };
   auto strings = [](const nlohmann::json* list) {
     std::vector<std::string> out;
     if (list && list->is_array())

@@ -1,5 +1,6 @@
 #include "sim/dgl/programs.h"
 
+#include "fakeapi/json_path.h"
 #include "fakeapi/quantity.h"
 #include "sim/cluster.h"
 #include "sim/dgl/flags.h"
@@ -31,14 +32,7 @@ constexpr int kLeadAttempts = 150;
 constexpr Micros kLivenessInterval = 5 * kSecond;
 
 std::string Str(const json& obj, std::initializer_list<const char*> path) {
-  const json* at = &obj;
-  for (const char* key : path) {
-    if (!at->is_object()) return "";
-    auto it = at->find(key);
-    if (it == at->end()) return "";
-    at = &*it;
-  }
-  return at->is_string() ? at->get<std::string>() : "";
+  return fakeapi::JsonString(obj, path);
 }
 
 Micros ToMicros(double seconds) {

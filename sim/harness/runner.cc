@@ -1,5 +1,6 @@
 #include "sim/harness/runner.h"
 
+#include "fakeapi/json_path.h"
 #include "fakeapi/quantity.h"
 #include "operator/dgljob_api.h"
 #include "sim/cluster.h"
@@ -32,14 +33,7 @@ constexpr const char* kJobNameLabel = "training.kubeflow.org/job-name";
 constexpr const char* kReplicaTypeLabel = "training.kubeflow.org/replica-type";
 
 std::string Str(const json& obj, std::initializer_list<const char*> path) {
-  const json* at = &obj;
-  for (const char* key : path) {
-    if (!at->is_object()) return "";
-    auto it = at->find(key);
-    if (it == at->end()) return "";
-    at = &*it;
-  }
-  return at->is_string() ? at->get<std::string>() : "";
+  return fakeapi::JsonString(obj, path);
 }
 
 std::int64_t Int(const json& obj, std::initializer_list<const char*> path) {

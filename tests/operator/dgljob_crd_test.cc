@@ -3,6 +3,7 @@
 // appear as CEL rules, every value the schema admits the validator admits too, and the checked-in
 // deploy/crd.yaml is exactly DGLJobCrd().
 #include "operator/dgljob_api.h"
+#include "tests/operator/reconcile_fixture.h"
 
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
@@ -17,36 +18,6 @@ namespace dgl {
 namespace {
 
 using nlohmann::json;
-
-// YAML -> JSON: quoted scalars stay strings; plain scalars become null, booleans or numbers when
-// they read as such.
-json ToJson(const YAML::Node& node) {
-  switch (node.Type()) {
-    case YAML::NodeType::Null:
-    case YAML::NodeType::Undefined:
-      return nullptr;
-    case YAML::NodeType::Sequence: {
-      json out = json::array();
-      for (const auto& item : node) out.push_back(ToJson(item));
-      return out;
-    }
-    case YAML::NodeType::Map: {
-      json out = json::object();
-      for (const auto& item : node) out[item.first.as<std::string>()] = ToJson(item.second);
-      return out;
-    }
-    case YAML::NodeType::Scalar:
-      break;
-  }
-  const std::string& text = node.Scalar();
-  if (node.Tag() == "!") return text;
-  if (text == "~" || text == "null") return nullptr;
-  if (text == "true") return true;
-  if (text == "false") return false;
-  json number = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (number.is_number()) return number;
-  return text;
-}
 
 // The OpenAPI v3 keywords a structural CRD schema uses for values (type, enum, minimum, maximum,
 // minLength, maxLength, pattern, minItems, required, properties, items, int-or-string). Appends the
@@ -138,7 +109,7 @@ TEST(DGLJobCrdTest, ValidJobPassesBothValidationAndSchema) {
 TEST(DGLJobCrdTest, OriginalExamplesPassTheSchemaAfterConversionAndDefaulting) {
   for (const char* file : {"DGL-KE.yaml", "GraphSAGE.yaml", "GraphSAGE_dist.yaml", "graph_classification.yaml",
                            "link_predict.yaml", "node_classification.yaml"}) {
-    json job = ToJson(YAML::LoadFile(std::string(DGLSIM_SHARED_DIR) + "/reference/dgl-operator-examples/" + file));
+    json job = testing::YamlToJson(YAML::LoadFile(std::string(DGLSIM_SHARED_DIR) + "/reference/dgl-operator-examples/" + file));
     ConvertLegacy(job);
     DefaultDGLJob(job);
     ASSERT_TRUE(ValidateDGLJob(job).empty()) << file;
@@ -293,7 +264,7 @@ TEST(DGLJobCrdTest, CrdNamesTheResourceAsTheApiContractSays) {
 
 TEST(DGLJobCrdTest, CheckedInCrdYamlIsTheGeneratedCrd) {
   const std::string path = std::string(DGLSIM_SOURCE_DIR) + "/deploy/crd.yaml";
-  json checked_in = ToJson(YAML::LoadFile(path));
+  json checked_in = testing::YamlToJson(YAML::LoadFile(path));
   EXPECT_EQ(checked_in, DGLJobCrd()) << path << " is stale: regenerate it with `dgl-operator crd > deploy/crd.yaml`";
 }
 
