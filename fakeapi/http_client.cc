@@ -487,6 +487,18 @@ struct HttpClient::Impl {
     const std::string& ns = NamespaceOf(object);
     return ns.empty() ? "default" : ns;
   }
+
+  // PUT of a whole object, or of its `subresource` ("status"), as Update and UpdateStatus send it.
+  Result<ObjectPtr> Put(const std::string& resource, json object, const std::string& subresource) {
+    auto type = Resolve(resource);
+    if (!type.ok()) return type.status();
+    if (!object.is_object()) return Status::BadRequest("the object to update is not a JSON object");
+    FillTypeMeta(object, **type);
+    const std::string name = NameOf(object);
+    if (name.empty()) return Status::BadRequest("the object to update has no metadata.name");
+    const std::string path = ObjectPath(**type, NamespaceOfBody(object), name, subresource);
+    return SendForObject("PUT", path, object.dump(), "application/json", **type, name);
+  }
 };
 
 HttpClient::HttpClient(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -571,25 +583,11 @@ Result<ListResult> HttpClient::List(const std::string& resource, const ListOptio
 }
 
 Result<ObjectPtr> HttpClient::Update(const std::string& resource, nlohmann::json object) {
-  auto type = impl_->Resolve(resource);
-  if (!type.ok()) return type.status();
-  if (!object.is_object()) return Status::BadRequest("the object to update is not a JSON object");
-  FillTypeMeta(object, **type);
-  const std::string name = NameOf(object);
-  if (name.empty()) return Status::BadRequest("the object to update has no metadata.name");
-  const std::string path = impl_->ObjectPath(**type, Impl::NamespaceOfBody(object), name);
-  return impl_->SendForObject("PUT", path, object.dump(), "application/json", **type, name);
+  return impl_->Put(resource, std::move(object), "");
 }
 
 Result<ObjectPtr> HttpClient::UpdateStatus(const std::string& resource, nlohmann::json object) {
-  auto type = impl_->Resolve(resource);
-  if (!type.ok()) return type.status();
-  if (!object.is_object()) return Status::BadRequest("the object to update is not a JSON object");
-  FillTypeMeta(object, **type);
-  const std::string name = NameOf(object);
-  if (name.empty()) return Status::BadRequest("the object to update has no metadata.name");
-  const std::string path = impl_->ObjectPath(**type, Impl::NamespaceOfBody(object), name, "status");
-  return impl_->SendForObject("PUT", path, object.dump(), "application/json", **type, name);
+  return impl_->Put(resource, std::move(object), "status");
 }
 
 Result<ObjectPtr> HttpClient::Patch(const std::string& resource, const std::string& ns, const std::string& name,
@@ -632,14 +630,14 @@ Result<ObjectPtr> HttpClient::Delete(const std::string& resource, const std::str
   // Some servers answer a finished delete with a Success Status instead of the object: stand in
   // for the object with what is known of it.
   if ((*res)->value("kind", "") == "Status") {
-    json stub = {{"kind", (*type)->kind},
+    json deleted = {{"kind", (*type)->kind},
                  {"apiVersion", (*type)->ApiVersion()},
                  {"metadata", {{"name", name}}}};
-    if ((*type)->namespaced) stub["metadata"]["namespace"] = ns.empty() ? "default" : ns;
+    if ((*type)->namespaced) deleted["metadata"]["namespace"] = ns.empty() ? "default" : ns;
     if (auto details = (*res)->find("details"); details != (*res)->end() && details->is_object()) {
-      if (auto uid = details->find("uid"); uid != details->end() && uid->is_string()) stub["metadata"]["uid"] = *uid;
+      if (auto uid = details->find("uid"); uid != details->end() && uid->is_string()) deleted["metadata"]["uid"] = *uid;
     }
-    return ObjectPtr(std::make_shared<const json>(std::move(stub)));
+    return ObjectPtr(std::make_shared<const json>(std::move(deleted)));
   }
   return res;
 }
