@@ -3,10 +3,10 @@
 // and each run 30 min to 2 h. The design targets: 1,000 nodes and ~10,000 pods over a week in
 // under 5 s, ~100,000 pods in under 60 s, on one core. Reports wall time, engine events and API
 // writes per second, and the peak resident memory of the process.
-#include "sim/cluster.h"
-#include "sim/kubelet.h"
-#include "sim/node_lifecycle.h"
-#include "sim/scheduler.h"
+#include "sim/cluster/cluster.h"
+#include "sim/cluster/kubelet.h"
+#include "sim/cluster/node_lifecycle.h"
+#include "sim/cluster/scheduler.h"
 
 #include <benchmark/benchmark.h>
 

@@ -7,9 +7,9 @@
 
 #include <benchmark/benchmark.h>
 
-#include "sim/engine.h"
-#include "sim/random.h"
-#include "sim/trace.h"
+#include "sim/kernel/engine.h"
+#include "sim/kernel/random.h"
+#include "sim/kernel/trace.h"
 
 namespace {
 

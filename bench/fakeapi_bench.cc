@@ -1,7 +1,7 @@
 // Micro-benchmarks of the fake API server's verbs, with 0, 1 and 100 open watches on the resource
 // written (watchers are drained between iterations outside the timed region, so each one costs
 // what a queued event costs). Run: build/bench/fakeapi_bench
-#include "fakeapi/store.h"
+#include "fakeapi/server/store.h"
 
 #include <benchmark/benchmark.h>
 
@@ -29,14 +29,14 @@ json Pod(const std::string& name) {
 }
 
 struct Fixture {
-  fakeapi::ManualClock clock;
+  kube::ManualClock clock;
   Store store{fakeapi::StoreOptions{.clock = &clock}};
-  std::vector<fakeapi::WatchPtr> watches;
+  std::vector<kube::WatchPtr> watches;
   explicit Fixture(int watchers) {
     for (int i = 0; i < watchers; ++i) watches.push_back(*store.Watch("pods", {.resource_version = "1"}));
   }
   void Drain() {
-    std::vector<fakeapi::WatchEvent> sink;
+    std::vector<kube::WatchEvent> sink;
     for (auto& w : watches) {
       sink.clear();
       w->Poll(&sink);
@@ -87,7 +87,7 @@ void BM_MergePatchStatus(benchmark::State& state) {
   std::int64_t i = 0;
   for (auto _ : state) {
     benchmark::DoNotOptimize(f.store.Patch("pods", "default", "p", {{"status", {{"observed", i++}}}},
-                                           fakeapi::PatchType::kMerge, "status"));
+                                           kube::PatchType::kMerge, "status"));
     if (i % 1024 == 0) {
       state.PauseTiming();
       f.Drain();
@@ -146,7 +146,7 @@ void BM_UpdateStatusWithNodeWatchers(benchmark::State& state) {
   std::int64_t i = 0;
   for (auto _ : state) {
     benchmark::DoNotOptimize(f.store.Patch("pods", "default", "p", {{"status", {{"observed", i++}}}},
-                                           fakeapi::PatchType::kMerge, "status"));
+                                           kube::PatchType::kMerge, "status"));
     if (i % 1024 == 0) {
       state.PauseTiming();
       f.Drain();
@@ -167,7 +167,7 @@ void BM_CreateDeleteWithOwner(benchmark::State& state) {
     json pod = Pod("p" + std::to_string(i++));
     pod["metadata"]["ownerReferences"] = json::array({ref});
     auto created = f.store.Create("pods", std::move(pod));
-    f.store.Delete("pods", "default", fakeapi::NameOf(**created));
+    f.store.Delete("pods", "default", kube::NameOf(**created));
   }
   state.SetItemsProcessed(state.iterations());
 }

@@ -18,9 +18,9 @@
 
 #include <benchmark/benchmark.h>
 
-#include "sim/engine.h"
-#include "sim/network.h"
-#include "sim/random.h"
+#include "sim/kernel/engine.h"
+#include "sim/kernel/random.h"
+#include "sim/network/network.h"
 
 namespace {
 
@@ -61,7 +61,7 @@ std::vector<Planned> Plan(Pattern pattern, sim::Micros window) {
 }
 
 void RunPattern(benchmark::State& state, Pattern pattern) {
-  const sim::Micros window = state.range(0) * fakeapi::kSecond;
+  const sim::Micros window = state.range(0) * kube::kSecond;
   const std::vector<Planned> plan = Plan(pattern, window);
   std::vector<std::string> names;
   for (int i = 0; i < kNodes; ++i) names.push_back("node-" + std::to_string(i));
@@ -90,7 +90,7 @@ void RunPattern(benchmark::State& state, Pattern pattern) {
   state.SetItemsProcessed(state.iterations() * kFlows);
   state.counters["rerates"] = static_cast<double>(rerates);
   state.counters["flows_per_rerate"] = rerates == 0 ? 0 : static_cast<double>(rerated) / rerates;
-  state.counters["sim_seconds"] = static_cast<double>(makespan) / fakeapi::kSecond;
+  state.counters["sim_seconds"] = static_cast<double>(makespan) / kube::kSecond;
 }
 
 void BM_JobLocal(benchmark::State& state) { RunPattern(state, Pattern::kJobLocal); }

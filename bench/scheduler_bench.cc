@@ -1,8 +1,8 @@
 // The simulated scheduler at cluster scale: 10,000 pods (every other one asking for a GPU) onto
 // 1,000 eight-GPU nodes, in simulated time. Reports engine events per wall second, wall time per
 // pod and the simulated time the whole placement took.
-#include "sim/cluster.h"
-#include "sim/scheduler.h"
+#include "sim/cluster/cluster.h"
+#include "sim/cluster/scheduler.h"
 
 #include <benchmark/benchmark.h>
 

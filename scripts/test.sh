@@ -14,13 +14,13 @@ status=0
 bash scripts/deps.sh
 
 echo "== RelWithDebInfo build (build/)"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDGLSIM_WERROR=ON
 cmake --build build -j "$jobs"
 echo "== Tests (build/)"
 ctest --test-dir build --output-on-failure -j "$jobs" || status=1
 
 echo "== Debug build with ASan + UBSan (build-asan/)"
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DDGLSIM_SANITIZE=ON -DDGLSIM_BENCH=OFF
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DDGLSIM_SANITIZE=ON -DDGLSIM_BENCH=OFF -DDGLSIM_WERROR=ON
 cmake --build build-asan -j "$jobs"
 echo "== Unit and CLI tests under sanitizers (build-asan/)"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}

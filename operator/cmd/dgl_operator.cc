@@ -14,11 +14,11 @@
 // failed reconcile goes to stderr.
 //
 // Exit codes: 0 after SIGTERM/SIGINT (or for `crd` and --help), 2 for bad flags or configuration.
-#include "fakeapi/client.h"
-#include "fakeapi/clock.h"
-#include "fakeapi/http_client.h"
-#include "operator/controller.h"
-#include "operator/dgljob_api.h"
+#include "fakeapi/client/client.h"
+#include "fakeapi/client/clock.h"
+#include "fakeapi/client/http_client.h"
+#include "operator/api/dgljob_api.h"
+#include "operator/controller/controller.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -40,9 +40,9 @@
 
 namespace {
 
-using fakeapi::Micros;
-using fakeapi::ObjectPtr;
-using fakeapi::Result;
+using kube::Micros;
+using kube::ObjectPtr;
+using kube::Result;
 using nlohmann::json;
 
 // --- crd: JSON as block YAML ----------------------------------------------------------------------
@@ -105,18 +105,18 @@ std::string ToYaml(const json& value) {
 
 std::mutex log_mu;
 
-void Log(const fakeapi::Clock& clock, const std::string& line) {
+void Log(const kube::Clock& clock, const std::string& line) {
   std::lock_guard<std::mutex> lock(log_mu);
-  std::cerr << fakeapi::FormatMicroTime(clock.Now()) << " " << line << std::endl;
+  std::cerr << kube::FormatMicroTime(clock.Now()) << " " << line << std::endl;
 }
 
 // Forwards every call and logs each write with its outcome: one line per reconcile action.
-class LoggingClient : public fakeapi::Client {
+class LoggingClient : public kube::Client {
  public:
-  LoggingClient(fakeapi::Client& inner, const fakeapi::Clock& clock) : inner_(inner), clock_(clock) {}
+  LoggingClient(kube::Client& inner, const kube::Clock& clock) : inner_(inner), clock_(clock) {}
 
   Result<ObjectPtr> Create(const std::string& resource, json object, const std::string& ns) override {
-    std::string key = (ns.empty() ? fakeapi::NamespaceOf(object) : ns) + "/" + fakeapi::NameOf(object);
+    std::string key = (ns.empty() ? kube::NamespaceOf(object) : ns) + "/" + kube::NameOf(object);
     auto r = inner_.Create(resource, std::move(object), ns);
     Note("create", resource, key, r);
     return r;
@@ -124,17 +124,17 @@ class LoggingClient : public fakeapi::Client {
   Result<ObjectPtr> Get(const std::string& resource, const std::string& ns, const std::string& name) override {
     return inner_.Get(resource, ns, name);
   }
-  Result<fakeapi::ListResult> List(const std::string& resource, const fakeapi::ListOptions& options) override {
+  Result<kube::ListResult> List(const std::string& resource, const kube::ListOptions& options) override {
     return inner_.List(resource, options);
   }
   Result<ObjectPtr> Update(const std::string& resource, json object) override {
-    std::string key = fakeapi::KeyOf(object);
+    std::string key = kube::KeyOf(object);
     auto r = inner_.Update(resource, std::move(object));
     Note("update", resource, key, r);
     return r;
   }
   Result<ObjectPtr> UpdateStatus(const std::string& resource, json object) override {
-    std::string key = fakeapi::KeyOf(object);
+    std::string key = kube::KeyOf(object);
     std::string phase;
     if (auto s = object.find("status"); s != object.end() && s->is_object()) phase = s->value("phase", "");
     auto r = inner_.UpdateStatus(resource, std::move(object));
@@ -142,18 +142,18 @@ class LoggingClient : public fakeapi::Client {
     return r;
   }
   Result<ObjectPtr> Patch(const std::string& resource, const std::string& ns, const std::string& name,
-                          const json& patch, fakeapi::PatchType type, const std::string& subresource) override {
+                          const json& patch, kube::PatchType type, const std::string& subresource) override {
     auto r = inner_.Patch(resource, ns, name, patch, type, subresource);
     Note(subresource.empty() ? "patch" : "patch " + subresource, resource, ns + "/" + name, r);
     return r;
   }
   Result<ObjectPtr> Delete(const std::string& resource, const std::string& ns, const std::string& name,
-                           const fakeapi::DeleteOptions& options) override {
+                           const kube::DeleteOptions& options) override {
     auto r = inner_.Delete(resource, ns, name, options);
     Note("delete", resource, ns + "/" + name, r);
     return r;
   }
-  Result<fakeapi::WatchPtr> Watch(const std::string& resource, const fakeapi::WatchOptions& options) override {
+  Result<kube::WatchPtr> Watch(const std::string& resource, const kube::WatchOptions& options) override {
     return inner_.Watch(resource, options);
   }
 
@@ -161,8 +161,8 @@ class LoggingClient : public fakeapi::Client {
   void Note(const std::string& verb, const std::string& resource, const std::string& key, const Result<ObjectPtr>& r) {
     Log(clock_, verb + " " + resource + " " + key + ": " + (r.ok() ? "ok" : r.status().ToString()));
   }
-  fakeapi::Client& inner_;
-  const fakeapi::Clock& clock_;
+  kube::Client& inner_;
+  const kube::Clock& clock_;
 };
 
 // --- flags --------------------------------------------------------------------------------------
@@ -172,7 +172,7 @@ std::optional<Micros> ParseDuration(const std::string& text) {
   if (text.empty()) return std::nullopt;
   if (text.find_first_not_of("0123456789") == std::string::npos) {
     if (text.size() > 9) return std::nullopt;
-    return std::stoll(text) * fakeapi::kSecond;
+    return std::stoll(text) * kube::kSecond;
   }
   Micros total = 0;
   std::size_t i = 0;
@@ -185,13 +185,13 @@ std::optional<Micros> ParseDuration(const std::string& text) {
     while (i < text.size() && (text[i] < '0' || text[i] > '9')) ++i;
     const std::string unit = text.substr(unit_start, i - unit_start);
     if (unit == "ms") {
-      total += n * fakeapi::kMillisecond;
+      total += n * kube::kMillisecond;
     } else if (unit == "s") {
-      total += n * fakeapi::kSecond;
+      total += n * kube::kSecond;
     } else if (unit == "m") {
-      total += n * 60 * fakeapi::kSecond;
+      total += n * 60 * kube::kSecond;
     } else if (unit == "h") {
-      total += n * 3600 * fakeapi::kSecond;
+      total += n * 3600 * kube::kSecond;
     } else {
       return std::nullopt;
     }
@@ -235,7 +235,7 @@ constexpr const char* kInformed[] = {"dgljobs", "pods", "configmaps", "services"
                                      "roles",   "rolebindings", "podgroups", "nodes"};
 
 int RunOperator(const Flags& flags) {
-  fakeapi::SystemClock clock;
+  kube::SystemClock clock;
   auto resync = ParseDuration(flags.resync);
   if (!resync || *resync <= 0) {
     std::cerr << "dgl-operator: --resync: not a positive duration: \"" << flags.resync << "\" (e.g. 30s, 5m)\n";
@@ -246,9 +246,9 @@ int RunOperator(const Flags& flags) {
     return 2;
   }
 
-  fakeapi::HttpClientOptions options;
+  kube::HttpClientOptions options;
   if (flags.server.empty()) {
-    auto in_cluster = fakeapi::InClusterOptions();
+    auto in_cluster = kube::InClusterOptions();
     if (!in_cluster.ok()) {
       std::cerr << "dgl-operator: no --server given and " << in_cluster.status().message() << "\n";
       return 2;
@@ -261,7 +261,7 @@ int RunOperator(const Flags& flags) {
   if (!flags.token_file.empty()) options.bearer_token_file = flags.token_file;
   if (!flags.ca_file.empty()) options.ca_cert_file = flags.ca_file;
   options.insecure_skip_tls_verify = flags.insecure;
-  auto http = fakeapi::HttpClient::Connect(options);
+  auto http = kube::HttpClient::Connect(options);
   if (!http.ok()) {
     std::cerr << "dgl-operator: " << http.status().message() << "\n";
     return 2;
@@ -307,7 +307,7 @@ int RunOperator(const Flags& flags) {
   {
     dgl::Controller controller(client, clock, controller_options);
     controller.SetNotifier([&wakeup] { wakeup.Notify(); });
-    if (fakeapi::Status s = controller.Start(); !s.ok()) {
+    if (kube::Status s = controller.Start(); !s.ok()) {
       Log(clock, "initial list failed, retrying: " + s.ToString());
     }
     std::map<std::string, std::string> informer_errors;
@@ -325,7 +325,7 @@ int RunOperator(const Flags& flags) {
         if (controller.stats().errors != errors) Log(clock, "reconcile failed; retrying with back-off");
       }
       for (const char* resource : kInformed) {
-        fakeapi::Informer* informer = controller.informer(resource);
+        kube::Informer* informer = controller.informer(resource);
         if (informer == nullptr) continue;
         const std::string error = informer->last_error().ok() ? "" : informer->last_error().ToString();
         if (error != informer_errors[resource]) {
@@ -336,15 +336,15 @@ int RunOperator(const Flags& flags) {
       // controller-runtime's SyncPeriod: every job is reconciled again now and then, so a missed
       // event (or a change outside the operator's informers) is noticed.
       if (clock.Now() >= next_resync) {
-        if (fakeapi::Informer* jobs = controller.informer("dgljobs")) {
-          for (const ObjectPtr& job : jobs->List()) controller.queue().Add(fakeapi::KeyOf(*job));
+        if (kube::Informer* jobs = controller.informer("dgljobs")) {
+          for (const ObjectPtr& job : jobs->List()) controller.queue().Add(kube::KeyOf(*job));
         }
         next_resync = clock.Now() + *resync;
         continue;
       }
       Micros wake = next_resync;
       if (auto next = controller.NextWakeTime()) wake = std::min(wake, *next);
-      const Micros wait = std::clamp<Micros>(wake - clock.Now(), fakeapi::kMillisecond, *resync);
+      const Micros wait = std::clamp<Micros>(wake - clock.Now(), kube::kMillisecond, *resync);
       std::unique_lock<std::mutex> lock(wakeup.mu);
       wakeup.cv.wait_for(lock, std::chrono::microseconds(wait), [&] { return wakeup.pending || wakeup.stop; });
     }

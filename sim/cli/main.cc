@@ -6,11 +6,11 @@
 //
 // Subcommands: validate, run, suite (in parallel, --jobs). (sweep, chaos and serve are not built yet.)
 #include "sim/cli/commands.h"
-#include "sim/harness/manifest_check.h"
+#include "sim/harness/config/manifest_check.h"
+#include "sim/harness/config/scenario.h"
+#include "sim/harness/config/yaml_json.h"
 #include "sim/harness/run_command.h"
-#include "sim/harness/scenario.h"
 #include "sim/harness/suite.h"
-#include "sim/harness/yaml_json.h"
 
 #include <CLI/CLI.hpp>
 

@@ -9,16 +9,16 @@
 //
 // Prints `serving on http://ADDRESS:PORT` (and flushes) once requests are accepted; runs until
 // SIGINT or SIGTERM. Exit codes: 0 after a signal, 2 for bad input or an address it cannot bind.
-#include "fakeapi/http_server.h"
-#include "fakeapi/json_path.h"
-#include "fakeapi/store.h"
-#include "operator/dgljob_api.h"
+#include "fakeapi/client/json_path.h"
+#include "fakeapi/server/http_server.h"
+#include "fakeapi/server/store.h"
+#include "operator/api/dgljob_api.h"
 #include "sim/cli/commands.h"
-#include "sim/harness/live_run.h"
-#include "sim/harness/scenario.h"
-#include "sim/harness/yaml_json.h"
-#include "sim/kubelet.h"
-#include "sim/simulation.h"
+#include "sim/cluster/kubelet.h"
+#include "sim/cluster/simulation.h"
+#include "sim/harness/config/scenario.h"
+#include "sim/harness/config/yaml_json.h"
+#include "sim/harness/run/live_run.h"
 
 #include <algorithm>
 #include <atomic>
@@ -37,7 +37,7 @@ std::atomic<bool> g_stop{false};
 extern "C" void OnStopSignal(int) { g_stop = true; }
 
 std::string Str(const json& obj, std::initializer_list<const char*> path) {
-  return fakeapi::JsonString(obj, path);
+  return kube::JsonString(obj, path);
 }
 
 // kubectl get dgljobs: NAME PHASE MODE WORKERS AGE (and RESTARTS with -o wide).
@@ -53,11 +53,11 @@ fakeapi::TableConverter DGLJobTable() {
   t.columns = {column("Name"), column("Phase"), column("Mode"), column("Workers", 0, "integer"), column("Age"),
                column("Restarts", 1, "integer")};
   t.columns[0].format = "name";
-  t.cells = [](const json& job, fakeapi::Micros now) {
+  t.cells = [](const json& job, kube::Micros now) {
     std::int64_t restarts = 0;
     if (auto s = job.find("status"); s != job.end() && s->is_object())
       if (auto r = s->find("restartCount"); r != s->end() && r->is_number_integer()) restarts = r->get<std::int64_t>();
-    return json::array({fakeapi::NameOf(job), Str(job, {"status", "phase"}), dgl::ToString(dgl::GetPartitionMode(job)),
+    return json::array({kube::NameOf(job), Str(job, {"status", "phase"}), dgl::ToString(dgl::GetPartitionMode(job)),
                         dgl::GetReplicas(job, dgl::kReplicaWorker), fakeapi::AgeOf(job, now), restarts});
   };
   return t;
@@ -80,30 +80,30 @@ bool ContainerFinished(const json& pod, const std::string& container) {
 }
 
 fakeapi::LogsProvider KubeletLogs(sim::Simulation& sim) {
-  return [&sim](const json& pod, const std::string& container, bool previous) -> fakeapi::Result<fakeapi::ContainerLog> {
-    const std::string& name = fakeapi::NameOf(pod);
+  return [&sim](const json& pod, const std::string& container, bool previous) -> kube::Result<fakeapi::ContainerLog> {
+    const std::string& name = kube::NameOf(pod);
     const std::string waiting = "container \"" + container + "\" in pod \"" + name + "\" is waiting to start";
     std::string node = Str(pod, {"spec", "nodeName"});
-    if (node.empty()) return fakeapi::Status::BadRequest(waiting + ": the pod is not scheduled yet");
+    if (node.empty()) return kube::Status::BadRequest(waiting + ": the pod is not scheduled yet");
     auto* kubelet = dynamic_cast<sim::Kubelet*>(sim.FindActor("kubelet/" + node));
     const std::vector<std::string>* lines =
-        kubelet ? kubelet->Logs(fakeapi::NamespaceOf(pod), name, container, previous) : nullptr;
+        kubelet ? kubelet->Logs(kube::NamespaceOf(pod), name, container, previous) : nullptr;
     if (!lines) {
       if (previous)
-        return fakeapi::Status::BadRequest("previous terminated container \"" + container + "\" in pod \"" + name +
+        return kube::Status::BadRequest("previous terminated container \"" + container + "\" in pod \"" + name +
                                            "\" not found");
-      return fakeapi::Status::BadRequest(waiting + ": ContainerCreating");
+      return kube::Status::BadRequest(waiting + ": ContainerCreating");
     }
     return fakeapi::ContainerLog{*lines, previous || ContainerFinished(pod, container)};
   };
 }
 
 fakeapi::YamlDecoder YamlBodies() {
-  return [](std::string_view text) -> fakeapi::Result<json> {
+  return [](std::string_view text) -> kube::Result<json> {
     harness::YamlLoad loaded = harness::LoadYamlString(text, "request body");
-    if (!loaded.ok()) return fakeapi::Status::BadRequest(loaded.error->ToString());
+    if (!loaded.ok()) return kube::Status::BadRequest(loaded.error->ToString());
     if (loaded.documents.size() != 1)
-      return fakeapi::Status::BadRequest("the request body must hold exactly one YAML document, not " +
+      return kube::Status::BadRequest("the request body must hold exactly one YAML document, not " +
                                          std::to_string(loaded.documents.size()));
     return loaded.documents.front().value;
   };
@@ -171,7 +171,7 @@ int Serve(const ServeArgs& args) {
     server->SetTableConverter("dgljobs", DGLJobTable());
     // The CRD's own openAPIV3Schema, for `kubectl explain dgljob`.
     server->SetOpenApiSchema("dgljobs", dgl::DGLJobOpenApiSchema());
-    fakeapi::Status started = server->Start();
+    kube::Status started = server->Start();
     if (!started.ok()) {
       std::cerr << "dglsim serve: " << started.message() << "\n";
       failed = true;

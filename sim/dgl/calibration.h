@@ -9,10 +9,8 @@
 // undirected edge counted once in each direction, as DGL's partition_graph stores it), and times
 // are on a machine of cpuSpeed 1.0 (the calibration machine) unless the name says otherwise.
 //
-// LoadCalibrationFile reads the `dglsim/v1 Calibration` YAML that `dglsim calibrate` writes (keys
-// partition.metisEdgesPerSecond, metisBytesPerEdge, metisFixedSeconds, metisFixedBytes; `points`
-// is informational) and returns the defaults with those keys overridden. Problems come back as
-// `FILE:LINE:COL: FIELD.PATH: message`; nothing throws.
+// The `dglsim/v1 Calibration` files that override these defaults are read by the harness
+// (sim/harness/config/calibration_file.h); this layer reads no files.
 #pragma once
 
 #include <cstdint>
@@ -140,15 +138,5 @@ struct CalibrationPoint {
   std::int64_t peak_bytes = 0;
 };
 
-struct CalibrationLoad {
-  std::optional<Calibration> calibration;  // set exactly when there are no problems
-  std::vector<CalibrationPoint> points;
-  std::vector<std::string> problems;        // "FILE:LINE:COL: FIELD.PATH: message"
-  bool ok() const { return calibration.has_value(); }
-};
-
-// Reads a `dglsim/v1 Calibration` file over the defaults.
-CalibrationLoad LoadCalibrationFile(const std::string& path);
-CalibrationLoad LoadCalibrationString(const std::string& text, const std::string& file);
 
 }  // namespace sim::dglmodels

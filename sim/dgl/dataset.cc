@@ -1,8 +1,8 @@
 #include "sim/dgl/dataset.h"
 
+#include "fakeapi/client/json_path.h"
 #include "sim/dgl/flags.h"
 #include "sim/graph/graph.h"
-#include "fakeapi/json_path.h"
 
 #include <algorithm>
 
@@ -130,7 +130,7 @@ DglEnvironment::Match DglEnvironment::Find(const std::string& job_key, const std
 }
 
 DglEnvironment::Match DglEnvironment::MatchJob(const nlohmann::json& job) const {
-  auto at = [](const nlohmann::json& obj, std::initializer_list<const char*> path) { return fakeapi::JsonAt(obj, path); };
+  auto at = [](const nlohmann::json& obj, std::initializer_list<const char*> path) { return kube::JsonAt(obj, path); };
   auto strings = [](const nlohmann::json* list) {
     std::vector<std::string> out;
     if (list && list->is_array())

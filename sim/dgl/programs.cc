@@ -1,8 +1,8 @@
 #include "sim/dgl/programs.h"
 
-#include "fakeapi/json_path.h"
-#include "fakeapi/quantity.h"
-#include "sim/cluster.h"
+#include "fakeapi/client/json_path.h"
+#include "fakeapi/client/quantity.h"
+#include "sim/cluster/cluster.h"
 #include "sim/dgl/flags.h"
 #include "sim/dgl/models.h"
 
@@ -32,7 +32,7 @@ constexpr int kLeadAttempts = 150;
 constexpr Micros kLivenessInterval = 5 * kSecond;
 
 std::string Str(const json& obj, std::initializer_list<const char*> path) {
-  return fakeapi::JsonString(obj, path);
+  return kube::JsonString(obj, path);
 }
 
 Micros ToMicros(double seconds) {
@@ -53,7 +53,7 @@ std::int64_t ContainerMilli(const json& container, const char* resource) {
   for (const char* kind : {"limits", "requests"}) {
     std::string q = Str(container, {"resources", kind, resource});
     if (!q.empty())
-      if (auto v = fakeapi::ParseQuantityMilli(q)) return *v;
+      if (auto v = kube::ParseQuantityMilli(q)) return *v;
   }
   return 0;
 }
@@ -457,9 +457,9 @@ class DglRun : public ContainerProgram {
 
   // tools/launch.py watches its remote processes: a worker pod that fails or goes away ends the run.
   void WatchWorkers() {
-    fakeapi::ListOptions filter{.namespace_ = ns_,
+    kube::ListOptions filter{.namespace_ = ns_,
                                 .label_selector = std::string(kJobLabel) + "=" + job_ + "," + kTypeLabel + "=worker"};
-    auto check = [this](const fakeapi::ObjectPtr& pod, bool deleted) {
+    auto check = [this](const kube::ObjectPtr& pod, bool deleted) {
       if (Str(*pod, {"metadata", "annotations", kEpochAnnotation}) != epoch_) return;
       const std::string name = Str(*pod, {"metadata", "name"});
       if (std::find(workers_.begin(), workers_.end(), name) == workers_.end()) return;
@@ -467,8 +467,8 @@ class DglRun : public ContainerProgram {
         Fail("Task failed: worker " + name + (deleted ? " was deleted" : " failed") + " during the run");
     };
     watch_ = ctx_->Watch("pods", filter,
-                         {.on_update = [check](const fakeapi::ObjectPtr&, const fakeapi::ObjectPtr& pod) { check(pod, false); },
-                          .on_delete = [check](const fakeapi::ObjectPtr& pod) { check(pod, true); }});
+                         {.on_update = [check](const kube::ObjectPtr&, const kube::ObjectPtr& pod) { check(pod, false); },
+                          .on_delete = [check](const kube::ObjectPtr& pod) { check(pod, true); }});
     ScheduleLiveness();
   }
   void ScheduleLiveness() {

@@ -1,6 +1,6 @@
 // The programs that run inside simulated DGL containers: the original operator's `dglrun` and
 // `dglkerun` scripts (shared/reference/original-operator.md, section 3), in every role the operator
-// gives them through DGL_OPERATOR_PHASE_ENV and DGL_OPERATOR_PARTITION_MODE (operator/builders.cc):
+// gives them through DGL_OPERATOR_PHASE_ENV and DGL_OPERATOR_PARTITION_MODE (operator/controller/builders.cc):
 //
 //   Partitioner (DGL-API = SSP, ParMETIS = SMP)  phase 1/5: download the dataset from the shared
 //       storage, partition it (dgl.distributed.partition_graph's steps, or pm_dglpart with one rank
@@ -26,8 +26,8 @@
 // with `dglsim.io/duration` runs the generic program instead (an explicit override in a scenario).
 #pragma once
 
+#include "sim/cluster/program.h"
 #include "sim/dgl/dataset.h"
-#include "sim/program.h"
 
 #include <memory>
 

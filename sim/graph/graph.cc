@@ -3,7 +3,7 @@
 #include "sim/graph/graph.h"
 
 #include "sim/graph/csr_graph.h"
-#include "sim/random.h"
+#include "sim/kernel/random.h"
 
 #include <metis.h>
 

@@ -1,11 +1,11 @@
 #include "sim/harness/run_command.h"
 
-#include "sim/harness/expectations.h"
-#include "sim/harness/report.h"
-#include "sim/harness/report_html.h"
-#include "sim/harness/runner.h"
-#include "sim/harness/scenario.h"
-#include "sim/harness/trace_export.h"
+#include "sim/harness/checks/expectations.h"
+#include "sim/harness/config/scenario.h"
+#include "sim/harness/report/report.h"
+#include "sim/harness/report/report_html.h"
+#include "sim/harness/report/trace_export.h"
+#include "sim/harness/run/runner.h"
 
 #include <unistd.h>
 

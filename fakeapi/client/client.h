@@ -1,0 +1,132 @@
+// The Client is the one interface through which every actor talks to the API: the operator, the
+// simulated scheduler, kubelets and controllers, tests. The in-process implementation calls the
+// Store directly; the HTTP implementation speaks the Kubernetes REST protocol; FaultyClient wraps
+// either to inject conflicts, errors, timeouts, latency and dropped watches.
+//
+// Objects are JSON and shared: a returned ObjectPtr is immutable and may be kept for as long as
+// wanted (a shared pointer hand-off, never a deep copy). To change one, copy it, edit, Update.
+#pragma once
+
+#include "fakeapi/client/clock.h"
+#include "fakeapi/client/status.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kube {
+
+using ObjectPtr = std::shared_ptr<const nlohmann::json>;
+
+inline const std::string& kNoNamespace() {
+  static const std::string empty;
+  return empty;
+}
+
+struct ListOptions {
+  std::string namespace_;       // "" = all namespaces (and the only choice for cluster-scoped kinds)
+  std::string label_selector;   // "app=x,tier in (a,b)"
+  std::string field_selector;   // "spec.nodeName=n1,status.phase!=Failed"
+};
+
+struct ListResult {
+  std::vector<ObjectPtr> items;   // in key order (namespace, then name), as etcd lists them
+  std::string resource_version;   // watch from here to see every later change
+};
+
+struct WatchOptions {
+  std::string namespace_;
+  std::string label_selector;
+  std::string field_selector;
+  // "" or "0": start with a synthetic ADDED for every current object, then changes.
+  // Otherwise every change after this version, or 410 Expired if it is older than the history.
+  std::string resource_version;
+  bool allow_bookmarks = false;
+};
+
+enum class WatchEventType { kAdded, kModified, kDeleted, kBookmark, kError };
+const char* WatchEventTypeName(WatchEventType type);  // "ADDED", ...
+
+struct WatchEvent {
+  WatchEventType type;
+  ObjectPtr object;  // the object after the change (for DELETED: its last state); a Status for ERROR
+};
+
+// A stream of watch events. Writers never wait on it: events are queued for the reader, and a
+// reader that falls too far behind has its stream closed with an InternalError (its queued events
+// are dropped; it re-watches from its last resourceVersion, or relists if that is gone too).
+// Thread-safe: a writer may queue while a reader polls.
+class WatchStream {
+ public:
+  virtual ~WatchStream() = default;
+  // Moves the queued events into `out` (appending). Returns false once the stream has ended and
+  // every event has been taken; then `status()` says why (OK when stopped by the reader).
+  virtual bool Poll(std::vector<WatchEvent>* out) = 0;
+  // Blocks up to `timeout` microseconds of wall time for an event or the end. Only for threads
+  // serving real clients; simulated actors use the notifier.
+  virtual void Wait(Micros timeout) = 0;
+  // Called (without any store lock held) whenever events become available or the stream ends.
+  // Replaces any earlier notifier.
+  virtual void SetNotifier(std::function<void()> notify) = 0;
+  virtual void Stop() = 0;
+  virtual bool Ended() const = 0;
+  virtual Status status() const = 0;
+};
+using WatchPtr = std::shared_ptr<WatchStream>;
+
+enum class PropagationPolicy { kBackground, kForeground, kOrphan };
+
+struct DeleteOptions {
+  std::optional<PropagationPolicy> propagation;  // unset: Background (Orphan for legacy owners)
+  std::optional<std::int64_t> grace_period_seconds;  // pods: unset = spec.terminationGracePeriodSeconds
+  std::optional<std::string> precondition_uid;
+  std::optional<std::string> precondition_resource_version;
+};
+
+enum class PatchType { kMerge };
+
+class Client {
+ public:
+  virtual ~Client() = default;
+
+  // `resource` is a plural ("pods"), a qualified plural ("dgljobs.kubeflow.org") or a short name.
+  // `ns` is ignored for cluster-scoped kinds; for namespaced kinds "" means the object's own
+  // metadata.namespace, else "default".
+  virtual Result<ObjectPtr> Create(const std::string& resource, nlohmann::json object,
+                                   const std::string& ns = kNoNamespace()) = 0;
+  virtual Result<ObjectPtr> Get(const std::string& resource, const std::string& ns,
+                                const std::string& name) = 0;
+  virtual Result<ListResult> List(const std::string& resource, const ListOptions& options = {}) = 0;
+  // Replaces the object. metadata.resourceVersion, if set, must be current (else 409 Conflict).
+  // Status is ignored for kinds with a status subresource.
+  virtual Result<ObjectPtr> Update(const std::string& resource, nlohmann::json object) = 0;
+  // Replaces only the status (the rest of the given object is ignored).
+  virtual Result<ObjectPtr> UpdateStatus(const std::string& resource, nlohmann::json object) = 0;
+  // `subresource` is "" or "status".
+  virtual Result<ObjectPtr> Patch(const std::string& resource, const std::string& ns,
+                                  const std::string& name, const nlohmann::json& patch,
+                                  PatchType type = PatchType::kMerge,
+                                  const std::string& subresource = "") = 0;
+  // Returns the object as it is after the call: marked for deletion (deletionTimestamp) while
+  // finalizers or a grace period hold it, else its last state.
+  virtual Result<ObjectPtr> Delete(const std::string& resource, const std::string& ns,
+                                   const std::string& name, const DeleteOptions& options = {}) = 0;
+  virtual Result<WatchPtr> Watch(const std::string& resource, const WatchOptions& options = {}) = 0;
+};
+
+// Helpers for reading metadata of a JSON object without copying.
+const std::string& NameOf(const nlohmann::json& obj);
+const std::string& NamespaceOf(const nlohmann::json& obj);
+const std::string& UidOf(const nlohmann::json& obj);
+const std::string& ResourceVersionOf(const nlohmann::json& obj);
+// "ns/name", or "name" for cluster-scoped objects: the key informers and work queues use.
+std::string KeyOf(const nlohmann::json& obj);
+// The ownerReference with controller: true, or nullptr.
+const nlohmann::json* ControllerRefOf(const nlohmann::json& obj);
+
+}  // namespace kube

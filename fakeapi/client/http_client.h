@@ -1,0 +1,109 @@
+// The HttpClient implements Client over HTTP with the Kubernetes REST protocol, against any API
+// server: a real kube-apiserver, `kubectl proxy`, or the project's own HttpServer (`dglsim serve`).
+// Paths come from the Registry (group, version, plural, scope): /api/v1/namespaces/NS/pods,
+// /apis/kubeflow.org/v1alpha1/namespaces/NS/dgljobs/NAME/status, ... Selectors and
+// resourceVersion travel as query parameters, merge patches as application/merge-patch+json,
+// delete options as a DeleteOptions body.
+//
+// Errors: a metav1.Status body becomes the same kube::Status the in-process Store would have
+// returned (code, reason, message, causes). A response without a Status body is mapped by its HTTP
+// code (404 NotFound, 409 Conflict, 410 Expired, 422 Invalid, 5xx InternalError, ...). A server
+// that cannot be reached is 503 ServiceUnavailable; a request that broke after it was sent is
+// 504 Timeout (it may or may not have been applied), as FaultyClient injects them.
+//
+// Watches: Watch() sends GET ...?watch=true and waits for the response head, so a refused watch
+// (410 Expired for a resourceVersion older than the server's history, 404, 403, ...) is returned
+// by Watch() itself, as the Store does. A 200 stream is read on a background thread of its own that
+// decodes one JSON event after another (newlines optional, blank keep-alive lines skipped) and
+// queues them for Poll()/Wait(). An in-stream ERROR event is queued and ends the stream with its
+// Status (so 410 Expired there also makes an Informer relist); a stream the server closes, or a
+// broken connection, ends with 500 InternalError, after which an Informer re-watches from its last
+// resourceVersion. List items and watch objects missing kind/apiVersion (kube-apiserver omits them
+// on list items) get them from the Registry.
+//
+// HTTPS: the Debian cpp-httplib this project links is built with OpenSSL, so https:// servers work,
+// with an optional CA bundle or with verification turned off, and a bearer token on every request.
+// InClusterOptions() reads the service-account token and CA a pod gets and the
+// KUBERNETES_SERVICE_HOST/PORT variables.
+//
+// Thread safety: the verbs (Create ... Watch) may be called from several threads at once; each
+// call uses a connection of its own. In the operator one thread runs every verb, the informers and
+// the controller; the watch reader threads only decode and queue events and call the notifier. A
+// WatchStream is safe to Poll/Stop from one thread while its reader thread fills it; Stop() and
+// the stream's destructor close the connection and join the reader.
+#pragma once
+
+#include "fakeapi/client/client.h"
+#include "fakeapi/client/clock.h"
+#include "fakeapi/client/resource.h"
+#include "fakeapi/client/status.h"
+
+#include <memory>
+#include <string>
+
+namespace kube {
+
+struct HttpClientOptions {
+  // "http://host:port" or "https://host:port", optionally with a path prefix ("http://h:8001/k8s").
+  std::string server;
+  // Sent as "Authorization: Bearer <token>" when not empty.
+  std::string bearer_token;
+  // When set, the token is re-read from this file every minute (service-account tokens rotate).
+  std::string bearer_token_file;
+  // PEM bundle used to verify an https server ("" = the system's default trust store).
+  std::string ca_cert_file;
+  // https only: skip certificate and host name verification.
+  bool insecure_skip_tls_verify = false;
+  // Timeouts of ordinary requests (wall time).
+  Micros connect_timeout = 5 * kSecond;
+  Micros request_timeout = 30 * kSecond;
+  // A watch stream that stays silent this long is closed and reported as ended, so a half-open
+  // connection is noticed; the informer then re-watches. Servers that send keep-alive newlines or
+  // bookmarks keep a stream open indefinitely.
+  Micros watch_idle_timeout = 5 * 60 * kSecond;
+  // How long Watch() waits for the response head before giving up with 504 Timeout.
+  Micros watch_open_timeout = 30 * kSecond;
+  std::string user_agent = "dgl-operator/0.1";
+  // The kinds this client can address. Must hold every resource the caller names.
+  Registry registry = Registry::WithBuiltins();
+};
+
+// The options of a process running in a Kubernetes pod: https://$KUBERNETES_SERVICE_HOST:
+// $KUBERNETES_SERVICE_PORT, the token and CA of /var/run/secrets/kubernetes.io/serviceaccount/.
+// `root` replaces "/" for tests. BadRequest when the variables or the token are missing.
+Result<HttpClientOptions> InClusterOptions(const std::string& root = "/");
+
+// True when this build can talk https (cpp-httplib compiled with OpenSSL).
+bool HttpsSupported();
+
+class HttpClient : public Client {
+ public:
+  // BadRequest for a server URL that is not http:// or https://host[:port][/prefix].
+  static Result<std::unique_ptr<HttpClient>> Connect(HttpClientOptions options);
+  ~HttpClient() override;
+  HttpClient(const HttpClient&) = delete;
+  HttpClient& operator=(const HttpClient&) = delete;
+
+  // Create also takes "pods/binding" with a v1 Binding, POSTed to .../pods/NAME/binding.
+  Result<ObjectPtr> Create(const std::string& resource, nlohmann::json object,
+                           const std::string& ns = kNoNamespace()) override;
+  Result<ObjectPtr> Get(const std::string& resource, const std::string& ns, const std::string& name) override;
+  Result<ListResult> List(const std::string& resource, const ListOptions& options = {}) override;
+  Result<ObjectPtr> Update(const std::string& resource, nlohmann::json object) override;
+  Result<ObjectPtr> UpdateStatus(const std::string& resource, nlohmann::json object) override;
+  Result<ObjectPtr> Patch(const std::string& resource, const std::string& ns, const std::string& name,
+                          const nlohmann::json& patch, PatchType type = PatchType::kMerge,
+                          const std::string& subresource = "") override;
+  Result<ObjectPtr> Delete(const std::string& resource, const std::string& ns, const std::string& name,
+                           const DeleteOptions& options = {}) override;
+  Result<WatchPtr> Watch(const std::string& resource, const WatchOptions& options = {}) override;
+
+  const HttpClientOptions& options() const;
+
+ private:
+  struct Impl;
+  explicit HttpClient(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace kube

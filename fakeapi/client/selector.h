@@ -1,0 +1,75 @@
+// Label and field selectors with the syntax and semantics of k8s.io/apimachinery.
+//
+// Label selectors: comma-separated requirements, all of which must hold:
+//   key=value, key==value, key!=value, key in (a,b), key notin (a,b), key, !key
+// ("!=" and "notin" also match objects without the key, as in Kubernetes.)
+// Field selectors: key=value, key==value, key!=value on a fixed set of fields per resource.
+#pragma once
+
+#include "fakeapi/client/status.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kube {
+
+class LabelSelector {
+ public:
+  enum class Op { kEquals, kNotEquals, kIn, kNotIn, kExists, kDoesNotExist };
+  struct Requirement {
+    std::string key;
+    Op op;
+    std::set<std::string> values;
+  };
+
+  // Parses the string form; BadRequest with the offending text on a syntax error.
+  static Result<LabelSelector> Parse(std::string_view text);
+  // From a metav1.LabelSelector object ({matchLabels, matchExpressions}).
+  static Result<LabelSelector> FromJson(const nlohmann::json& selector);
+
+  bool Empty() const { return requirements_.empty(); }
+  // `labels` is metadata.labels (may be null or missing).
+  bool Matches(const nlohmann::json& labels) const;
+  const std::vector<Requirement>& requirements() const { return requirements_; }
+  // If the selector pins `key` to one value with = or in (v), that value.
+  std::optional<std::string> ExactValue(std::string_view key) const;
+  std::string ToString() const;
+
+ private:
+  std::vector<Requirement> requirements_;
+};
+
+class FieldSelector {
+ public:
+  struct Requirement {
+    std::string field;  // "metadata.name", "spec.nodeName", ...
+    bool equals;        // false for !=
+    std::string value;
+  };
+
+  // Parses and checks every field is supported for `plural` (e.g. "pods"); BadRequest
+  // ("field label not supported: spec.foo") otherwise.
+  static Result<FieldSelector> Parse(std::string_view text, std::string_view plural);
+
+  bool Empty() const { return requirements_.empty(); }
+  bool Matches(const nlohmann::json& object) const;
+  const std::vector<Requirement>& requirements() const { return requirements_; }
+  // If the selector pins `field` with =, that value.
+  std::optional<std::string> ExactValue(std::string_view field) const;
+
+  // The value of a selectable field in an object, as the API server compares it ("" if absent;
+  // booleans as "true"/"false").
+  static std::string FieldValue(const nlohmann::json& object, std::string_view field);
+  // Whether `field` is selectable on `plural`.
+  static bool Supported(std::string_view plural, std::string_view field);
+
+ private:
+  std::vector<Requirement> requirements_;
+};
+
+}  // namespace kube

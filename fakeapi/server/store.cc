@@ -1,0 +1,1275 @@
+// The in-process fake API server. See store.h for the semantics it keeps.
+//
+// Layout: one ResourceData per registered kind holds the objects (an ordered map keyed like etcd,
+// "ns/name"), a bounded history of watch events for resuming, and the open watch streams. A
+// global uid index and an owner index let the garbage collector find owners and dependents without
+// scanning. Pods are indexed by spec.nodeName, and watch streams that select one node are indexed
+// the same way, so that a write touches only the watchers it concerns (as kube-apiserver's watch
+// cache does with its indexed triggers).
+#include "fakeapi/server/store.h"
+
+#include "fakeapi/client/selector.h"
+#include "fakeapi/server/merge_patch.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <set>
+#include <unordered_map>
+
+namespace fakeapi {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kForegroundFinalizer = "foregroundDeletion";
+constexpr const char* kOrphanFinalizer = "orphan";
+constexpr const char* kNamespaceFinalizer = "kubernetes";
+
+std::string MakeKey(const kube::ResourceType& type, const std::string& ns, const std::string& name) {
+  return type.namespaced ? ns + "/" + name : name;
+}
+
+const json* Find(const json& obj, const char* a) {
+  if (!obj.is_object()) return nullptr;
+  auto it = obj.find(a);
+  return it == obj.end() ? nullptr : &*it;
+}
+const json* Find(const json& obj, const char* a, const char* b) {
+  const json* first = Find(obj, a);
+  return first ? Find(*first, b) : nullptr;
+}
+std::string StringOr(const json* value, const std::string& fallback = "") {
+  return value && value->is_string() ? value->get<std::string>() : fallback;
+}
+
+const json& StatusOf(const json& obj) {
+  static const json kAbsent;
+  auto it = obj.find("status");
+  return it == obj.end() ? kAbsent : *it;
+}
+
+std::string NodeNameOf(const json& pod) { return StringOr(Find(pod, "spec", "nodeName")); }
+
+bool HasDeletionTimestamp(const json& obj) {
+  const json* ts = Find(obj, "metadata", "deletionTimestamp");
+  return ts && ts->is_string();
+}
+
+std::vector<std::string> FinalizersOf(const json& obj) {
+  std::vector<std::string> out;
+  const json* list = Find(obj, "metadata", "finalizers");
+  if (list && list->is_array())
+    for (const auto& f : *list)
+      if (f.is_string()) out.push_back(f.get<std::string>());
+  return out;
+}
+
+bool HasFinalizer(const json& obj, const std::string& name) {
+  auto all = FinalizersOf(obj);
+  return std::find(all.begin(), all.end(), name) != all.end();
+}
+
+void RemoveFinalizer(json& obj, const std::string& name) {
+  json& list = obj["metadata"]["finalizers"];
+  if (!list.is_array()) return;
+  json kept = json::array();
+  for (auto& f : list)
+    if (!(f.is_string() && f.get<std::string>() == name)) kept.push_back(f);
+  if (kept.empty())
+    obj["metadata"].erase("finalizers");
+  else
+    list = std::move(kept);
+}
+
+void AddFinalizer(json& obj, const std::string& name) {
+  if (HasFinalizer(obj, name)) return;
+  json& list = obj["metadata"]["finalizers"];
+  if (!list.is_array()) list = json::array();
+  list.push_back(name);
+}
+
+// Owner uids named by an object's ownerReferences, in order.
+std::vector<std::string> OwnerUids(const json& obj) {
+  std::vector<std::string> out;
+  const json* refs = Find(obj, "metadata", "ownerReferences");
+  if (refs && refs->is_array())
+    for (const auto& ref : *refs) {
+      std::string uid = StringOr(Find(ref, "uid"));
+      if (!uid.empty()) out.push_back(uid);
+    }
+  return out;
+}
+
+bool BlocksOwnerDeletion(const json& obj, const std::string& owner_uid) {
+  const json* refs = Find(obj, "metadata", "ownerReferences");
+  if (!refs || !refs->is_array()) return false;
+  for (const auto& ref : *refs) {
+    if (StringOr(Find(ref, "uid")) != owner_uid) continue;
+    const json* block = Find(ref, "blockOwnerDeletion");
+    return block && block->is_boolean() && block->get<bool>();
+  }
+  return false;
+}
+
+// Whether two objects differ outside metadata and status (what bumps metadata.generation).
+bool SpecChanged(const json& a, const json& b) {
+  auto skip = [](const std::string& k) {
+    return k == "metadata" || k == "status" || k == "apiVersion" || k == "kind";
+  };
+  for (auto it = a.begin(); it != a.end(); ++it) {
+    if (skip(it.key())) continue;
+    auto other = b.find(it.key());
+    if (other == b.end() || *other != it.value()) return true;
+  }
+  for (auto it = b.begin(); it != b.end(); ++it) {
+    if (skip(it.key())) continue;
+    if (a.find(it.key()) == a.end()) return true;
+  }
+  return false;
+}
+
+// DNS-1123 label (services, namespaces) or subdomain (everything else).
+std::string CheckName(const std::string& name, bool label) {
+  const std::size_t max = label ? 63 : 253;
+  if (name.empty()) return "Required value: name or generateName is required";
+  if (name.size() > max) return "Invalid value: \"" + name + "\": must be no more than " + std::to_string(max) + " characters";
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  bool ok = alnum(name.front()) && alnum(name.back());
+  for (char c : name) ok = ok && (alnum(c) || c == '-' || (!label && c == '.'));
+  if (!ok)
+    return "Invalid value: \"" + name + "\": a lowercase RFC 1123 " + std::string(label ? "label" : "subdomain") +
+           " must consist of lower case alphanumeric characters, '-'" + (label ? "" : " or '.'") +
+           ", and must start and end with an alphanumeric character";
+  return "";
+}
+
+std::uint64_t Mix(std::uint64_t x) {  // kube::SplitMix64 finaliser: deterministic, well spread
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// A Kubernetes watch stream fed by the store. The store pushes under its own lock; the reader
+// takes events under the stream's lock only.
+class StoreWatch : public kube::WatchStream {
+ public:
+  StoreWatch(std::string ns, kube::LabelSelector labels, kube::FieldSelector fields, std::size_t limit)
+      : ns_(std::move(ns)), labels_(std::move(labels)), fields_(std::move(fields)), limit_(limit) {}
+
+  bool Poll(std::vector<kube::WatchEvent>* out) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& e : queue_) out->push_back(std::move(e));
+    queue_.clear();
+    return !ended_;
+  }
+  void Wait(kube::Micros timeout) override {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait_for(lock, std::chrono::microseconds(timeout), [&] { return !queue_.empty() || ended_; });
+  }
+  // A reader that sets its notifier after events were queued is told at once, so nothing waits
+  // for a wake-up that already happened.
+  void SetNotifier(std::function<void()> notify) override {
+    std::unique_lock<std::mutex> lock(mu_);
+    notify_ = std::move(notify);
+    bool pending = (!queue_.empty() || ended_) && notify_;
+    auto copy = notify_;
+    lock.unlock();
+    if (pending) copy();
+  }
+  void Stop() override { End(kube::Status::Ok()); }
+  bool Ended() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return ended_;
+  }
+  kube::Status status() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return end_status_;
+  }
+
+  bool Matches(const json& obj) const {
+    if (!ns_.empty() && kube::NamespaceOf(obj) != ns_) return false;
+    if (!labels_.Empty()) {
+      const json* l = Find(obj, "metadata", "labels");
+      if (!labels_.Matches(l ? *l : json())) return false;
+    }
+    return fields_.Empty() || fields_.Matches(obj);
+  }
+  const kube::FieldSelector& fields() const { return fields_; }
+
+  // Queues an event; returns the notifier to call (after the store lock is released) when the
+  // reader should be woken, else an empty function.
+  std::function<void()> Push(kube::WatchEventType type, kube::ObjectPtr obj) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (ended_) return {};
+    if (queue_.size() >= limit_) {
+      // A reader this far behind is cut off rather than ever slowing a writer down.
+      queue_.clear();
+      ended_ = true;
+      end_status_ = kube::Status::Internal("watch closed: the reader fell more than " + std::to_string(limit_) + " events behind");
+      cv_.notify_all();
+      return notify_;
+    }
+    bool was_empty = queue_.empty();
+    queue_.push_back(kube::WatchEvent{type, std::move(obj)});
+    cv_.notify_all();
+    return was_empty ? notify_ : std::function<void()>();
+  }
+  std::function<void()> End(kube::Status why) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (ended_) return {};
+    ended_ = true;
+    end_status_ = std::move(why);
+    cv_.notify_all();
+    return notify_;
+  }
+  bool EndedUnlocked() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return ended_;
+  }
+
+ private:
+  const std::string ns_;
+  const kube::LabelSelector labels_;
+  const kube::FieldSelector fields_;
+  const std::size_t limit_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<kube::WatchEvent> queue_;
+  bool ended_ = false;
+  kube::Status end_status_;
+  std::function<void()> notify_;
+};
+
+struct HistoryEvent {
+  std::int64_t rv;
+  kube::WatchEventType type;
+  kube::ObjectPtr object;
+  kube::ObjectPtr old;  // the previous state for MODIFIED, to turn selector transitions into ADDED/DELETED
+};
+
+struct ResourceData {
+  const kube::ResourceType* type = nullptr;
+  std::map<std::string, kube::ObjectPtr> objects;           // key order, as etcd lists
+  std::map<std::string, std::set<std::string>> by_node;  // pods: spec.nodeName -> keys
+  std::deque<HistoryEvent> history;
+  std::int64_t compacted_rv = 0;  // watches from versions older than this get 410
+  std::vector<std::shared_ptr<StoreWatch>> watchers;  // not indexed by node
+  std::map<std::string, std::vector<std::shared_ptr<StoreWatch>>> node_watchers;
+  std::vector<Defaulter> defaulters;
+  std::vector<Validator> validators;
+};
+
+struct ObjectRef {
+  ResourceData* data;
+  std::string key;
+};
+
+enum class GcKind { kOwnerGone, kDependent, kOwnerDeleting, kNamespace };
+struct GcItem {
+  GcKind kind;
+  std::string id;   // owner uid, dependent uid, or namespace name
+};
+
+}  // namespace
+
+struct Store::Impl {
+  StoreOptions options;
+  kube::Registry registry;
+  mutable std::mutex mu;
+  std::int64_t rv = 0;
+  std::uint64_t uid_counter = 0;
+  std::map<const kube::ResourceType*, ResourceData> data;
+  std::unordered_map<std::string, ObjectRef> by_uid;  // lookups only, never iterated
+  std::unordered_map<std::string, std::set<std::pair<const kube::ResourceType*, std::string>>> dependents;
+  std::deque<GcItem> gc_queue;
+  std::function<void(const WriteRecord&)> observer;
+  StoreStats stats;
+  std::vector<std::function<void()>> pending_notifications;  // fired after the lock is released
+
+  explicit Impl(StoreOptions o, kube::Registry r) : options(o), registry(std::move(r)) {
+    for (const auto& type : registry.All()) data[type.get()].type = type.get();
+  }
+
+  // ---- lookups -------------------------------------------------------------------------------
+
+  kube::Result<ResourceData*> Resolve(const std::string& resource) {
+    const kube::ResourceType* type = registry.Find(resource);
+    if (!type) return kube::Status::NotFound("resource", resource);
+    return &data.at(type);
+  }
+
+  ResourceData& DataOf(const std::string& plural) { return data.at(registry.Find(plural)); }
+
+  kube::ObjectPtr Lookup(ResourceData& d, const std::string& key) {
+    auto it = d.objects.find(key);
+    return it == d.objects.end() ? nullptr : it->second;
+  }
+
+  kube::ObjectPtr NamespaceObject(const std::string& ns) { return Lookup(DataOf("namespaces"), ns); }
+
+  std::string NextRv() { return std::to_string(++rv); }
+
+  std::string NewUid() {
+    std::uint64_t a = Mix(++uid_counter), b = Mix(a ^ uid_counter);
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%08x-%04x-4%03x-8%03x-%012llx", static_cast<unsigned>(a >> 32),
+                  static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xfff),
+                  static_cast<unsigned>((b >> 48) & 0xfff),
+                  static_cast<unsigned long long>(b & 0xffffffffffffULL));
+    return buf;
+  }
+
+  std::string GeneratedSuffix() {
+    // The alphabet kube-apiserver uses for generateName (no vowels, no look-alikes).
+    static const char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+    std::uint64_t x = Mix(++uid_counter * 0x51ed2701ULL);
+    std::string out;
+    for (int i = 0; i < 5; ++i) {
+      out += kAlphabet[x % 27];
+      x /= 27;
+    }
+    return out;
+  }
+
+  // ---- the write path --------------------------------------------------------------------------
+
+  void Record(const char* verb, ResourceData& d, const std::string& key, kube::WatchEventType event) {
+    ++stats.writes;
+    if (observer) observer(WriteRecord{verb, d.type, &key, rv, event});
+  }
+
+  void Deliver(StoreWatch& w, kube::WatchEventType type, const kube::ObjectPtr& obj, const kube::ObjectPtr& old) {
+    kube::WatchEventType out = type;
+    if (type == kube::WatchEventType::kModified) {
+      bool now = w.Matches(*obj), before = old && w.Matches(*old);
+      if (!now && !before) return;
+      if (now && !before) out = kube::WatchEventType::kAdded;
+      if (!now && before) out = kube::WatchEventType::kDeleted;
+    } else if (!w.Matches(*obj)) {
+      return;
+    }
+    ++stats.watch_events_queued;
+    if (auto notify = w.Push(out, obj)) pending_notifications.push_back(std::move(notify));
+  }
+
+  void Broadcast(std::vector<std::shared_ptr<StoreWatch>>& list, kube::WatchEventType type, const kube::ObjectPtr& obj,
+                 const kube::ObjectPtr& old) {
+    bool stale = false;
+    for (auto& w : list) {
+      if (w->EndedUnlocked()) {
+        stale = true;
+        continue;
+      }
+      Deliver(*w, type, obj, old);
+    }
+    if (stale) std::erase_if(list, [](const auto& w) { return w->EndedUnlocked(); });
+  }
+
+  // Appends to the history and queues the event for every watcher it concerns.
+  void Publish(ResourceData& d, kube::WatchEventType type, const kube::ObjectPtr& obj, const kube::ObjectPtr& old) {
+    d.history.push_back(HistoryEvent{rv, type, obj, old});
+    while (d.history.size() > options.history_limit) {
+      d.compacted_rv = d.history.front().rv;
+      d.history.pop_front();
+    }
+    Broadcast(d.watchers, type, obj, old);
+    if (!d.node_watchers.empty()) {
+      std::string now = NodeNameOf(*obj), before = old ? NodeNameOf(*old) : now;
+      for (const std::string& node : {now, before}) {
+        auto it = d.node_watchers.find(node);
+        if (it != d.node_watchers.end()) Broadcast(it->second, type, obj, old);
+        if (before == now) break;
+      }
+    }
+  }
+
+  void IndexAdd(ResourceData& d, const std::string& key, const json& obj) {
+    const std::string& uid = kube::UidOf(obj);
+    by_uid[uid] = ObjectRef{&d, key};
+    for (const auto& owner : OwnerUids(obj)) dependents[owner].insert({d.type, key});
+    if (d.type->plural == "pods" && d.type->group.empty()) {
+      std::string node = NodeNameOf(obj);
+      if (!node.empty()) d.by_node[node].insert(key);
+    }
+  }
+
+  void IndexRemove(ResourceData& d, const std::string& key, const json& obj) {
+    by_uid.erase(kube::UidOf(obj));
+    for (const auto& owner : OwnerUids(obj)) {
+      auto it = dependents.find(owner);
+      if (it == dependents.end()) continue;
+      it->second.erase({d.type, key});
+      if (it->second.empty()) dependents.erase(it);
+    }
+    if (d.type->plural == "pods" && d.type->group.empty()) {
+      auto it = d.by_node.find(NodeNameOf(obj));
+      if (it != d.by_node.end()) {
+        it->second.erase(key);
+        if (it->second.empty()) d.by_node.erase(it);
+      }
+    }
+  }
+
+  // Stores a new version of an existing object (which already carries its new resourceVersion).
+  kube::ObjectPtr Replace(ResourceData& d, const std::string& key, json obj, const char* verb) {
+    auto it = d.objects.find(key);
+    kube::ObjectPtr old = it->second;
+    IndexRemove(d, key, *old);
+    auto next = std::make_shared<const json>(std::move(obj));
+    it->second = next;
+    IndexAdd(d, key, *next);
+    Record(verb, d, key, kube::WatchEventType::kModified);
+    Publish(d, kube::WatchEventType::kModified, next, old);
+    // Owners, finalizers and deletion state may have changed: let the collector look again.
+    if (HasDeletionTimestamp(*next)) gc_queue.push_back({GcKind::kOwnerDeleting, kube::UidOf(*next)});
+    if (OwnerUids(*next) != OwnerUids(*old)) gc_queue.push_back({GcKind::kDependent, kube::UidOf(*next)});
+    return next;
+  }
+
+  // Removes an object for good: the DELETED event carries its last state at a new version.
+  kube::ObjectPtr Remove(ResourceData& d, const std::string& key, const char* verb) {
+    auto it = d.objects.find(key);
+    json last = *it->second;
+    last["metadata"]["resourceVersion"] = NextRv();
+    auto final_state = std::make_shared<const json>(std::move(last));
+    IndexRemove(d, key, *it->second);
+    d.objects.erase(it);
+    --stats.objects;
+    Record(verb, d, key, kube::WatchEventType::kDeleted);
+    Publish(d, kube::WatchEventType::kDeleted, final_state, nullptr);
+    const std::string& uid = kube::UidOf(*final_state);
+    gc_queue.push_back({GcKind::kOwnerGone, uid});
+    for (const auto& owner : OwnerUids(*final_state)) gc_queue.push_back({GcKind::kOwnerDeleting, owner});
+    if (d.type->namespaced) {
+      kube::ObjectPtr ns = NamespaceObject(kube::NamespaceOf(*final_state));
+      if (ns && HasDeletionTimestamp(*ns)) gc_queue.push_back({GcKind::kNamespace, kube::NameOf(*ns)});
+    }
+    return final_state;
+  }
+
+  // An object whose deletion is complete once nothing holds it any more.
+  bool ReadyToRemove(const json& obj) {
+    if (!HasDeletionTimestamp(obj) || !FinalizersOf(obj).empty()) return false;
+    const json* grace = Find(obj, "metadata", "deletionGracePeriodSeconds");
+    if (grace && grace->is_number_integer() && grace->get<std::int64_t>() > 0) return false;
+    const json* ns_finalizers = Find(obj, "spec", "finalizers");
+    return !(ns_finalizers && ns_finalizers->is_array() && !ns_finalizers->empty());
+  }
+
+  void RunAdmission(ResourceData& d, Operation op, const std::string& subresource, json& obj, const json* old,
+                    std::vector<kube::StatusCause>& causes) {
+    AdmissionRequest request{op, d.type, subresource, &obj, old};
+    if (subresource.empty())
+      for (auto& defaulter : d.defaulters) defaulter(request);
+    for (auto& validator : d.validators) {
+      auto found = validator(request);
+      causes.insert(causes.end(), found.begin(), found.end());
+    }
+  }
+
+  static std::string KindOf(const ResourceData& d) {
+    return d.type->group.empty() ? d.type->kind : d.type->kind + "." + d.type->group;
+  }
+
+  kube::Result<kube::ObjectPtr> CreateLocked(ResourceData& d, json obj, const std::string& ns_arg) {
+    if (!obj.is_object()) return kube::Status::BadRequest("the object to create must be a JSON object");
+    const kube::ResourceType& type = *d.type;
+    if (obj.contains("kind") && obj["kind"] != type.kind)
+      return kube::Status::BadRequest("the kind \"" + StringOr(Find(obj, "kind")) + "\" does not match the resource \"" +
+                                type.plural + "\"");
+    obj["apiVersion"] = type.ApiVersion();
+    obj["kind"] = type.kind;
+    json& meta = obj["metadata"];
+    if (!meta.is_object()) meta = json::object();
+
+    std::string ns;
+    if (type.namespaced) {
+      ns = StringOr(Find(meta, "namespace"));
+      if (!ns_arg.empty()) {
+        if (!ns.empty() && ns != ns_arg)
+          return kube::Status::BadRequest("the namespace of the provided object (" + ns +
+                                    ") does not match the namespace sent on the request (" + ns_arg + ")");
+        ns = ns_arg;
+      }
+      if (ns.empty()) ns = "default";
+      meta["namespace"] = ns;
+      kube::ObjectPtr ns_obj = NamespaceObject(ns);
+      if (!ns_obj) return kube::Status::NotFound("namespaces", ns);
+      if (HasDeletionTimestamp(*ns_obj))
+        return kube::Status::Forbidden(type.plural + " is forbidden: unable to create new content in namespace " + ns +
+                                 " because it is being terminated");
+    } else {
+      meta.erase("namespace");
+    }
+
+    std::string name = StringOr(Find(meta, "name"));
+    std::string generate = StringOr(Find(meta, "generateName"));
+    if (name.empty() && !generate.empty()) {
+      for (int attempt = 0; attempt < 8 && name.empty(); ++attempt) {
+        std::string candidate = generate + GeneratedSuffix();
+        if (!d.objects.count(MakeKey(type, ns, candidate))) name = candidate;
+      }
+      if (name.empty()) return kube::Status::AlreadyExists(type.plural, generate);
+    }
+    meta["name"] = name;
+
+    std::vector<kube::StatusCause> causes;
+    bool label = type.plural == "namespaces" || type.plural == "services";
+    if (std::string why = CheckName(name, label); !why.empty())
+      causes.push_back({why.rfind("Required", 0) == 0 ? "FieldValueRequired" : "FieldValueInvalid", "metadata.name", why});
+    if (causes.empty()) RunAdmission(d, Operation::kCreate, "", obj, nullptr, causes);
+    if (!causes.empty()) return kube::Status::Invalid(KindOf(d), name, std::move(causes));
+
+    std::string key = MakeKey(type, ns, name);
+    if (d.objects.count(key)) return kube::Status::AlreadyExists(type.plural, name);
+
+    // Server-owned metadata: whatever the client sent is replaced.
+    json& m = obj["metadata"];
+    m["uid"] = NewUid();
+    m["creationTimestamp"] = kube::FormatTime(options.clock->Now());
+    m["generation"] = 1;
+    m.erase("deletionTimestamp");
+    m.erase("deletionGracePeriodSeconds");
+    m["resourceVersion"] = NextRv();
+    auto stored = std::make_shared<const json>(std::move(obj));
+    d.objects.emplace(key, stored);
+    ++stats.objects;
+    IndexAdd(d, key, *stored);
+    Record("create", d, key, kube::WatchEventType::kAdded);
+    Publish(d, kube::WatchEventType::kAdded, stored, nullptr);
+    // A dependent created after its owner is gone is collected like any other orphan.
+    if (!OwnerUids(*stored).empty()) gc_queue.push_back({GcKind::kDependent, kube::UidOf(*stored)});
+    return stored;
+  }
+
+  // Shared by update, status update and both patch forms: `incoming` is the full desired object.
+  // `prebuilt`: a status update whose `incoming` is already the current object with only its
+  // status changed (the status-patch path), so it is used as is instead of copied again.
+  kube::Result<kube::ObjectPtr> UpdateLocked(ResourceData& d, json incoming, bool status_only, const char* verb,
+                                 bool prebuilt = false) {
+    if (!incoming.is_object()) return kube::Status::BadRequest("the object to update must be a JSON object");
+    const kube::ResourceType& type = *d.type;
+    std::string name = StringOr(Find(incoming, "metadata", "name"));
+    if (status_only && !type.has_status) return kube::Status::NotFound(type.plural + "/status", name);
+    std::string ns = type.namespaced ? StringOr(Find(incoming, "metadata", "namespace"), "default") : "";
+    if (name.empty())
+      return kube::Status::Invalid(KindOf(d), name, {{"FieldValueRequired", "metadata.name", "Required value: name is required"}});
+    std::string key = MakeKey(type, ns, name);
+    kube::ObjectPtr old = Lookup(d, key);
+    if (!old) return kube::Status::NotFound(type.plural, name);
+    const json& current = *old;
+
+    std::string want_rv = StringOr(Find(incoming, "metadata", "resourceVersion"));
+    if (!want_rv.empty() && want_rv != kube::ResourceVersionOf(current))
+      return kube::Status::Conflict(type.plural, name,
+                              "the object has been modified; please apply your changes to the latest version and try again");
+    std::string want_uid = StringOr(Find(incoming, "metadata", "uid"));
+    if (!want_uid.empty() && want_uid != kube::UidOf(current))
+      return kube::Status::Conflict(type.plural, name, "Precondition failed: UID in precondition: " + want_uid +
+                                                     ", UID in object meta: " + kube::UidOf(current));
+
+    json next;
+    if (status_only && prebuilt) {
+      next = std::move(incoming);
+    } else if (status_only) {
+      next = current;
+      if (incoming.contains("status"))
+        next["status"] = std::move(incoming["status"]);
+      else
+        next.erase("status");
+    } else {
+      next = std::move(incoming);
+      next["apiVersion"] = type.ApiVersion();
+      next["kind"] = type.kind;
+      if (type.has_status) {
+        if (const json* s = Find(current, "status"))
+          next["status"] = *s;
+        else
+          next.erase("status");
+      }
+      json& m = next["metadata"];
+      if (!m.is_object()) m = json::object();
+      const json& cm = current["metadata"];
+      // Fields only the server sets.
+      for (const char* field : {"uid", "creationTimestamp", "generation", "deletionTimestamp",
+                                "deletionGracePeriodSeconds", "namespace", "name"}) {
+        auto it = cm.find(field);
+        if (it != cm.end())
+          m[field] = *it;
+        else
+          m.erase(field);
+      }
+      if (HasDeletionTimestamp(current)) {
+        auto before = FinalizersOf(current);
+        for (const auto& f : FinalizersOf(next))
+          if (std::find(before.begin(), before.end(), f) == before.end())
+            return kube::Status::Invalid(KindOf(d), name,
+                                   {{"FieldValueForbidden", "metadata.finalizers",
+                                     "Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers [\"" +
+                                         f + "\"]"}});
+      }
+    }
+
+    std::vector<kube::StatusCause> causes;
+    if (type.plural == "pods" && type.group.empty() && !status_only) CheckPodSpecUpdate(current, next, causes);
+    if (causes.empty())
+      RunAdmission(d, Operation::kUpdate, status_only ? "status" : "", next, &current, causes);
+    if (!causes.empty()) return kube::Status::Invalid(KindOf(d), name, std::move(causes));
+
+    if (!status_only && SpecChanged(current, next)) {
+      const json* g = Find(current, "metadata", "generation");
+      next["metadata"]["generation"] = (g && g->is_number_integer() ? g->get<std::int64_t>() : 0) + 1;
+    }
+    // An update that changes nothing is not a write: no new version, no event (as kube-apiserver).
+    // (A status update leaves the rest as it was, so comparing the status is enough there.)
+    next["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"];
+    if (status_only ? StatusOf(next) == StatusOf(current) : next == current) return old;
+    next["metadata"]["resourceVersion"] = NextRv();
+    if (ReadyToRemove(next)) {
+      Replace(d, key, std::move(next), verb);
+      return Remove(d, key, "delete");
+    }
+    return Replace(d, key, std::move(next), verb);
+  }
+
+  // Real pods are immutable apart from a few fields; binding goes through pods/binding.
+  static void CheckPodSpecUpdate(const json& current, const json& next, std::vector<kube::StatusCause>& causes) {
+    const json* a = Find(current, "spec");
+    const json* b = Find(next, "spec");
+    if (!a || !b || *a == *b) return;
+    json ma = *a, mb = *b;
+    for (json* spec : {&ma, &mb}) {
+      spec->erase("activeDeadlineSeconds");
+      spec->erase("tolerations");
+      for (const char* list : {"containers", "initContainers"}) {
+        auto it = spec->find(list);
+        if (it == spec->end() || !it->is_array()) continue;
+        for (auto& c : *it)
+          if (c.is_object()) c.erase("image");
+      }
+    }
+    if (ma != mb)
+      causes.push_back({"FieldValueForbidden", "spec",
+                        "Forbidden: pod updates may not change fields other than `spec.containers[*].image`, "
+                        "`spec.initContainers[*].image`, `spec.activeDeadlineSeconds` or `spec.tolerations`"});
+  }
+
+  kube::Result<kube::ObjectPtr> BindLocked(const json& binding, const std::string& ns_arg) {
+    ResourceData& pods = DataOf("pods");
+    std::string name = StringOr(Find(binding, "metadata", "name"));
+    std::string ns = !ns_arg.empty() ? ns_arg : StringOr(Find(binding, "metadata", "namespace"), "default");
+    std::string node = StringOr(Find(binding, "target", "name"));
+    if (node.empty())
+      return kube::Status::Invalid("Binding", name, {{"FieldValueRequired", "target.name", "Required value"}});
+    std::string key = MakeKey(*pods.type, ns, name);
+    kube::ObjectPtr pod = Lookup(pods, key);
+    if (!pod) return kube::Status::NotFound("pods", name);
+    if (HasDeletionTimestamp(*pod))
+      return kube::Status::Conflict("pods/binding", name, "pod " + name + " is being deleted, cannot be assigned to a host");
+    if (!NodeNameOf(*pod).empty())
+      return kube::Status::Conflict("pods/binding", name, "pod " + name + " is already assigned to node \"" + NodeNameOf(*pod) + "\"");
+    json next = *pod;
+    next["spec"]["nodeName"] = node;
+    json condition = {{"type", "PodScheduled"}, {"status", "True"},
+                      {"lastTransitionTime", kube::FormatTime(options.clock->Now())}};
+    json& conditions = next["status"]["conditions"];
+    if (!conditions.is_array()) conditions = json::array();
+    bool replaced = false;
+    for (auto& c : conditions)
+      if (c.is_object() && c.value("type", "") == "PodScheduled") c = condition, replaced = true;
+    if (!replaced) conditions.push_back(condition);
+    next["metadata"]["resourceVersion"] = NextRv();
+    return Replace(pods, key, std::move(next), "bind");
+  }
+
+  kube::Result<kube::ObjectPtr> DeleteLocked(ResourceData& d, const std::string& ns_arg, const std::string& name,
+                                 const kube::DeleteOptions& options_in, const char* verb) {
+    const kube::ResourceType& type = *d.type;
+    std::string ns = type.namespaced ? (ns_arg.empty() ? "default" : ns_arg) : "";
+    std::string key = MakeKey(type, ns, name);
+    kube::ObjectPtr current = Lookup(d, key);
+    if (!current) return kube::Status::NotFound(type.plural, name);
+    if (options_in.precondition_uid && *options_in.precondition_uid != kube::UidOf(*current))
+      return kube::Status::Conflict(type.plural, name, "Precondition failed: UID in precondition: " + *options_in.precondition_uid +
+                                                     ", UID in object meta: " + kube::UidOf(*current));
+    if (options_in.precondition_resource_version &&
+        *options_in.precondition_resource_version != kube::ResourceVersionOf(*current))
+      return kube::Status::Conflict(type.plural, name, "Precondition failed: ResourceVersion in precondition: " +
+                                                     *options_in.precondition_resource_version +
+                                                     ", ResourceVersion in object meta: " + kube::ResourceVersionOf(*current));
+
+    bool is_pod = type.plural == "pods" && type.group.empty();
+    bool is_namespace = type.plural == "namespaces" && type.group.empty();
+    json next = *current;
+    json& meta = next["metadata"];
+
+    if (HasDeletionTimestamp(*current)) {
+      // Already being deleted: only a shorter grace period (the kubelet's confirmation, or a force
+      // delete) changes anything.
+      if (is_pod && options_in.grace_period_seconds) {
+        const json* g = Find(meta, "deletionGracePeriodSeconds");
+        std::int64_t was = g && g->is_number_integer() ? g->get<std::int64_t>() : 0;
+        std::int64_t now = std::max<std::int64_t>(0, *options_in.grace_period_seconds);
+        if (now < was) {
+          meta["deletionGracePeriodSeconds"] = now;
+          meta["deletionTimestamp"] = kube::FormatTime(options.clock->Now() + now * kube::kSecond);
+          meta["resourceVersion"] = NextRv();
+          if (ReadyToRemove(next)) {
+            Replace(d, key, std::move(next), verb);
+            return Remove(d, key, verb);
+          }
+          return Replace(d, key, std::move(next), verb);
+        }
+      }
+      return current;
+    }
+
+    kube::PropagationPolicy policy = options_in.propagation.value_or(kube::PropagationPolicy::kBackground);
+    if (policy == kube::PropagationPolicy::kForeground) AddFinalizer(next, kForegroundFinalizer);
+    if (policy == kube::PropagationPolicy::kOrphan) AddFinalizer(next, kOrphanFinalizer);
+
+    std::int64_t grace = 0;
+    if (is_pod) {
+      std::string phase = StringOr(Find(next, "status", "phase"));
+      const json* spec_grace = Find(next, "spec", "terminationGracePeriodSeconds");
+      grace = options_in.grace_period_seconds.value_or(
+          spec_grace && spec_grace->is_number_integer() ? spec_grace->get<std::int64_t>() : 30);
+      // Unscheduled and finished pods have no kubelet to wait for.
+      if (NodeNameOf(next).empty() || phase == "Succeeded" || phase == "Failed") grace = 0;
+      grace = std::max<std::int64_t>(0, grace);
+    }
+    if (is_namespace) {
+      next["status"]["phase"] = "Terminating";
+      gc_queue.push_back({GcKind::kNamespace, name});
+    }
+
+    bool held = grace > 0 || !FinalizersOf(next).empty() || is_namespace;
+    if (!held) return Remove(d, key, verb);
+    meta["deletionTimestamp"] = kube::FormatTime(options.clock->Now() + grace * kube::kSecond);
+    meta["deletionGracePeriodSeconds"] = grace;
+    meta["resourceVersion"] = NextRv();
+    return Replace(d, key, std::move(next), verb);
+  }
+
+  // ---- garbage collection and namespace cleanup --------------------------------------------------
+
+  std::size_t CollectLocked() {
+    std::size_t changed = 0;
+    // Bounded: every item is finite work and new items come only from actual changes.
+    while (!gc_queue.empty()) {
+      GcItem item = std::move(gc_queue.front());
+      gc_queue.pop_front();
+      switch (item.kind) {
+        case GcKind::kOwnerGone: changed += CollectDependentsOf(item.id); break;
+        case GcKind::kDependent: changed += CollectDependent(item.id); break;
+        case GcKind::kOwnerDeleting: changed += ProgressOwnerDeletion(item.id); break;
+        case GcKind::kNamespace: changed += CleanNamespace(item.id); break;
+      }
+    }
+    return changed;
+  }
+
+  std::vector<std::pair<const kube::ResourceType*, std::string>> DependentsOf(const std::string& uid) {
+    auto it = dependents.find(uid);
+    if (it == dependents.end()) return {};
+    return {it->second.begin(), it->second.end()};
+  }
+
+  std::size_t CollectDependentsOf(const std::string& owner_uid) {
+    std::size_t changed = 0;
+    for (const auto& [type, key] : DependentsOf(owner_uid)) {
+      kube::ObjectPtr obj = Lookup(data.at(type), key);
+      if (obj) changed += CollectDependent(kube::UidOf(*obj));
+    }
+    return changed;
+  }
+
+  // A dependent all of whose owners are gone is deleted; one that lost only some owners forgets them.
+  std::size_t CollectDependent(const std::string& uid) {
+    auto where = by_uid.find(uid);
+    if (where == by_uid.end()) return 0;
+    ResourceData& d = *where->second.data;
+    std::string key = where->second.key;
+    kube::ObjectPtr obj = Lookup(d, key);
+    auto owners = OwnerUids(*obj);
+    if (owners.empty()) return 0;
+    std::vector<std::string> gone;
+    for (const auto& owner : owners)
+      if (!by_uid.count(owner)) gone.push_back(owner);
+    if (gone.empty()) return 0;
+    if (gone.size() == owners.size()) {
+      if (HasDeletionTimestamp(*obj)) return 0;
+      ++stats.gc_deletes;
+      DeleteLocked(d, kube::NamespaceOf(*obj), kube::NameOf(*obj), kube::DeleteOptions{}, "gc");
+      return 1;
+    }
+    json next = *obj;
+    json kept = json::array();
+    for (const auto& ref : next["metadata"]["ownerReferences"])
+      if (std::find(gone.begin(), gone.end(), StringOr(Find(ref, "uid"))) == gone.end()) kept.push_back(ref);
+    next["metadata"]["ownerReferences"] = std::move(kept);
+    next["metadata"]["resourceVersion"] = NextRv();
+    Replace(d, key, std::move(next), "gc");
+    return 1;
+  }
+
+  // An owner being deleted with the orphan or foregroundDeletion finalizer.
+  std::size_t ProgressOwnerDeletion(const std::string& uid) {
+    auto where = by_uid.find(uid);
+    if (where == by_uid.end()) return 0;
+    ResourceData& d = *where->second.data;
+    std::string key = where->second.key;
+    kube::ObjectPtr owner = Lookup(d, key);
+    if (!HasDeletionTimestamp(*owner)) return 0;
+    std::size_t changed = 0;
+    if (HasFinalizer(*owner, kOrphanFinalizer)) {
+      for (const auto& [type, dep_key] : DependentsOf(uid)) {
+        ResourceData& dd = data.at(type);
+        json next = *Lookup(dd, dep_key);
+        json kept = json::array();
+        for (const auto& ref : next["metadata"]["ownerReferences"])
+          if (StringOr(Find(ref, "uid")) != uid) kept.push_back(ref);
+        if (kept.empty())
+          next["metadata"].erase("ownerReferences");
+        else
+          next["metadata"]["ownerReferences"] = std::move(kept);
+        next["metadata"]["resourceVersion"] = NextRv();
+        Replace(dd, dep_key, std::move(next), "gc");
+        ++changed;
+      }
+      changed += DropFinalizer(d, key, kOrphanFinalizer);
+      return changed;
+    }
+    if (HasFinalizer(*owner, kForegroundFinalizer)) {
+      bool blocked = false;
+      for (const auto& [type, dep_key] : DependentsOf(uid)) {
+        ResourceData& dd = data.at(type);
+        kube::ObjectPtr dep = Lookup(dd, dep_key);
+        if (!HasDeletionTimestamp(*dep)) {
+          ++stats.gc_deletes;
+          ++changed;
+          auto result = DeleteLocked(dd, kube::NamespaceOf(*dep), kube::NameOf(*dep),
+                                     kube::DeleteOptions{.propagation = kube::PropagationPolicy::kForeground}, "gc");
+          dep = result.ok() ? Lookup(dd, dep_key) : nullptr;
+        }
+        if (dep && BlocksOwnerDeletion(*dep, uid)) blocked = true;
+      }
+      if (!blocked) changed += DropFinalizer(d, key, kForegroundFinalizer);
+    }
+    return changed;
+  }
+
+  std::size_t DropFinalizer(ResourceData& d, const std::string& key, const char* finalizer) {
+    kube::ObjectPtr obj = Lookup(d, key);
+    if (!obj || !HasFinalizer(*obj, finalizer)) return 0;
+    json next = *obj;
+    RemoveFinalizer(next, finalizer);
+    next["metadata"]["resourceVersion"] = NextRv();
+    if (ReadyToRemove(next)) {
+      Replace(d, key, std::move(next), "gc");
+      Remove(d, key, "gc");
+    } else {
+      Replace(d, key, std::move(next), "gc");
+    }
+    return 1;
+  }
+
+  // The namespace controller: delete everything in a terminating namespace, then the namespace.
+  std::size_t CleanNamespace(const std::string& ns) {
+    ResourceData& namespaces = DataOf("namespaces");
+    kube::ObjectPtr ns_obj = Lookup(namespaces, ns);
+    if (!ns_obj || !HasDeletionTimestamp(*ns_obj)) return 0;
+    std::size_t changed = 0;
+    bool empty = true;
+    for (auto& [type, d] : data) {
+      if (!type->namespaced) continue;
+      std::string prefix = ns + "/";
+      std::vector<std::string> keys;
+      for (auto it = d.objects.lower_bound(prefix); it != d.objects.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it)
+        keys.push_back(it->first);
+      for (const auto& key : keys) {
+        empty = false;
+        kube::ObjectPtr obj = Lookup(d, key);
+        if (HasDeletionTimestamp(*obj)) continue;
+        ++changed;
+        DeleteLocked(d, ns, kube::NameOf(*obj), kube::DeleteOptions{}, "gc");
+      }
+    }
+    if (!empty) {
+      // Check again: what was just deleted may be gone already.
+      for (auto& [type, d] : data) {
+        if (!type->namespaced) continue;
+        auto it = d.objects.lower_bound(ns + "/");
+        if (it != d.objects.end() && it->first.compare(0, ns.size() + 1, ns + "/") == 0) return changed;
+      }
+    }
+    json next = *ns_obj;
+    json& finalizers = next["spec"]["finalizers"];
+    if (finalizers.is_array() && !finalizers.empty()) {
+      json kept = json::array();
+      for (auto& f : finalizers)
+        if (!(f.is_string() && f.get<std::string>() == kNamespaceFinalizer)) kept.push_back(f);
+      finalizers = std::move(kept);
+    }
+    if (finalizers.empty()) next["spec"].erase("finalizers");
+    if (next == *ns_obj) return changed;
+    next["metadata"]["resourceVersion"] = NextRv();
+    if (ReadyToRemove(next)) {
+      Replace(namespaces, ns, std::move(next), "gc");
+      Remove(namespaces, ns, "gc");
+    } else {
+      Replace(namespaces, ns, std::move(next), "gc");
+    }
+    return changed + 1;
+  }
+
+  // ---- built-in admission ------------------------------------------------------------------------
+
+  void InstallBuiltins() {
+    auto& pods = DataOf("pods");
+    pods.defaulters.push_back([](AdmissionRequest& r) {
+      json& pod = *r.object;
+      if (r.operation != Operation::kCreate) return;
+      json& spec = pod["spec"];
+      if (!spec.is_object()) return;
+      if (!spec.contains("restartPolicy")) spec["restartPolicy"] = "Always";
+      if (!spec.contains("terminationGracePeriodSeconds")) spec["terminationGracePeriodSeconds"] = 30;
+      if (!spec.contains("schedulerName")) spec["schedulerName"] = "default-scheduler";
+      if (!spec.contains("dnsPolicy")) spec["dnsPolicy"] = "ClusterFirst";
+      if (!spec.contains("serviceAccountName")) spec["serviceAccountName"] = "default";
+      for (const char* list : {"initContainers", "containers"}) {
+        auto it = spec.find(list);
+        if (it == spec.end() || !it->is_array()) continue;
+        for (auto& c : *it) {
+          if (!c.is_object() || c.contains("imagePullPolicy")) continue;
+          std::string image = c.value("image", "");
+          auto slash = image.rfind('/');
+          std::string last = slash == std::string::npos ? image : image.substr(slash + 1);
+          bool latest = last.find(':') == std::string::npos || last.ends_with(":latest");
+          c["imagePullPolicy"] = latest && last.find('@') == std::string::npos ? "Always" : "IfNotPresent";
+        }
+      }
+      if (!pod["status"].is_object()) pod["status"] = json::object();
+      if (!pod["status"].contains("phase")) pod["status"]["phase"] = "Pending";
+    });
+    pods.validators.push_back([](const AdmissionRequest& r) {
+      std::vector<kube::StatusCause> causes;
+      if (r.subresource == "status") return causes;
+      const json* containers = Find(*r.object, "spec", "containers");
+      if (!containers || !containers->is_array() || containers->empty()) {
+        causes.push_back({"FieldValueRequired", "spec.containers", "Required value"});
+        return causes;
+      }
+      for (std::size_t i = 0; i < containers->size(); ++i) {
+        const json& c = (*containers)[i];
+        std::string path = "spec.containers[" + std::to_string(i) + "]";
+        if (StringOr(Find(c, "name")).empty()) causes.push_back({"FieldValueRequired", path + ".name", "Required value"});
+        if (StringOr(Find(c, "image")).empty()) causes.push_back({"FieldValueRequired", path + ".image", "Required value"});
+      }
+      return causes;
+    });
+    DataOf("namespaces").defaulters.push_back([](AdmissionRequest& r) {
+      if (r.operation != Operation::kCreate) return;
+      json& ns = *r.object;
+      if (!ns["spec"].is_object()) ns["spec"] = json::object();
+      if (!ns["spec"].contains("finalizers")) ns["spec"]["finalizers"] = json::array({kNamespaceFinalizer});
+      if (!ns["status"].is_object()) ns["status"] = json::object();
+      ns["status"]["phase"] = "Active";
+    });
+    DataOf("services").defaulters.push_back([this](AdmissionRequest& r) {
+      if (r.operation != Operation::kCreate) return;
+      json& spec = (*r.object)["spec"];
+      if (!spec.is_object()) return;
+      if (!spec.contains("type")) spec["type"] = "ClusterIP";
+      if (!spec.contains("clusterIP")) {
+        std::uint64_t n = ++service_ips;  // 10.96.0.0/12, skipping .0 and .1 (the API service)
+        spec["clusterIP"] = "10.96." + std::to_string((n + 1) / 256) + "." + std::to_string((n + 1) % 256);
+      }
+      if (spec["ports"].is_array())
+        for (auto& p : spec["ports"])
+          if (p.is_object() && !p.contains("protocol")) p["protocol"] = "TCP";
+    });
+  }
+  std::uint64_t service_ips = 0;
+
+  void FireNotifications(std::unique_lock<std::mutex>& lock) {
+    std::vector<std::function<void()>> fire;
+    fire.swap(pending_notifications);
+    lock.unlock();
+    for (auto& notify : fire) notify();
+  }
+
+  void AfterWrite() {
+    if (options.synchronous_gc) CollectLocked();
+  }
+};
+
+Store::Store(StoreOptions options, kube::Registry registry) : impl_(std::make_unique<Impl>(options, std::move(registry))) {
+  impl_->InstallBuiltins();
+  if (!impl_->registry.Find("namespaces")) return;  // a registry without namespaces: nothing to seed
+  for (const char* ns : {"default", "kube-system", "kube-public", "kube-node-lease"})
+    impl_->CreateLocked(impl_->DataOf("namespaces"), json{{"metadata", {{"name", ns}}}}, "");
+  impl_->pending_notifications.clear();
+}
+
+Store::~Store() {
+  for (auto& [type, d] : impl_->data) {
+    for (auto& w : d.watchers) w->End(kube::Status::Internal("the API server stopped"));
+    for (auto& [node, list] : d.node_watchers)
+      for (auto& w : list) w->End(kube::Status::Internal("the API server stopped"));
+  }
+}
+
+kube::Result<kube::ObjectPtr> Store::Create(const std::string& resource, nlohmann::json object, const std::string& ns) {
+  std::unique_lock<std::mutex> lock(impl_->mu);
+  kube::Result<kube::ObjectPtr> result = kube::Status::Ok();
+  if (resource == "pods/binding" || resource == "bindings") {
+    result = impl_->BindLocked(object, ns);
+  } else {
+    auto d = impl_->Resolve(resource);
+    if (!d.ok()) return d.status();
+    result = impl_->CreateLocked(**d, std::move(object), ns);
+  }
+  if (result.ok()) impl_->AfterWrite();
+  impl_->FireNotifications(lock);
+  return result;
+}
+
+kube::Result<kube::ObjectPtr> Store::Get(const std::string& resource, const std::string& ns, const std::string& name) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  auto d = impl_->Resolve(resource);
+  if (!d.ok()) return d.status();
+  const kube::ResourceType& type = *(*d)->type;
+  kube::ObjectPtr obj = impl_->Lookup(**d, MakeKey(type, ns.empty() ? "default" : ns, name));
+  if (!obj) return kube::Status::NotFound(type.plural, name);
+  return obj;
+}
+
+kube::Result<kube::ListResult> Store::List(const std::string& resource, const kube::ListOptions& options) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  auto dr = impl_->Resolve(resource);
+  if (!dr.ok()) return dr.status();
+  ResourceData& d = **dr;
+  auto labels = kube::LabelSelector::Parse(options.label_selector);
+  if (!labels.ok()) return labels.status();
+  auto fields = kube::FieldSelector::Parse(options.field_selector, d.type->plural);
+  if (!fields.ok()) return fields.status();
+  kube::ListResult out;
+  out.resource_version = std::to_string(impl_->rv);
+  auto consider = [&](const kube::ObjectPtr& obj) {
+    if (!labels->Empty()) {
+      const json* l = Find(*obj, "metadata", "labels");
+      if (!labels->Matches(l ? *l : json())) return;
+    }
+    if (!fields->Empty() && !fields->Matches(*obj)) return;
+    out.items.push_back(obj);
+  };
+  const std::string ns = d.type->namespaced ? options.namespace_ : "";
+  auto node = d.type->plural == "pods" ? fields->ExactValue("spec.nodeName") : std::nullopt;
+  if (node && !node->empty()) {
+    auto it = d.by_node.find(*node);
+    if (it != d.by_node.end())
+      for (const auto& key : it->second) {
+        kube::ObjectPtr obj = d.objects.at(key);
+        if (ns.empty() || kube::NamespaceOf(*obj) == ns) consider(obj);
+      }
+  } else if (!ns.empty()) {
+    std::string prefix = ns + "/";
+    for (auto it = d.objects.lower_bound(prefix); it != d.objects.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it)
+      consider(it->second);
+  } else {
+    for (const auto& [key, obj] : d.objects) consider(obj);
+  }
+  return out;
+}
+
+kube::Result<kube::ObjectPtr> Store::Update(const std::string& resource, nlohmann::json object) {
+  std::unique_lock<std::mutex> lock(impl_->mu);
+  auto d = impl_->Resolve(resource);
+  if (!d.ok()) return d.status();
+  auto result = impl_->UpdateLocked(**d, std::move(object), false, "update");
+  if (result.ok()) impl_->AfterWrite();
+  impl_->FireNotifications(lock);
+  return result;
+}
+
+kube::Result<kube::ObjectPtr> Store::UpdateStatus(const std::string& resource, nlohmann::json object) {
+  std::unique_lock<std::mutex> lock(impl_->mu);
+  auto d = impl_->Resolve(resource);
+  if (!d.ok()) return d.status();
+  auto result = impl_->UpdateLocked(**d, std::move(object), true, "updateStatus");
+  if (result.ok()) impl_->AfterWrite();
+  impl_->FireNotifications(lock);
+  return result;
+}
+
+kube::Result<kube::ObjectPtr> Store::Patch(const std::string& resource, const std::string& ns, const std::string& name,
+                               const nlohmann::json& patch, kube::PatchType, const std::string& subresource) {
+  std::unique_lock<std::mutex> lock(impl_->mu);
+  auto d = impl_->Resolve(resource);
+  if (!d.ok()) return d.status();
+  if (!patch.is_object()) return kube::Status::BadRequest("a merge patch must be a JSON object");
+  if (!subresource.empty() && subresource != "status")
+    return kube::Status::NotFound((*d)->type->plural + "/" + subresource, name);
+  const kube::ResourceType& type = *(*d)->type;
+  kube::ObjectPtr current = impl_->Lookup(**d, MakeKey(type, type.namespaced ? (ns.empty() ? "default" : ns) : "", name));
+  if (!current) return kube::Status::NotFound(type.plural, name);
+  const json* want = Find(patch, "metadata", "resourceVersion");
+  if (subresource == "status") {
+    // The hot path of kubelets: one copy of the object, the patch applied to its status only.
+    if (!type.has_status) return kube::Status::NotFound(type.plural + "/status", name);
+    // Everything but the status is copied; the status is built from the old one and the patch
+    // without copying what the patch replaces.
+    const json* status = Find(patch, "status");
+    json next = json::object();
+    for (auto it = current->begin(); it != current->end(); ++it) {
+      if (it.key() != "status") {
+        next[it.key()] = *it;
+      } else if (!status) {
+        next["status"] = *it;
+      }
+    }
+    if (status && !status->is_null()) {
+      static const json kAbsent;
+      auto old = current->find("status");
+      next["status"] = MergePatched(old != current->end() ? *old : kAbsent, *status);
+    }
+    next["metadata"]["resourceVersion"] = want && want->is_string() ? *want : (*current)["metadata"]["resourceVersion"];
+    auto result = impl_->UpdateLocked(**d, std::move(next), true, "patch", /*prebuilt=*/true);
+    if (result.ok()) impl_->AfterWrite();
+    impl_->FireNotifications(lock);
+    return result;
+  }
+  json next = MergePatched(*current, patch);
+  // The patch may carry a resourceVersion precondition; without one it applies to the current version.
+  next["metadata"]["resourceVersion"] = want && want->is_string() ? *want : (*current)["metadata"]["resourceVersion"];
+  next["metadata"]["name"] = name;
+  if (type.namespaced) next["metadata"]["namespace"] = kube::NamespaceOf(*current);
+  auto result = impl_->UpdateLocked(**d, std::move(next), false, "patch");
+  if (result.ok()) impl_->AfterWrite();
+  impl_->FireNotifications(lock);
+  return result;
+}
+
+kube::Result<kube::ObjectPtr> Store::Delete(const std::string& resource, const std::string& ns, const std::string& name,
+                                const kube::DeleteOptions& options) {
+  std::unique_lock<std::mutex> lock(impl_->mu);
+  auto d = impl_->Resolve(resource);
+  if (!d.ok()) return d.status();
+  auto result = impl_->DeleteLocked(**d, ns, name, options, "delete");
+  if (result.ok()) impl_->AfterWrite();
+  impl_->FireNotifications(lock);
+  return result;
+}
+
+kube::Result<kube::WatchPtr> Store::Watch(const std::string& resource, const kube::WatchOptions& options) {
+  std::unique_lock<std::mutex> lock(impl_->mu);
+  auto dr = impl_->Resolve(resource);
+  if (!dr.ok()) return dr.status();
+  ResourceData& d = **dr;
+  auto labels = kube::LabelSelector::Parse(options.label_selector);
+  if (!labels.ok()) return labels.status();
+  auto fields = kube::FieldSelector::Parse(options.field_selector, d.type->plural);
+  if (!fields.ok()) return fields.status();
+  const std::string ns = d.type->namespaced ? options.namespace_ : "";
+  auto watch = std::make_shared<StoreWatch>(ns, *labels, *fields, impl_->options.watch_queue_limit);
+
+  const std::string& from = options.resource_version;
+  if (from.empty() || from == "0") {
+    // Start with the current state as synthetic ADDED events, then every change.
+    for (const auto& [key, obj] : d.objects)
+      if (watch->Matches(*obj)) watch->Push(kube::WatchEventType::kAdded, obj);
+  } else {
+    std::int64_t since = 0;
+    try {
+      std::size_t used = 0;
+      since = std::stoll(from, &used);
+      if (used != from.size() || since < 0) throw std::invalid_argument(from);
+    } catch (const std::exception&) {
+      return kube::Status::BadRequest("invalid resource version \"" + from + "\"");
+    }
+    if (since < d.compacted_rv)
+      return kube::Status::Expired("too old resource version: " + from + " (" + std::to_string(d.compacted_rv) + ")");
+    auto first = std::upper_bound(d.history.begin(), d.history.end(), since,
+                                  [](std::int64_t v, const HistoryEvent& e) { return v < e.rv; });
+    for (auto it = first; it != d.history.end(); ++it) impl_->Deliver(*watch, it->type, it->object, it->old);
+  }
+  auto node = d.type->plural == "pods" ? fields->ExactValue("spec.nodeName") : std::nullopt;
+  if (node)
+    d.node_watchers[*node].push_back(watch);
+  else
+    d.watchers.push_back(watch);
+  ++impl_->stats.watchers;
+  return kube::WatchPtr(watch);
+}
+
+void Store::AddDefaulter(const std::string& resource, Defaulter defaulter) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  auto d = impl_->Resolve(resource);
+  if (d.ok()) (*d)->defaulters.push_back(std::move(defaulter));
+}
+
+void Store::AddValidator(const std::string& resource, Validator validator) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  auto d = impl_->Resolve(resource);
+  if (d.ok()) (*d)->validators.push_back(std::move(validator));
+}
+
+std::size_t Store::CollectGarbage() {
+  std::unique_lock<std::mutex> lock(impl_->mu);
+  std::size_t changed = impl_->CollectLocked();
+  impl_->FireNotifications(lock);
+  return changed;
+}
+
+bool Store::HasPendingGarbage() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return !impl_->gc_queue.empty();
+}
+
+void Store::DropWatches() {
+  std::unique_lock<std::mutex> lock(impl_->mu);
+  for (auto& [type, d] : impl_->data) {
+    auto end = [&](std::vector<std::shared_ptr<StoreWatch>>& list) {
+      for (auto& w : list)
+        if (auto notify = w->End(kube::Status::Internal("watch dropped: the connection to the API server was lost")))
+          impl_->pending_notifications.push_back(std::move(notify));
+      list.clear();
+    };
+    end(d.watchers);
+    for (auto& [node, list] : d.node_watchers) end(list);
+    d.node_watchers.clear();
+  }
+  impl_->FireNotifications(lock);
+}
+
+void Store::SetWriteObserver(std::function<void(const WriteRecord&)> observer) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->observer = std::move(observer);
+}
+
+const kube::Registry& Store::registry() const { return impl_->registry; }
+
+std::int64_t Store::CurrentResourceVersion() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->rv;
+}
+
+StoreStats Store::Stats() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  StoreStats s = impl_->stats;
+  s.watchers = 0;
+  for (const auto& [type, d] : impl_->data) {
+    for (const auto& w : d.watchers) s.watchers += !w->EndedUnlocked();
+    for (const auto& [node, list] : d.node_watchers)
+      for (const auto& w : list) s.watchers += !w->EndedUnlocked();
+  }
+  return s;
+}
+
+}  // namespace fakeapi

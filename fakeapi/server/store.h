@@ -1,0 +1,126 @@
+// The Store is the in-process fake Kubernetes API server: it keeps every object, enforces the API
+// semantics real controllers depend on, and serves watches. It implements Client directly, so
+// in-process actors use it as their client.
+//
+// Semantics (each one covered by tests/fakeapi/):
+// - create/get/list/update/merge-patch/delete; status subresource; generateName;
+// - uid, creationTimestamp from the injected Clock, generation bumped on spec changes only,
+//   resourceVersion from one global counter bumped on every write;
+// - 409 Conflict on a stale resourceVersion, 409 AlreadyExists on a taken name;
+// - label and field selectors on list and watch;
+// - watch from a resourceVersion out of a bounded per-resource history, 410 Expired when older;
+// - namespaced objects need an existing, non-terminating namespace; deleting a namespace deletes
+//   its contents;
+// - finalizers and deletionTimestamp; pods bound to a node are deleted gracefully (the kubelet
+//   confirms with grace period 0); propagation Background, Foreground and Orphan; a garbage
+//   collector deletes dependents whose owners are all gone;
+// - per-kind admission: defaulting (mutating) then validation, errors as 422 Invalid with causes.
+//
+// Thread-safe: one mutex guards everything; watch notifiers run after it is released.
+#pragma once
+
+#include "fakeapi/client/client.h"
+#include "fakeapi/client/resource.h"
+#include "fakeapi/client/status.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fakeapi {
+
+enum class Operation { kCreate, kUpdate, kDelete };
+
+struct AdmissionRequest {
+  Operation operation;
+  const kube::ResourceType* type;
+  std::string subresource;      // "" or "status"
+  nlohmann::json* object;       // the incoming object; defaulters may change it
+  const nlohmann::json* old;    // the stored object on update and delete, else nullptr
+};
+// Defaulting: may change *request.object. Runs before validation.
+using Defaulter = std::function<void(AdmissionRequest& request)>;
+// Validation: returns one cause per problem (empty = admitted).
+using Validator = std::function<std::vector<kube::StatusCause>(const AdmissionRequest& request)>;
+
+// One write, as the store applied it: for traces and statistics.
+struct WriteRecord {
+  const char* verb;              // "create", "update", "updateStatus", "patch", "delete", "gc"
+  const kube::ResourceType* type;
+  const std::string* key;        // "ns/name"
+  std::int64_t resource_version;
+  kube::WatchEventType event;          // what watchers saw
+};
+
+struct StoreOptions {
+  const kube::Clock* clock = nullptr;          // required
+  std::size_t history_limit = 10'000;    // watch events kept per resource for resuming watches
+  std::size_t watch_queue_limit = 1'000'000;  // events queued for one reader before it is cut off
+  // true: the garbage collector and namespace deletion run inside each write, so their effects
+  // are visible when the call returns. false: they wait for CollectGarbage() (the simulator runs
+  // the collector as an actor with its own latency).
+  bool synchronous_gc = true;
+};
+
+struct StoreStats {
+  std::int64_t writes = 0;
+  std::int64_t objects = 0;
+  std::int64_t watchers = 0;
+  std::int64_t gc_deletes = 0;
+  std::int64_t watch_events_queued = 0;
+};
+
+class Store : public kube::Client {
+ public:
+  // `registry` must hold the built-in kinds (extend Registry::WithBuiltins() to add more).
+  explicit Store(StoreOptions options, kube::Registry registry = kube::Registry::WithBuiltins());
+  ~Store() override;
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  // Create also takes resource "pods/binding" with a v1 Binding ({metadata.name: pod,
+  // target.name: node}): it sets spec.nodeName once, as the scheduler's POST .../binding does.
+  kube::Result<kube::ObjectPtr> Create(const std::string& resource, nlohmann::json object,
+                           const std::string& ns = kube::kNoNamespace()) override;
+  kube::Result<kube::ObjectPtr> Get(const std::string& resource, const std::string& ns,
+                        const std::string& name) override;
+  kube::Result<kube::ListResult> List(const std::string& resource, const kube::ListOptions& options = {}) override;
+  kube::Result<kube::ObjectPtr> Update(const std::string& resource, nlohmann::json object) override;
+  kube::Result<kube::ObjectPtr> UpdateStatus(const std::string& resource, nlohmann::json object) override;
+  kube::Result<kube::ObjectPtr> Patch(const std::string& resource, const std::string& ns, const std::string& name,
+                          const nlohmann::json& patch, kube::PatchType type = kube::PatchType::kMerge,
+                          const std::string& subresource = "") override;
+  kube::Result<kube::ObjectPtr> Delete(const std::string& resource, const std::string& ns, const std::string& name,
+                           const kube::DeleteOptions& options = {}) override;
+  kube::Result<kube::WatchPtr> Watch(const std::string& resource, const kube::WatchOptions& options = {}) override;
+
+  // Admission hooks for a resource (any name Registry::Find accepts).
+  void AddDefaulter(const std::string& resource, Defaulter defaulter);
+  void AddValidator(const std::string& resource, Validator validator);
+
+  // Runs pending garbage collection and namespace cleanup until nothing is left; returns the
+  // number of objects deleted or changed. Only needed with synchronous_gc = false.
+  std::size_t CollectGarbage();
+  bool HasPendingGarbage() const;
+
+  // Ends every open watch stream, as a restarted API server or a dropped connection would. Readers
+  // see their stream end with a non-Expired status and resume from their last resourceVersion.
+  void DropWatches();
+
+  // Called for every write, under the store lock: must not call back into the store.
+  void SetWriteObserver(std::function<void(const WriteRecord&)> observer);
+
+  const kube::Registry& registry() const;
+  std::int64_t CurrentResourceVersion() const;
+  StoreStats Stats() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace fakeapi

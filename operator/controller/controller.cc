@@ -1,0 +1,154 @@
+#include "operator/controller/controller.h"
+
+#include "operator/api/dgljob_api.h"
+#include "operator/controller/builders.h"
+
+#include <utility>
+#include <vector>
+
+namespace dgl {
+namespace {
+
+using kube::ObjectPtr;
+
+constexpr const char* kJobs = "dgljobs";
+constexpr const char* kPods = "pods";
+constexpr const char* kNodes = "nodes";
+constexpr const char* kIndexJobName = "job-name";
+constexpr const char* kIndexNode = "node";
+
+// Owned kinds, all label-selected on the job-name label.
+constexpr const char* kOwnedResources[] = {"pods",  "configmaps",   "services", "serviceaccounts",
+                                           "roles", "rolebindings", "podgroups"};
+
+}  // namespace
+
+// Reads from the informer caches.
+class Controller::CacheReader : public ObjectReader {
+ public:
+  explicit CacheReader(Controller& c) : c_(c) {}
+  ObjectPtr Get(const std::string& resource, const std::string& ns, const std::string& name) override {
+    kube::Informer* informer = c_.informer(resource);
+    return informer != nullptr ? informer->Get(ns, name) : nullptr;
+  }
+  std::vector<ObjectPtr> PodsOfJob(const std::string& ns, const std::string& job_name) override {
+    std::vector<ObjectPtr> out;
+    for (ObjectPtr& pod : c_.informer(kPods)->ByIndex(kIndexJobName, job_name)) {
+      if (kube::NamespaceOf(*pod) == ns) out.push_back(std::move(pod));
+    }
+    return out;
+  }
+
+ private:
+  Controller& c_;
+};
+
+Controller::Controller(kube::Client& client, const kube::Clock& clock, ControllerOptions options)
+    : client_(client), clock_(clock), options_(std::move(options)), queue_(&clock, options_.queue) {
+  kube::ListOptions jobs_filter;
+  jobs_filter.namespace_ = options_.namespace_;
+  informers_[kJobs] = std::make_unique<kube::Informer>(client_, kJobs, jobs_filter);
+  kube::ListOptions owned_filter = jobs_filter;
+  owned_filter.label_selector = kLabelJobName;  // exists
+  for (const char* resource : kOwnedResources) {
+    if (std::string_view(resource) == "podgroups" && !options_.reconciler.build.gang_scheduling) continue;
+    informers_[resource] = std::make_unique<kube::Informer>(client_, resource, owned_filter);
+  }
+  informers_[kNodes] = std::make_unique<kube::Informer>(client_, kNodes);
+  (void)informers_[kPods]->AddIndex(kIndexJobName, kube::IndexByLabel(kLabelJobName));
+  (void)informers_[kPods]->AddIndex(kIndexNode, kube::IndexByNodeName());
+
+  auto enqueue_job = [this](const ObjectPtr& job) { queue_.Add(kube::KeyOf(*job)); };
+  informers_[kJobs]->AddEventHandler({.on_add = enqueue_job,
+                                      .on_update = [enqueue_job](const ObjectPtr&, const ObjectPtr& job) { enqueue_job(job); },
+                                      .on_delete = enqueue_job});
+  for (auto& [resource, informer] : informers_) {
+    if (resource == kJobs || resource == kNodes) continue;
+    informer->AddEventHandler({.on_add = [this](const ObjectPtr& o) { EnqueueOwner(o); },
+                               .on_update = [this](const ObjectPtr&, const ObjectPtr& o) { EnqueueOwner(o); },
+                               .on_delete = [this](const ObjectPtr& o) { EnqueueOwner(o); }});
+  }
+  informers_[kNodes]->AddEventHandler(
+      {.on_update = [this](const ObjectPtr&, const ObjectPtr& node) { EnqueueJobsOnNode(node); },
+       .on_delete = [this](const ObjectPtr& node) { EnqueueJobsOnNode(node); }});
+
+  reader_ = std::make_unique<CacheReader>(*this);
+  reconciler_ = std::make_unique<Reconciler>(client_, clock_, *reader_, options_.reconciler);
+}
+
+Controller::~Controller() {
+  for (auto& [resource, informer] : informers_) informer->Stop();
+}
+
+kube::Informer* Controller::informer(const std::string& resource) {
+  auto it = informers_.find(resource);
+  return it == informers_.end() ? nullptr : it->second.get();
+}
+
+void Controller::EnqueueOwner(const ObjectPtr& object) {
+  const nlohmann::json* owner = kube::ControllerRefOf(*object);
+  if (owner == nullptr || owner->value("kind", "") != kKind) return;
+  const std::string name = owner->value("name", "");
+  if (name.empty()) return;
+  queue_.Add(kube::NamespaceOf(*object) + "/" + name);
+}
+
+void Controller::EnqueueJobsOnNode(const ObjectPtr& node) {
+  for (const ObjectPtr& pod : informers_[kPods]->ByIndex(kIndexNode, kube::NameOf(*node))) EnqueueOwner(pod);
+}
+
+kube::Status Controller::Start() {
+  kube::Status first;
+  // Owned objects and nodes first, so the first reconcile of each job sees a full cache.
+  for (auto& [resource, informer] : informers_) {
+    if (resource == kJobs) continue;
+    if (kube::Status s = informer->Start(); !s.ok() && first.ok()) first = s;
+  }
+  if (kube::Status s = informers_[kJobs]->Start(); !s.ok() && first.ok()) first = s;
+  return first;
+}
+
+void Controller::SetNotifier(std::function<void()> notify) {
+  for (auto& [resource, informer] : informers_) informer->SetNotifier(notify);
+}
+
+std::size_t Controller::Pump() {
+  std::size_t changes = 0;
+  for (auto& [resource, informer] : informers_) changes += informer->Pump();
+  return changes;
+}
+
+bool Controller::ProcessNext() {
+  Pump();
+  std::optional<std::string> key = queue_.Pop();
+  if (!key) return false;
+  ++stats_.reconciles;
+  auto result = reconciler_->Reconcile(*key);
+  if (!result.ok()) {
+    ++stats_.errors;
+    queue_.AddRateLimited(*key);
+  } else {
+    queue_.Forget(*key);
+    if (result->requeue_after) queue_.AddAfter(*key, *result->requeue_after);
+  }
+  queue_.Done(*key);
+  return true;
+}
+
+std::size_t Controller::RunUntilIdle(std::size_t max_steps) {
+  std::size_t steps = 0;
+  while (steps < max_steps && ProcessNext()) ++steps;
+  return steps;
+}
+
+std::optional<kube::Micros> Controller::NextWakeTime() const {
+  std::optional<kube::Micros> next = queue_.NextReadyTime();
+  for (const auto& [resource, informer] : informers_) {
+    if (!informer->NeedsResync() && informer->HasSynced()) continue;
+    const kube::Micros retry = clock_.Now() + options_.resync_retry;
+    if (!next || retry < *next) next = retry;
+  }
+  return next;
+}
+
+}  // namespace dgl

@@ -1,0 +1,102 @@
+// The Reconciler brings one DGLJob's cluster state to what the contract (shared/design/dgljob-api.md)
+// says it should be: Reconcile("ns/name") reads the job and its objects through an ObjectReader
+// (the controller's informer caches, or the API directly in tests), computes the desired objects for
+// the job's stage, writes the difference, computes status from the CURRENT pod states in the same
+// pass, records Events for phase changes and failures, and says when time alone will change
+// something (deadline, TTL, unschedulable timeout).
+//
+// Level-triggered and idempotent: a second Reconcile with nothing changed makes no API write.
+// status.lastReconcileTime is written only together with another status change, so that a quiet
+// job costs no writes (it reads "the last reconcile that changed status").
+//
+// Restarts: status.restartCount is the restart epoch. Each pod is annotated with the epoch it was
+// created in; a restart bumps the epoch in status FIRST and only then deletes the pods it replaces
+// (the launcher of an older epoch, the partitioner of an older epoch when partitions do not live on
+// a PersistentVolumeClaim, and every Failed pod). If a delete fails the next pass finishes the job
+// without counting the failure twice.
+//
+// REQUIRES: external synchronization (one controller loop owns a Reconciler).
+#pragma once
+
+#include "fakeapi/client/client.h"
+#include "fakeapi/client/clock.h"
+#include "fakeapi/client/status.h"
+#include "operator/controller/builders.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dgl {
+
+// Where the reconciler reads the current state from. Reads never fail: an absent object is nullptr.
+class ObjectReader {
+ public:
+  virtual ~ObjectReader() = default;
+  // `resource` is one of: dgljobs, pods, configmaps, services, serviceaccounts, roles, rolebindings,
+  // podgroups, nodes (ns "" for nodes).
+  virtual kube::ObjectPtr Get(const std::string& resource, const std::string& ns, const std::string& name) = 0;
+  // Pods in `ns` labelled training.kubeflow.org/job-name=<job_name>, in key order.
+  virtual std::vector<kube::ObjectPtr> PodsOfJob(const std::string& ns, const std::string& job_name) = 0;
+};
+
+// An ObjectReader that asks the API on every read: for tests and one-shot tools.
+class ClientReader : public ObjectReader {
+ public:
+  explicit ClientReader(kube::Client& client) : client_(client) {}
+  kube::ObjectPtr Get(const std::string& resource, const std::string& ns, const std::string& name) override;
+  std::vector<kube::ObjectPtr> PodsOfJob(const std::string& ns, const std::string& job_name) override;
+
+ private:
+  kube::Client& client_;
+};
+
+struct ReconcilerOptions {
+  BuildOptions build;
+  // The Event source component.
+  std::string component = "dgl-operator";
+};
+
+struct ReconcileResult {
+  // Reconcile again after this long even if nothing changes (a deadline, a TTL, a timeout).
+  std::optional<kube::Micros> requeue_after;
+};
+
+class Reconciler {
+ public:
+  // `client` and `clock` and `reader` must outlive the reconciler.
+  Reconciler(kube::Client& client, const kube::Clock& clock, ObjectReader& reader, ReconcilerOptions options = {});
+  Reconciler(const Reconciler&) = delete;
+  Reconciler& operator=(const Reconciler&) = delete;
+
+  // Reconciles job `key` ("ns/name"). An error means "try again with back-off"; whatever was written
+  // before the error stays written and the next pass continues from the cluster state.
+  kube::Result<ReconcileResult> Reconcile(const std::string& key);
+
+  // Forgets what this reconciler wrote for `key` (the job is gone).
+  void Forget(const std::string& key) { written_jobs_.erase(key); }
+
+ private:
+  struct Pass;
+  friend struct Pass;
+
+  // The job as read, or as last written by this reconciler when the reader has not seen that yet
+  // (an informer cache lags the writes made through the client).
+  kube::ObjectPtr ReadJob(const std::string& ns, const std::string& name, const std::string& key);
+
+  kube::Client& client_;
+  const kube::Clock& clock_;
+  ObjectReader& reader_;
+  ReconcilerOptions options_;
+  std::map<std::string, kube::ObjectPtr> written_jobs_;
+};
+
+// Records a core v1 Event about `object` (involvedObject with uid, kind, name, namespace), or bumps
+// the count and lastTimestamp of the same Event (same object, type, reason, message) if it exists.
+kube::Status RecordEvent(kube::Client& client, const kube::Clock& clock, const std::string& component,
+                            const nlohmann::json& object, const std::string& type, const std::string& reason,
+                            const std::string& message);
+
+}  // namespace dgl

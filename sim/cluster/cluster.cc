@@ -1,0 +1,336 @@
+// The simulated machines, their heartbeats and the DefaultTolerationSeconds admission plugin.
+// See cluster.h.
+#include "sim/cluster/cluster.h"
+
+#include "fakeapi/client/quantity.h"
+
+#include <cstdlib>
+#include <utility>
+
+namespace sim {
+
+using nlohmann::json;
+
+namespace {
+
+std::string StringAt(const json& obj, const char* key) {
+  if (!obj.is_object()) return "";
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+std::optional<double> ParsePlainNumber(std::string_view text) {
+  std::string s(text);
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || end != s.c_str() + s.size() || !(v > 0)) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+// ---- taints and tolerations ----------------------------------------------------------------------
+
+json Taint::ToJson() const {
+  json t = {{"key", key}, {"effect", effect}};
+  if (!value.empty()) t["value"] = value;
+  if (time_added) t["timeAdded"] = kube::FormatTime(*time_added);
+  return t;
+}
+
+Taint Taint::FromJson(const json& taint) {
+  Taint t{StringAt(taint, "key"), StringAt(taint, "value"), StringAt(taint, "effect"), std::nullopt};
+  if (auto added = kube::ParseTime(StringAt(taint, "timeAdded"))) t.time_added = *added;
+  return t;
+}
+
+Toleration Toleration::FromJson(const json& toleration) {
+  Toleration t;
+  t.key = StringAt(toleration, "key");
+  std::string op = StringAt(toleration, "operator");
+  if (!op.empty()) t.op = op;
+  t.value = StringAt(toleration, "value");
+  t.effect = StringAt(toleration, "effect");
+  if (toleration.is_object()) {
+    auto it = toleration.find("tolerationSeconds");
+    if (it != toleration.end() && it->is_number_integer()) t.toleration_seconds = it->get<std::int64_t>();
+  }
+  return t;
+}
+
+bool Tolerates(const Toleration& toleration, const Taint& taint) {
+  if (!toleration.effect.empty() && toleration.effect != taint.effect) return false;
+  if (!toleration.key.empty() && toleration.key != taint.key) return false;
+  if (toleration.op == "Exists") return true;
+  if (toleration.op == "Equal" || toleration.op.empty()) return toleration.value == taint.value;
+  return false;
+}
+
+std::vector<Taint> TaintsOf(const json& node) {
+  std::vector<Taint> out;
+  auto spec = node.find("spec");
+  if (spec == node.end() || !spec->is_object()) return out;
+  auto taints = spec->find("taints");
+  if (taints == spec->end() || !taints->is_array()) return out;
+  for (const auto& t : *taints) out.push_back(Taint::FromJson(t));
+  return out;
+}
+
+std::vector<Toleration> TolerationsOf(const json& pod) {
+  std::vector<Toleration> out;
+  auto spec = pod.find("spec");
+  if (spec == pod.end() || !spec->is_object()) return out;
+  auto list = spec->find("tolerations");
+  if (list == spec->end() || !list->is_array()) return out;
+  for (const auto& t : *list) out.push_back(Toleration::FromJson(t));
+  return out;
+}
+
+std::string NodeReadyStatus(const json& node) {
+  auto status = node.find("status");
+  if (status == node.end() || !status->is_object()) return "";
+  auto conditions = status->find("conditions");
+  if (conditions == status->end() || !conditions->is_array()) return "";
+  for (const auto& c : *conditions)
+    if (StringAt(c, "type") == "Ready") return StringAt(c, "status");
+  return "";
+}
+
+json ReadyCondition(Micros api_now, Micros last_transition) {
+  return {{"type", "Ready"},
+          {"status", "True"},
+          {"reason", "KubeletReady"},
+          {"message", "kubelet is posting ready status"},
+          {"lastHeartbeatTime", kube::FormatTime(api_now)},
+          {"lastTransitionTime", kube::FormatTime(last_transition)}};
+}
+
+// ---- the cluster ---------------------------------------------------------------------------------
+
+Cluster::Cluster(Simulation& sim, ClusterOptions options) : sim_(sim), options_(std::move(options)) {
+  if (!options_.parse_bandwidth) options_.parse_bandwidth = ParsePlainNumber;
+  heartbeat_ = &sim_.AddActor<NodeHeartbeat>(*this);
+  if (options_.default_toleration_seconds >= 0) {
+    // DefaultTolerationSeconds (plugin/pkg/admission/defaulttolerationseconds): a pod that does not
+    // already tolerate the taint (same key or empty key, NoExecute or empty effect) gets one.
+    std::int64_t seconds = options_.default_toleration_seconds;
+    sim_.store().AddDefaulter("pods", [seconds](fakeapi::AdmissionRequest& r) {
+      if (r.operation != fakeapi::Operation::kCreate || !r.subresource.empty()) return;
+      json& spec = (*r.object)["spec"];
+      if (!spec.is_object()) return;
+      json& tolerations = spec["tolerations"];
+      if (!tolerations.is_array()) tolerations = json::array();
+      for (const char* key : {kTaintNotReady, kTaintUnreachable}) {
+        bool tolerated = false;
+        for (const auto& t : tolerations) {
+          std::string k = StringAt(t, "key"), effect = StringAt(t, "effect");
+          if ((k == key || k.empty()) && (effect == "NoExecute" || effect.empty())) tolerated = true;
+        }
+        if (!tolerated)
+          tolerations.push_back(
+              {{"key", key}, {"operator", "Exists"}, {"effect", "NoExecute"}, {"tolerationSeconds", seconds}});
+      }
+    });
+  }
+}
+
+std::string Cluster::InternalIpFor(std::size_t i) {
+  // 10.0.0.1 .. : 250 hosts per /24 keeps clear of .0 and .255.
+  return "10.0." + std::to_string(i / 250) + "." + std::to_string(i % 250 + 1);
+}
+
+std::string Cluster::PodCidrFor(std::size_t i) {
+  // 10.244.<i>.0/24 as kubeadm's default cluster CIDR hands out; past 256 nodes the next /16s
+  // (10.245 ... 10.255), then the shared address space 100.64.0.0/10.
+  if (i < 12 * 256) return "10." + std::to_string(244 + i / 256) + "." + std::to_string(i % 256) + ".0/24";
+  std::size_t j = i - 12 * 256;
+  return "100." + std::to_string(64 + j / 256) + "." + std::to_string(j % 256) + ".0/24";
+}
+
+kube::Status Cluster::CreateNode(json node, NodeSimSpec spec) {
+  const std::string name = StringAt(node["metadata"], "name");
+  auto created = sim_.store().Create("nodes", std::move(node));
+  if (!created.ok()) return created.status();
+  specs_[name] = std::move(spec);
+  liveness_[name] = Liveness{true, sim_.Now()};
+  return kube::Status::Ok();
+}
+
+kube::Status Cluster::AddNodes(const NodeTemplate& t) {
+  const Micros api_now = sim_.engine().clock().Now();
+  for (int k = 0; k < t.count; ++k) {
+    std::size_t index = specs_.size();
+    std::string name = t.name + "-" + std::to_string(k);
+    NodeSimSpec spec{t.nic_bytes_per_second, t.disk_bytes_per_second, t.cpu_speed, PodCidrFor(index),
+                     InternalIpFor(index)};
+    json labels = {{"kubernetes.io/arch", "amd64"}, {"kubernetes.io/os", "linux"}};
+    for (const auto& [key, value] : t.labels) labels[key] = value;
+    labels["kubernetes.io/hostname"] = name;
+    json capacity = json::object();
+    for (const auto& [key, value] : t.capacity) capacity[key] = value;
+    if (!capacity.contains("pods")) capacity["pods"] = "110";
+    if (!capacity.contains("ephemeral-storage")) capacity["ephemeral-storage"] = kDefaultEphemeralStorage;
+    json taints = json::array();
+    for (const auto& taint : t.taints) taints.push_back(taint.ToJson());
+    json node = {
+        {"metadata", {{"name", name}, {"labels", labels}}},
+        {"spec", {{"podCIDR", spec.pod_cidr}, {"podCIDRs", json::array({spec.pod_cidr})}}},
+        {"status",
+         {{"capacity", capacity},
+          {"allocatable", capacity},
+          {"conditions", json::array({ReadyCondition(api_now, api_now)})},
+          {"addresses", json::array({{{"type", "InternalIP"}, {"address", spec.internal_ip}},
+                                     {{"type", "Hostname"}, {"address", name}}})},
+          {"nodeInfo", {{"kubeletVersion", "v1.32.0"}, {"operatingSystem", "linux"}, {"architecture", "amd64"}}}}}};
+    if (!taints.empty()) node["spec"]["taints"] = taints;
+    if (auto s = CreateNode(std::move(node), std::move(spec)); !s.ok()) return s;
+  }
+  return kube::Status::Ok();
+}
+
+kube::Status Cluster::AddNodesFromManifest(const json& manifest) {
+  if (!manifest.is_object()) return kube::Status::BadRequest("a Node or NodeList must be a JSON object");
+  std::string kind = StringAt(manifest, "kind");
+  if (kind == "NodeList" || kind == "List") {
+    auto items = manifest.find("items");
+    if (items == manifest.end() || !items->is_array())
+      return kube::Status::BadRequest("a " + kind + " needs an items array");
+    for (const auto& item : *items)
+      if (auto s = AddNodesFromManifest(item); !s.ok()) return s;
+    return kube::Status::Ok();
+  }
+  if (kind != "Node") return kube::Status::BadRequest("expected a Node or NodeList, got kind \"" + kind + "\"");
+
+  json node = manifest;
+  json& meta = node["metadata"];
+  if (!meta.is_object()) return kube::Status::BadRequest("a Node needs metadata");
+  for (const char* server_owned : {"uid", "resourceVersion", "creationTimestamp", "managedFields", "selfLink",
+                                   "generation", "deletionTimestamp", "deletionGracePeriodSeconds"})
+    meta.erase(server_owned);
+  const std::string name = StringAt(meta, "name");
+  std::size_t index = specs_.size();
+
+  NodeSimSpec spec;
+  const json& annotations = meta.contains("annotations") ? meta["annotations"] : json::object();
+  if (auto v = options_.parse_bandwidth(StringAt(annotations, kAnnotationNetwork))) spec.nic_bytes_per_second = *v;
+  if (auto v = options_.parse_bandwidth(StringAt(annotations, kAnnotationDisk))) spec.disk_bytes_per_second = *v;
+  if (auto v = ParsePlainNumber(StringAt(annotations, kAnnotationCpuSpeed))) spec.cpu_speed = *v;
+
+  json& labels = meta["labels"];
+  if (!labels.is_object()) labels = json::object();
+  if (!labels.contains("kubernetes.io/hostname")) labels["kubernetes.io/hostname"] = name;
+
+  json& node_spec = node["spec"];
+  if (!node_spec.is_object()) node_spec = json::object();
+  spec.pod_cidr = StringAt(node_spec, "podCIDR");
+  if (spec.pod_cidr.empty()) {
+    spec.pod_cidr = PodCidrFor(index);
+    node_spec["podCIDR"] = spec.pod_cidr;
+    node_spec["podCIDRs"] = json::array({spec.pod_cidr});
+  }
+
+  json& status = node["status"];
+  if (!status.is_object()) status = json::object();
+  if (!status["capacity"].is_object()) status["capacity"] = json::object();
+  if (!status["capacity"].contains("pods")) status["capacity"]["pods"] = "110";
+  if (!status["capacity"].contains("ephemeral-storage")) status["capacity"]["ephemeral-storage"] = kDefaultEphemeralStorage;
+  if (!status["allocatable"].is_object()) status["allocatable"] = status["capacity"];
+  if (!status["allocatable"].contains("ephemeral-storage"))
+    status["allocatable"]["ephemeral-storage"] = status["capacity"]["ephemeral-storage"];
+  json& addresses = status["addresses"];
+  if (!addresses.is_array()) addresses = json::array();
+  for (const auto& a : addresses)
+    if (StringAt(a, "type") == "InternalIP") spec.internal_ip = StringAt(a, "address");
+  if (spec.internal_ip.empty()) {
+    spec.internal_ip = InternalIpFor(index);
+    addresses.push_back({{"type", "InternalIP"}, {"address", spec.internal_ip}});
+  }
+  // The machine starts up: whatever the export said, it is Ready now.
+  const Micros api_now = sim_.engine().clock().Now();
+  json conditions = json::array();
+  if (status["conditions"].is_array())
+    for (const auto& c : status["conditions"])
+      if (StringAt(c, "type") != "Ready") conditions.push_back(c);
+  conditions.push_back(ReadyCondition(api_now, api_now));
+  status["conditions"] = std::move(conditions);
+  return CreateNode(std::move(node), std::move(spec));
+}
+
+const NodeSimSpec* Cluster::Spec(std::string_view node) const {
+  auto it = specs_.find(node);
+  return it == specs_.end() ? nullptr : &it->second;
+}
+
+void Cluster::NodeDown(const std::string& node) {
+  auto it = liveness_.find(node);
+  if (it == liveness_.end() || !it->second.up) return;
+  it->second = Liveness{false, sim_.Now()};
+  sim_.trace().Record(sim_.Now(), "cluster", "node down " + node);
+  if (Network* network = sim_.network()) network->SetNodeUp(node, false);  // its flows stall
+  for (auto& observer : observers_) observer(node, false, it->second.since);
+}
+
+void Cluster::NodeUp(const std::string& node) {
+  auto it = liveness_.find(node);
+  if (it == liveness_.end() || it->second.up) return;
+  it->second = Liveness{true, sim_.Now()};
+  sim_.trace().Record(sim_.Now(), "cluster", "node up " + node);
+  if (Network* network = sim_.network()) network->SetNodeUp(node, true);
+  for (auto& observer : observers_) observer(node, true, sim_.Now());
+  heartbeat_->PostReady(node);
+}
+
+bool Cluster::IsUp(std::string_view node) const {
+  auto it = liveness_.find(node);
+  return it != liveness_.end() && it->second.up;
+}
+
+Micros Cluster::LastHeartbeat(std::string_view node) const {
+  auto it = liveness_.find(node);
+  if (it == liveness_.end()) return 0;
+  return it->second.up ? sim_.Now() : it->second.since;
+}
+
+void Cluster::AddLivenessObserver(LivenessObserver observer) { observers_.push_back(std::move(observer)); }
+
+// ---- heartbeats ----------------------------------------------------------------------------------
+
+NodeHeartbeat::NodeHeartbeat(Simulation& sim, Cluster& cluster) : Actor(sim, "node-heartbeat"), cluster_(cluster) {}
+
+void NodeHeartbeat::Start() {
+  if (cluster_.options().status_report_period > 0) After(cluster_.options().status_report_period, [this] { Refresh(); });
+}
+
+void NodeHeartbeat::PostReady(const std::string& node) {
+  auto current = client().Get("nodes", "", node);
+  if (!current.ok()) return;
+  const Micros api_now = sim().engine().clock().Now();
+  json conditions = json::array();
+  Micros transition = api_now;
+  auto status = (*current)->find("status");
+  if (status != (*current)->end() && status->contains("conditions") && (*status)["conditions"].is_array())
+    for (const auto& c : (*status)["conditions"]) {
+      if (StringAt(c, "type") != "Ready") {
+        conditions.push_back(c);
+      } else if (StringAt(c, "status") == "True") {
+        if (auto t = kube::ParseTime(StringAt(c, "lastTransitionTime"))) transition = *t;
+      }
+    }
+  conditions.push_back(ReadyCondition(api_now, transition));
+  auto r = client().Patch("nodes", "", node, {{"status", {{"conditions", conditions}}}}, kube::PatchType::kMerge,
+                          "status");
+  if (!r.ok()) {
+    // A kubelet retries its status post; ours does after a second.
+    After(kSecond, [this, node] {
+      if (cluster_.IsUp(node)) PostReady(node);
+    });
+  }
+}
+
+void NodeHeartbeat::Refresh() {
+  for (const auto& [name, spec] : cluster_.specs())
+    if (cluster_.IsUp(name)) PostReady(name);
+  After(cluster_.options().status_report_period, [this] { Refresh(); });
+}
+
+}  // namespace sim

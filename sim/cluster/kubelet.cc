@@ -1,0 +1,1186 @@
+// The simulated kubelet. See kubelet.h.
+#include "sim/cluster/kubelet.h"
+
+#include "fakeapi/client/json_path.h"
+#include "fakeapi/client/quantity.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace sim {
+
+using kube::ObjectPtr;
+using nlohmann::json;
+
+namespace {
+
+const json* FindPath(const json& j, std::initializer_list<const char*> path) { return kube::JsonAt(j, path); }
+
+std::string StringAt(const json& j, std::initializer_list<const char*> path, std::string fallback = "") {
+  const json* v = FindPath(j, path);
+  return v && v->is_string() ? v->get<std::string>() : fallback;
+}
+
+bool HasDeletionTimestamp(const json& pod) {
+  const json* ts = FindPath(pod, {"metadata", "deletionTimestamp"});
+  return ts && ts->is_string() && !ts->get_ref<const std::string&>().empty();
+}
+
+std::uint64_t Fnv1a(std::string_view text, std::uint64_t salt) {
+  std::uint64_t h = 1469598103934665603ULL ^ (salt * 0x9e3779b97f4a7c15ULL);
+  for (unsigned char ch : text) {
+    h ^= ch;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+// 64 hex digits derived from `text`: stands in for sha256 digests and container ids.
+std::string Hex64(std::string_view text) {
+  std::string out;
+  char buf[17];
+  for (std::uint64_t salt = 1; salt <= 4; ++salt) {
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(Fnv1a(text, salt)));
+    out += buf;
+  }
+  return out;
+}
+
+std::string Joined(const std::vector<std::string>& names) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < names.size(); ++i) out += (i ? " " : "") + names[i];
+  return out + "]";
+}
+
+const char* kCrashLoopBackOff = "CrashLoopBackOff";
+
+}  // namespace
+
+std::string NormalizeImage(const std::string& image) {
+  std::string name = image, suffix;
+  auto at = name.find('@');
+  if (at != std::string::npos) suffix = name.substr(at), name = name.substr(0, at);
+  auto slash = name.rfind('/');
+  auto colon = name.rfind(':');
+  if (suffix.empty() && (colon == std::string::npos || (slash != std::string::npos && colon < slash)))
+    name += ":latest";
+  auto first = name.find('/');
+  if (first == std::string::npos) {
+    name = "docker.io/library/" + name;
+  } else {
+    std::string head = name.substr(0, first);
+    bool domain = head.find('.') != std::string::npos || head.find(':') != std::string::npos || head == "localhost";
+    if (!domain) name = "docker.io/" + name;
+  }
+  return name + suffix;
+}
+
+// ---- per-pod state --------------------------------------------------------------------------
+
+struct Kubelet::Container {
+  enum class State { kWaiting, kRunning, kTerminated };
+  bool init = false;
+  std::size_t index = 0;
+  json spec;
+  std::string name, image, normalized_image, policy;
+  std::int64_t memory_limit = 0;  // 0: none
+
+  State state = State::kWaiting;
+  std::string reason, message;  // while waiting
+  Micros started_at = 0, finished_at = 0;  // API time
+  Micros finished_sim = 0;                  // simulated time, for back-off
+  int exit_code = 0;
+  std::string term_reason, term_message;
+  std::string container_id, image_id;
+  json last_state = json::object();
+  int runs = 0;
+
+  bool busy = false;          // a pull, a start or a back-off timer is pending
+  std::uint64_t attempt = 0;  // bumped to invalidate pending pulls and timers
+  Backoff crash, pull;
+  std::unique_ptr<Run> run;
+  std::vector<std::string> logs, previous_logs;
+
+  json TerminatedJson() const {
+    json t = json::object();
+    auto& m = t.get_ref<json::object_t&>();
+    m.emplace("exitCode", exit_code);
+    m.emplace("reason", term_reason);
+    m.emplace("startedAt", kube::FormatTime(started_at));
+    m.emplace("finishedAt", kube::FormatTime(finished_at));
+    if (!container_id.empty()) m.emplace("containerID", container_id);
+    if (!term_message.empty()) m.emplace("message", term_message);
+    return t;
+  }
+};
+
+struct Kubelet::PodState {
+  std::string key, ns, name, uid;
+  std::uint64_t serial = 0;
+  ObjectPtr pod;
+  std::string restart_policy;
+  std::string default_reason;  // PodInitializing with init containers, else ContainerCreating
+
+  bool sandbox = false;
+  bool waiting_ip = false;
+  std::uint32_t ip_offset = 0;  // 0: holds no address
+  std::string ip;
+  Micros start_time = 0;
+  std::vector<Container> init, main;
+  std::size_t next_init = 0;
+  std::map<std::string, EmptyDir, std::less<>> volumes;
+
+  bool terminating = false;
+  bool deletion_confirmed = false;
+  std::string terminal_phase;  // sticky once Succeeded or Failed
+  Micros down_at = 0;
+
+  EventId sandbox_timer, kill_timer, flush;
+  json last_written;
+  struct Condition {
+    std::string status;
+    Micros time;
+  };
+  std::map<std::string, Condition> conditions;
+
+  template <class F>
+  void ForEachContainer(F f) {
+    for (auto& c : init) f(c);
+    for (auto& c : main) f(c);
+  }
+  bool AnyRunning() const {
+    for (const auto& c : init)
+      if (c.state == Container::State::kRunning) return true;
+    for (const auto& c : main)
+      if (c.state == Container::State::kRunning) return true;
+    return false;
+  }
+};
+
+// ---- a program's watch ----------------------------------------------------------------------
+
+// The program's informer is pumped like every actor's (sim/cluster/simulation.h), on the kubelet's client.
+class Kubelet::Watch : public ProgramWatch {
+ public:
+  Watch(Kubelet& kubelet, std::string resource, kube::ListOptions filter, kube::InformerHandlers handlers)
+      : pumped_(kubelet.sim(), kubelet.client(), std::move(resource), std::move(filter), std::move(handlers)) {}
+  kube::Informer& informer() override { return pumped_.informer(); }
+
+ private:
+  PumpedInformer pumped_;
+};
+
+// ---- one run of a container: the program and its context -------------------------------------
+
+class Kubelet::Run : public ProgramContext {
+ public:
+  Run(Kubelet& kubelet, PodState& pod, Container& container, std::unique_ptr<ContainerProgram> program)
+      : kubelet_(kubelet), pod_state_(pod), container_(container), pod_(pod.pod), program_(std::move(program)) {
+    auto strings = [&](const char* field) {
+      std::vector<std::string> out;
+      if (auto it = container.spec.find(field); it != container.spec.end() && it->is_array())
+        for (const auto& s : *it)
+          if (s.is_string()) out.push_back(s.get<std::string>());
+      return out;
+    };
+    command_ = strings("command");
+    args_ = strings("args");
+    if (auto it = container.spec.find("env"); it != container.spec.end() && it->is_array()) {
+      for (const auto& e : *it) {
+        std::string name = e.value("name", "");
+        if (name.empty()) continue;
+        if (auto v = e.find("value"); v != e.end() && v->is_string()) {
+          env_[name] = v->get<std::string>();
+        } else if (const json* f = FindPath(e, {"valueFrom", "fieldRef", "fieldPath"}); f && f->is_string()) {
+          const std::string& path = f->get_ref<const std::string&>();
+          if (path == "metadata.name") env_[name] = pod.name;
+          else if (path == "metadata.namespace") env_[name] = pod.ns;
+          else if (path == "metadata.uid") env_[name] = pod.uid;
+          else if (path == "spec.nodeName") env_[name] = kubelet.node_name();
+          else if (path == "status.podIP") env_[name] = pod.ip;
+          else if (path == "status.hostIP") env_[name] = kubelet.config_.host_ip;
+        }
+      }
+    }
+  }
+  ~Run() override {
+    program_.reset();  // drops the program's watches first
+    if (Network* net = kubelet_.config_.network)
+      for (FlowId id : flows_) net->CancelFlow(id);
+    for (EventId id : events_) kubelet_.sim().engine().Cancel(id);
+  }
+
+  void Begin() { program_->Start(*this); }
+  void Stop(Micros grace) {
+    if (!exited_) program_->Stop(*this, grace);
+  }
+  void NodeDown() { program_->OnNodeDown(*this); }
+  bool exited() const { return exited_; }
+
+  const json& pod() const override { return *pod_; }
+  const json& container() const override { return container_.spec; }
+  const std::string& node_name() const override { return kubelet_.node_name(); }
+  const std::vector<std::string>& command() const override { return command_; }
+  const std::vector<std::string>& args() const override { return args_; }
+  const std::map<std::string, std::string>& env() const override { return env_; }
+  Micros Now() const override { return kubelet_.sim().Now(); }
+
+  EventId After(Micros delay, std::function<void()> fn) override {
+    if (exited_) return {};
+    if (events_.size() >= 16) {
+      Engine& engine = kubelet_.sim().engine();
+      std::erase_if(events_, [&](EventId id) { return !engine.IsPending(id); });
+    }
+    EventId id = kubelet_.sim().engine().Schedule(delay, [this, fn = std::move(fn)] {
+      if (!exited_) fn();
+    });
+    events_.push_back(id);
+    return id;
+  }
+  bool Cancel(EventId id) override { return kubelet_.sim().engine().Cancel(id); }
+  kube::Client& client() override { return kubelet_.client(); }
+  std::unique_ptr<ProgramWatch> Watch(std::string resource, kube::ListOptions filter,
+                                      kube::InformerHandlers handlers) override {
+    return std::make_unique<Kubelet::Watch>(kubelet_, std::move(resource), std::move(filter), std::move(handlers));
+  }
+  void Log(std::string line) override { container_.logs.push_back(std::move(line)); }
+  void SetMemoryUsage(std::int64_t bytes) override {
+    if (exited_) return;
+    memory_ = bytes;
+    if (WorkloadObserver* observer = kubelet_.config_.observer) observer->OnMemory(*pod_, container_.name, bytes);
+    if (container_.memory_limit > 0 && bytes > container_.memory_limit) End(137, "OOMKilled");
+  }
+  EmptyDir* Volume(std::string_view volume) override {
+    auto it = pod_state_.volumes.find(volume);
+    return it == pod_state_.volumes.end() ? nullptr : &it->second;
+  }
+  RandomStream& random() override {
+    return kubelet_.sim().Random(kubelet_.name() + "/" + pod_state_.key + "/" + container_.name);
+  }
+  void Exit(int code) override { End(code, ""); }
+
+  FlowId Transfer(FlowSpec spec) override {
+    if (exited_) return {};
+    Network* net = kubelet_.config_.network;
+    if (!net) {
+      const double bytes = spec.bytes > 0 ? spec.bytes : 0;
+      After(static_cast<Micros>(bytes / 1e9 * 1e6 + 0.5), std::move(spec.on_done));
+      return {};
+    }
+    if (flows_.size() >= 16) std::erase_if(flows_, [&](FlowId id) { return !net->IsActive(id); });
+    auto done = std::make_shared<FlowId>();
+    spec.on_done = [this, done, fn = std::move(spec.on_done)] {
+      std::erase(flows_, *done);
+      if (!exited_ && fn) fn();
+    };
+    FlowId id = net->StartFlow(std::move(spec));
+    *done = id;
+    if (id.valid()) flows_.push_back(id);
+    return id;
+  }
+  bool CancelTransfer(FlowId id) override {
+    Network* net = kubelet_.config_.network;
+    if (!net || std::find(flows_.begin(), flows_.end(), id) == flows_.end()) return false;
+    std::erase(flows_, id);
+    return net->CancelFlow(id) >= 0;
+  }
+  Network* network() override { return kubelet_.config_.network; }
+  const NodeSimSpec* node_spec() const override { return kubelet_.config_.node_spec; }
+  void RecordStage(std::string_view stage, Micros begin, Micros end) override {
+    if (WorkloadObserver* observer = kubelet_.config_.observer) observer->OnStage(*pod_, stage, begin, end);
+  }
+  std::int64_t memory() const { return memory_; }
+
+ private:
+  // The exit is recorded in the same instant, once the program's current callback has returned.
+  void End(int code, std::string reason) {
+    if (exited_) return;
+    exited_ = true;
+    Kubelet* kubelet = &kubelet_;
+    PodState* pod = &pod_state_;
+    Container* container = &container_;
+    events_.push_back(kubelet_.sim().engine().Schedule(0, [kubelet, pod, container, code, reason] {
+      kubelet->ContainerExited(*pod, *container, code, reason);
+    }));
+  }
+
+  Kubelet& kubelet_;
+  PodState& pod_state_;
+  Container& container_;
+  ObjectPtr pod_;
+  std::unique_ptr<ContainerProgram> program_;
+  std::vector<std::string> command_, args_;
+  std::map<std::string, std::string> env_;
+  std::vector<EventId> events_;
+  std::vector<FlowId> flows_;
+  bool exited_ = false;
+  std::int64_t memory_ = 0;
+};
+
+// ---- the kubelet ------------------------------------------------------------------------------
+
+Kubelet::Kubelet(Simulation& sim, KubeletConfig config)
+    : Actor(sim, "kubelet/" + config.node_name), config_(std::move(config)) {
+  programs_ = config_.programs ? config_.programs : std::make_shared<ProgramRegistry>();
+  up_ = config_.start_up;
+  for (const auto& image : config_.preloaded_images) images_.insert(NormalizeImage(image));
+  // The pod CIDR: a.b.c.d/n.
+  unsigned a = 0, b = 0, c = 0, d = 0, n = 24;
+  if (std::sscanf(config_.pod_cidr.c_str(), "%u.%u.%u.%u/%u", &a, &b, &c, &d, &n) == 5 && n >= 8 && n <= 30) {
+    std::uint32_t addr = (a << 24) | (b << 16) | (c << 8) | d;
+    ip_size_ = 1u << (32 - n);
+    ip_base_ = addr & ~(ip_size_ - 1);
+  } else {
+    ip_base_ = (10u << 24) | (244u << 16);
+    ip_size_ = 256;
+  }
+}
+
+Kubelet::~Kubelet() {
+  // Runs hold references into pod states; drop them before the states.
+  for (auto& [key, p] : pods_) p->ForEachContainer([](Container& c) { c.run.reset(); });
+  if (Network* net = config_.network)
+    for (FlowId id : pull_flows_) net->CancelFlow(id);
+}
+
+void Kubelet::Start() {
+  if (config_.host_ip.empty()) {
+    auto node = client().Get("nodes", "", config_.node_name);
+    if (node.ok()) {
+      if (const json* addresses = FindPath(**node, {"status", "addresses"}); addresses && addresses->is_array())
+        for (const auto& address : *addresses)
+          if (address.value("type", "") == "InternalIP") config_.host_ip = address.value("address", "");
+    }
+  }
+  informer_ = &AddInformer("pods", {.field_selector = "spec.nodeName=" + config_.node_name},
+                           {.on_add = [this](const ObjectPtr& pod) { OnPod(pod); },
+                            .on_update = [this](const ObjectPtr&, const ObjectPtr& pod) { OnPod(pod); },
+                            .on_delete = [this](const ObjectPtr& pod) { OnPodGone(pod); }});
+}
+
+Kubelet::PodState* Kubelet::Find(const std::string& key, std::uint64_t serial) {
+  auto it = pods_.find(key);
+  return it != pods_.end() && it->second->serial == serial ? it->second.get() : nullptr;
+}
+
+EventId Kubelet::AfterForPod(PodState& p, Micros delay, std::function<void(PodState&)> fn) {
+  std::string key = p.key;
+  std::uint64_t serial = p.serial;
+  return sim().engine().Schedule(delay, [this, key, serial, fn = std::move(fn)] {
+    if (!up_) return;
+    if (PodState* q = Find(key, serial)) fn(*q);
+  });
+}
+
+bool Kubelet::Backoff_InBackoff(const Backoff& b, Micros event_time) const {
+  if (!b.has || event_time - b.last_update > 2 * config_.backoff_max) return false;
+  return Now() - event_time < b.duration;
+}
+
+void Kubelet::Backoff_Next(Backoff& b, Micros event_time) {
+  if (!b.has || event_time - b.last_update > 2 * config_.backoff_max) {
+    b.has = true;
+    b.duration = config_.backoff_initial;
+  } else {
+    b.duration = std::min(2 * b.duration, config_.backoff_max);
+  }
+  b.last_update = Now();
+}
+
+// ---- informer events --------------------------------------------------------------------------
+
+void Kubelet::OnPod(const ObjectPtr& pod) {
+  if (!up_) return;  // the cache keeps up; SetNodeUp(true) reconciles
+  std::string key = kube::KeyOf(*pod);
+  auto it = pods_.find(key);
+  if (it != pods_.end() && it->second->uid != kube::UidOf(*pod)) {
+    Teardown(key);
+    it = pods_.end();
+  }
+  if (it == pods_.end()) {
+    Accept(pod);
+    return;
+  }
+  PodState& p = *it->second;
+  p.pod = pod;
+  if (HasDeletionTimestamp(*pod) && !p.terminating) BeginTermination(p);
+}
+
+void Kubelet::OnPodGone(const ObjectPtr& pod) {
+  if (!up_) return;
+  std::string key = kube::KeyOf(*pod);
+  auto it = pods_.find(key);
+  if (it != pods_.end() && it->second->uid == kube::UidOf(*pod)) Teardown(key);
+}
+
+void Kubelet::Accept(const ObjectPtr& pod) {
+  std::string phase = StringAt(*pod, {"status", "phase"});
+  if (phase == "Succeeded" || phase == "Failed") return;  // finished before we met it
+  if (HasDeletionTimestamp(*pod)) {
+    // Nothing runs for it here: confirm at once.
+    client().Delete("pods", kube::NamespaceOf(*pod), kube::NameOf(*pod),
+                    {.grace_period_seconds = 0, .precondition_uid = kube::UidOf(*pod)});
+    return;
+  }
+  auto state = std::make_unique<PodState>();
+  PodState& p = *state;
+  p.key = kube::KeyOf(*pod);
+  p.ns = kube::NamespaceOf(*pod);
+  p.name = kube::NameOf(*pod);
+  p.uid = kube::UidOf(*pod);
+  p.serial = next_serial_++;
+  p.pod = pod;
+  p.restart_policy = StringAt(*pod, {"spec", "restartPolicy"}, "Always");
+  p.start_time = sim().engine().clock().Now();
+  const json* init = FindPath(*pod, {"spec", "initContainers"});
+  bool has_init = init && init->is_array() && !init->empty();
+  p.default_reason = has_init ? "PodInitializing" : "ContainerCreating";
+  auto add = [&](const json* list, bool is_init, std::vector<Container>& out) {
+    if (!list || !list->is_array()) return;
+    out.reserve(list->size());  // never grows again: runs keep references into it
+    for (const auto& spec : *list) {
+      Container& c = out.emplace_back();
+      c.init = is_init;
+      c.index = out.size() - 1;
+      c.spec = spec;
+      c.name = spec.value("name", "");
+      c.image = spec.value("image", "");
+      c.normalized_image = NormalizeImage(c.image);
+      c.policy = spec.value("imagePullPolicy", "IfNotPresent");
+      if (const json* mem = FindPath(spec, {"resources", "limits", "memory"}); mem && mem->is_string())
+        c.memory_limit = kube::ParseQuantity(mem->get<std::string>()).value_or(0);
+      c.reason = p.default_reason;
+    }
+  };
+  add(init, true, p.init);
+  add(FindPath(*pod, {"spec", "containers"}), false, p.main);
+  if (const json* volumes = FindPath(*pod, {"spec", "volumes"}); volumes && volumes->is_array())
+    for (const auto& v : *volumes)
+      if (v.contains("emptyDir"))
+        p.volumes.try_emplace(v.value("name", ""), StringAt(v, {"emptyDir", "medium"}));
+  pods_[p.key] = std::move(state);
+  MarkDirty(p);
+  p.sandbox_timer = AfterForPod(p, config_.pod_startup, [this](PodState& q) { SandboxReady(q); });
+}
+
+// ---- sandbox and IPs ------------------------------------------------------------------------
+
+std::optional<std::uint32_t> Kubelet::AllocateIp() {
+  if (ip_size_ < 4) return std::nullopt;
+  std::uint32_t first = 2, last = ip_size_ - 2;  // .1 is the gateway; the last is broadcast
+  for (std::uint32_t tries = 0; tries <= last - first; ++tries) {
+    std::uint32_t offset = ip_next_;
+    ip_next_ = ip_next_ >= last ? first : ip_next_ + 1;
+    if (used_ips_.insert(offset).second) return offset;
+  }
+  return std::nullopt;
+}
+
+std::string Kubelet::FormatIp(std::uint32_t offset) const {
+  std::uint32_t addr = ip_base_ + offset;
+  return std::to_string(addr >> 24) + "." + std::to_string((addr >> 16) & 255) + "." +
+         std::to_string((addr >> 8) & 255) + "." + std::to_string(addr & 255);
+}
+
+void Kubelet::ReleaseIp(PodState& p) {
+  if (p.ip_offset == 0) return;
+  used_ips_.erase(p.ip_offset);
+  p.ip_offset = 0;
+  while (!ip_waiters_.empty()) {
+    auto [key, serial] = ip_waiters_.front();
+    ip_waiters_.pop_front();
+    PodState* q = Find(key, serial);
+    if (q && q->waiting_ip) {
+      SandboxReady(*q);
+      break;
+    }
+  }
+}
+
+void Kubelet::SandboxReady(PodState& p) {
+  if (p.terminating || !p.terminal_phase.empty()) return;
+  auto ip = AllocateIp();
+  if (!ip) {
+    p.waiting_ip = true;
+    ip_waiters_.emplace_back(p.key, p.serial);
+    return;
+  }
+  p.ip_offset = *ip;
+  p.ip = FormatIp(*ip);
+  p.waiting_ip = false;
+  p.sandbox = true;
+  MarkDirty(p);
+  Advance(p);
+}
+
+// ---- containers -------------------------------------------------------------------------------
+
+void Kubelet::Advance(PodState& p) {
+  if (!p.sandbox || p.terminating || !p.terminal_phase.empty() || !up_) return;
+  if (p.next_init < p.init.size()) {
+    Container& c = p.init[p.next_init];
+    if (c.state == Container::State::kWaiting && !c.busy) RequestStart(p, c);
+    return;
+  }
+  MarkDirty(p);  // Initialized may have changed
+  for (auto& c : p.main)
+    if (c.state == Container::State::kWaiting && !c.busy) RequestStart(p, c);
+}
+
+void Kubelet::RequestStart(PodState& p, Container& c) {
+  c.busy = true;
+  ++c.attempt;
+  EnsureImage(p, c);
+}
+
+void Kubelet::EnsureImage(PodState& p, Container& c) {
+  bool cached = images_.count(c.normalized_image) > 0;
+  if (c.policy == "Never") {
+    if (cached) return ImageReady(p, c);
+    ToWaiting(c, "ErrImageNeverPull",
+              "Container image \"" + c.image + "\" is not present with pull policy of Never");
+    MarkDirty(p);
+    return;  // stays busy: nothing will change its mind
+  }
+  if (c.policy != "Always" && cached) return ImageReady(p, c);
+  pull_queue_.push_back({p.key, p.serial, c.init, c.index, c.attempt});
+  ProcessPullQueue();
+}
+
+void Kubelet::ImageReady(PodState& p, Container& c) {
+  c.image_id = c.normalized_image.substr(0, c.normalized_image.rfind(':')) + "@sha256:" + Hex64(c.normalized_image);
+  std::uint64_t attempt = c.attempt;
+  bool init = c.init;
+  std::size_t index = c.index;
+  c.busy = true;
+  AfterForPod(p, config_.container_start, [this, attempt, init, index](PodState& q) {
+    Container& d = init ? q.init[index] : q.main[index];
+    if (d.attempt != attempt || q.terminating || !q.terminal_phase.empty()) return;
+    StartContainer(q, d);
+  });
+}
+
+void Kubelet::ToWaiting(Container& c, std::string reason, std::string message) {
+  if (c.state == Container::State::kTerminated) c.last_state = {{"terminated", c.TerminatedJson()}};
+  c.state = Container::State::kWaiting;
+  c.reason = std::move(reason);
+  c.message = std::move(message);
+}
+
+bool Kubelet::Faulted(const std::string& image) const {
+  for (const auto& glob : pull_faults_)
+    if (GlobMatch(glob, image)) return true;
+  return false;
+}
+
+std::int64_t Kubelet::ImageSize(const std::string& image) const {
+  auto it = config_.image_sizes.find(image);
+  return it != config_.image_sizes.end() ? it->second : config_.default_image_size;
+}
+
+bool Kubelet::HasImage(const std::string& image) const { return images_.count(NormalizeImage(image)) > 0; }
+
+void Kubelet::ProcessPullQueue() {
+  while (!pull_queue_.empty() && !(config_.serialize_image_pulls && pulling_)) {
+    PullRequest request = pull_queue_.front();
+    pull_queue_.pop_front();
+    PodState* p = Find(request.key, request.serial);
+    if (!p || p->terminating) continue;
+    Container& c = request.init ? p->init[request.index] : p->main[request.index];
+    if (c.attempt != request.attempt) continue;
+    StartPull(request);
+  }
+}
+
+void Kubelet::StartPull(const PullRequest& request) {
+  PodState& p = *Find(request.key, request.serial);
+  Container& c = request.init ? p.init[request.index] : p.main[request.index];
+  bool cached = images_.count(c.normalized_image) > 0;
+  bool ok = !Faulted(c.image) && !Faulted(c.normalized_image);
+  Micros duration;
+  std::int64_t bytes = 0;
+  if (!ok) {
+    duration = config_.manifest_check;
+  } else if (cached) {
+    duration = c.policy == "Always" ? config_.manifest_check : 0;
+    if (c.policy == "Always") ++stats_.manifest_checks;
+  } else {
+    bytes = ImageSize(c.image);
+    duration = static_cast<Micros>(static_cast<double>(bytes) / config_.image_pull_bytes_per_second * 1e6);
+    ++stats_.image_pulls;
+    stats_.bytes_pulled += bytes;
+  }
+  if (config_.serialize_image_pulls) pulling_ = true;
+  const bool transfer = ok && !cached;
+  std::string image = c.normalized_image;
+  const Micros begin = Now();
+  const std::uint64_t generation = pull_generation_;
+  auto done = [this, request, ok, transfer, image, begin, generation] {
+    if (!up_ || generation != pull_generation_) return;  // the node died during the pull
+    PullDone(request, image, ok, transfer, begin);
+  };
+  if (transfer && config_.network && config_.network->HasNode(config_.node_name)) {
+    // The registry -> disk flow, capped at the pull bandwidth (the runtime's own limit).
+    FlowId id = config_.network->StartFlow({.src = Endpoint::Registry(),
+                                            .dst = Endpoint::Disk(config_.node_name),
+                                            .bytes = static_cast<double>(bytes),
+                                            .rate_cap = config_.image_pull_bytes_per_second,
+                                            .on_done = std::move(done)});
+    pull_flows_.push_back(id);
+    return;
+  }
+  pull_event_ = sim().engine().Schedule(duration, std::move(done));
+}
+
+void Kubelet::PullDone(const PullRequest& request, const std::string& image, bool ok, bool transferred, Micros begin) {
+  if (Network* net = config_.network; net && transferred)
+    std::erase_if(pull_flows_, [net](FlowId id) { return !net->IsActive(id); });
+  if (config_.serialize_image_pulls) pulling_ = false;
+  if (ok) images_.insert(image);
+  if (transferred && config_.observer) {
+    // Every pod that waited for this image: the puller and those queued behind it for the same one.
+    std::set<std::string> reported;
+    auto report = [&](const PullRequest& r) {
+      PodState* q = Find(r.key, r.serial);
+      if (!q || q->terminating || !reported.insert(r.key).second) return;
+      config_.observer->OnStage(*q->pod, "imagePull", begin, Now());
+    };
+    report(request);
+    for (const PullRequest& r : pull_queue_) {
+      PodState* q = Find(r.key, r.serial);
+      if (!q) continue;
+      const Container& d = r.init ? q->init[r.index] : q->main[r.index];
+      if (d.normalized_image == image && d.attempt == r.attempt) report(r);
+    }
+  }
+  if (PodState* q = Find(request.key, request.serial)) {
+    Container& d = request.init ? q->init[request.index] : q->main[request.index];
+    if (d.attempt == request.attempt && !q->terminating) {
+      if (ok) {
+        ImageReady(*q, d);
+      } else {
+        PullFailed(*q, d);
+      }
+    }
+  }
+  ProcessPullQueue();
+}
+
+void Kubelet::PullFailed(PodState& p, Container& c) {
+  ++stats_.pull_failures;
+  ToWaiting(c, "ErrImagePull",
+            "rpc error: code = Unknown desc = failed to pull and unpack image \"" + c.normalized_image +
+                "\": injected image pull fault");
+  Backoff_Next(c.pull, Now());
+  MarkDirty(p);
+  std::uint64_t attempt = c.attempt;
+  bool init = c.init;
+  std::size_t index = c.index;
+  Micros backoff = c.pull.duration;
+  auto container = [init, index](PodState& q) -> Container& { return init ? q.init[index] : q.main[index]; };
+  if (config_.pull_error_resync < backoff) {
+    AfterForPod(p, config_.pull_error_resync, [this, attempt, container](PodState& q) {
+      Container& d = container(q);
+      if (d.attempt != attempt || q.terminating) return;
+      d.reason = "ImagePullBackOff";
+      d.message = "Back-off pulling image \"" + d.image + "\"";
+      MarkDirty(q);
+    });
+  }
+  c.busy = true;
+  AfterForPod(p, backoff, [this, attempt, container](PodState& q) {
+    Container& d = container(q);
+    if (d.attempt != attempt || q.terminating || !q.terminal_phase.empty()) return;
+    EnsureImage(q, d);
+  });
+}
+
+void Kubelet::StartContainer(PodState& p, Container& c) {
+  if (c.runs > 0 && c.state == Container::State::kTerminated) c.last_state = {{"terminated", c.TerminatedJson()}};
+  ++c.runs;
+  ++stats_.container_starts;
+  c.busy = false;
+  c.previous_logs = std::move(c.logs);
+  c.logs.clear();
+  c.container_id = "containerd://" + Hex64(p.uid + "/" + c.name + "/" + std::to_string(c.runs));
+  c.started_at = sim().engine().clock().Now();
+  c.reason.clear();
+  c.message.clear();
+  MarkDirty(p);
+  std::string program_name = programs_->Resolve(*p.pod, c.spec);
+  auto program = programs_->Create(program_name);
+  if (!program) {
+    c.state = Container::State::kRunning;
+    ContainerExited(p, c, 128, "StartError", "dglsim: no program \"" + program_name + "\" is registered");
+    return;
+  }
+  c.state = Container::State::kRunning;
+  c.run = std::make_unique<Run>(*this, p, c, std::move(program));
+  c.run->Begin();
+}
+
+void Kubelet::ContainerExited(PodState& p, Container& c, int code, std::string reason, std::string message) {
+  c.run.reset();
+  c.state = Container::State::kTerminated;
+  c.exit_code = code;
+  c.term_reason = !reason.empty() ? reason : code == 0 ? "Completed" : "Error";
+  c.term_message = std::move(message);
+  c.finished_at = sim().engine().clock().Now();
+  c.finished_sim = Now();
+  MarkDirty(p);
+  if (p.terminating) {
+    MaybeCompleteTermination(p);
+    return;
+  }
+  AfterExit(p, c);
+}
+
+bool Kubelet::KillContainer(const std::string& ns, const std::string& pod, const std::string& container,
+                            int exit_code, const std::string& reason) {
+  if (!up_) return false;
+  auto it = pods_.find(ns + "/" + pod);
+  if (it == pods_.end()) return false;
+  PodState& p = *it->second;
+  for (auto* list : {&p.main, &p.init}) {
+    for (Container& c : *list) {
+      if (c.state != Container::State::kRunning || !c.run) continue;
+      if (!container.empty() && c.name != container) continue;
+      ContainerExited(p, c, exit_code, reason);
+      return true;
+    }
+  }
+  return false;
+}
+
+void Kubelet::AfterExit(PodState& p, Container& c) {
+  bool restart;
+  if (c.init) {
+    if (c.exit_code == 0) {
+      ++p.next_init;
+      Advance(p);
+      return;
+    }
+    restart = p.restart_policy != "Never";
+  } else {
+    restart = p.restart_policy == "Always" || (p.restart_policy == "OnFailure" && c.exit_code != 0);
+  }
+  if (restart) {
+    // The kubelet's doBackOff: restart at once unless the container is in back-off since it ended.
+    if (Backoff_InBackoff(c.crash, c.finished_sim)) {
+      ToWaiting(c, kCrashLoopBackOff, "");
+      c.message = "back-off " + std::to_string(c.crash.duration / kSecond) + "s restarting failed container=" +
+                  c.name + " pod=" + p.name + "_" + p.ns + "(" + p.uid + ")";
+      c.busy = true;
+      std::uint64_t attempt = ++c.attempt;
+      bool init = c.init;
+      std::size_t index = c.index;
+      Micros wait = c.finished_sim + c.crash.duration - Now();
+      AfterForPod(p, wait, [this, attempt, init, index](PodState& q) {
+        Container& d = init ? q.init[index] : q.main[index];
+        if (d.attempt != attempt || q.terminating || !q.terminal_phase.empty()) return;
+        Backoff_Next(d.crash, d.finished_sim);
+        RequestStart(q, d);
+      });
+    } else {
+      Backoff_Next(c.crash, c.finished_sim);
+      RequestStart(p, c);
+    }
+    return;
+  }
+  std::string phase = ComputePhase(p);
+  if (phase == "Succeeded" || phase == "Failed") FinishPod(p);
+}
+
+void Kubelet::FinishPod(PodState& p) {
+  p.terminal_phase = ComputePhase(p);
+  p.ForEachContainer([&](Container& c) {
+    ++c.attempt;
+    c.busy = false;
+    c.run.reset();
+  });
+  sim().engine().Cancel(p.sandbox_timer);
+  ReleaseIp(p);  // the sandbox is gone; status keeps the address
+  MarkDirty(p);
+}
+
+// ---- deletion ---------------------------------------------------------------------------------
+
+void Kubelet::BeginTermination(PodState& p) {
+  p.terminating = true;
+  sim().engine().Cancel(p.sandbox_timer);
+  std::int64_t grace = 30;
+  if (const json* g = FindPath(*p.pod, {"metadata", "deletionGracePeriodSeconds"}); g && g->is_number_integer())
+    grace = g->get<std::int64_t>();
+  else if (const json* s = FindPath(*p.pod, {"spec", "terminationGracePeriodSeconds"}); s && s->is_number_integer())
+    grace = s->get<std::int64_t>();
+  grace = std::max<std::int64_t>(0, grace);
+  bool running = false;
+  p.ForEachContainer([&](Container& c) {
+    ++c.attempt;
+    c.busy = false;
+    if (c.state == Container::State::kRunning && c.run) {
+      running = true;
+      c.run->Stop(grace * kSecond);
+    }
+  });
+  if (running) {
+    p.kill_timer = AfterForPod(p, grace * kSecond, [this](PodState& q) {
+      q.ForEachContainer([&](Container& c) {
+        if (c.state == Container::State::kRunning) {
+          c.run.reset();
+          c.state = Container::State::kTerminated;
+          c.exit_code = 137;
+          c.term_reason = "Error";
+          c.finished_at = sim().engine().clock().Now();
+          c.finished_sim = Now();
+        }
+      });
+      MaybeCompleteTermination(q);
+    });
+  } else {
+    MaybeCompleteTermination(p);
+  }
+}
+
+void Kubelet::MaybeCompleteTermination(PodState& p) {
+  if (p.deletion_confirmed || p.AnyRunning()) return;
+  sim().engine().Cancel(p.kill_timer);
+  if (p.terminal_phase.empty()) {
+    std::string phase = ComputePhase(p);
+    p.terminal_phase = phase == "Succeeded" ? "Succeeded" : "Failed";
+  }
+  ReleaseIp(p);
+  sim().engine().Cancel(p.flush);
+  Flush(p);
+  p.deletion_confirmed = true;
+  ConfirmDeletion(p.key, p.serial);
+}
+
+// Deletes the pod with grace period 0, retrying every second while the API refuses. (A member
+// function rather than a self-capturing closure, which would keep itself alive forever.)
+void Kubelet::ConfirmDeletion(const std::string& key, std::uint64_t serial) {
+  PodState* q = Find(key, serial);
+  if (!q || !up_) return;
+  auto r = client().Delete("pods", q->ns, q->name, {.grace_period_seconds = 0, .precondition_uid = q->uid});
+  if (!r.ok() && !r.status().IsNotFound() && !r.status().IsConflict())
+    After(kSecond, [this, key, serial] { ConfirmDeletion(key, serial); });
+}
+
+void Kubelet::Teardown(const std::string& key) {
+  auto it = pods_.find(key);
+  if (it == pods_.end()) return;
+  PodState& p = *it->second;
+  p.ForEachContainer([](Container& c) { c.run.reset(); });
+  sim().engine().Cancel(p.sandbox_timer);
+  sim().engine().Cancel(p.kill_timer);
+  sim().engine().Cancel(p.flush);
+  auto owned = std::move(it->second);
+  pods_.erase(it);
+  ReleaseIp(*owned);
+}
+
+// ---- node down and up -------------------------------------------------------------------------
+
+void Kubelet::SetNodeUp(bool up) {
+  if (up == up_) return;
+  if (!up) {
+    up_ = false;
+    for (auto& [key, p] : pods_) {
+      p->ForEachContainer([](Container& c) {
+        if (c.run) c.run->NodeDown();
+        c.run.reset();
+        ++c.attempt;
+        c.busy = false;
+      });
+      sim().engine().Cancel(p->sandbox_timer);
+      sim().engine().Cancel(p->kill_timer);
+      sim().engine().Cancel(p->flush);
+      p->serial = next_serial_++;  // every pending callback for the pod becomes a no-op
+      p->waiting_ip = false;
+      p->down_at = sim().engine().clock().Now();
+    }
+    sim().engine().Cancel(pull_event_);
+    if (Network* net = config_.network)
+      for (FlowId id : pull_flows_) net->CancelFlow(id);
+    pull_flows_.clear();
+    ++pull_generation_;
+    pulling_ = false;
+    pull_queue_.clear();
+    ip_waiters_.clear();
+    return;
+  }
+  up_ = true;
+  if (!informer_) return;
+  std::vector<std::string> keys;
+  for (const auto& [key, p] : pods_) keys.push_back(key);
+  for (const auto& key : keys) {
+    ObjectPtr pod = informer_->GetByKey(key);
+    PodState& p = *pods_[key];
+    if (!pod || kube::UidOf(*pod) != p.uid) {
+      Teardown(key);
+      continue;
+    }
+    p.pod = pod;
+    Recover(p);
+  }
+  for (const auto& pod : informer_->List())
+    if (!pods_.count(kube::KeyOf(*pod))) OnPod(pod);
+}
+
+void Kubelet::Recover(PodState& p) {
+  bool deleting = HasDeletionTimestamp(*p.pod);
+  if (!p.terminal_phase.empty() || p.deletion_confirmed) {
+    if (deleting && !p.deletion_confirmed) MaybeCompleteTermination(p);
+    else if (!p.last_written.empty()) MarkDirty(p);
+    return;
+  }
+  bool never = p.restart_policy == "Never";
+  auto lost = [&](Container& c, bool mark_unknown) {
+    if (mark_unknown) {
+      c.state = Container::State::kTerminated;
+      c.exit_code = 137;
+      c.term_reason = "ContainerStatusUnknown";
+      c.term_message = "The container could not be located when the pod was terminated";
+      c.finished_at = p.down_at;
+      c.finished_sim = Now();
+    }
+  };
+  if (deleting || never) {
+    p.ForEachContainer([&](Container& c) {
+      if (c.state != Container::State::kTerminated) lost(c, true);
+    });
+    if (deleting) {
+      p.terminating = true;
+      MaybeCompleteTermination(p);
+    } else {
+      FinishPod(p);
+    }
+    return;
+  }
+  // Always / OnFailure: a new sandbox, init containers again, app containers restarted.
+  ReleaseIp(p);
+  p.sandbox = false;
+  p.next_init = 0;
+  auto reset = [&](Container& c) {
+    if (c.state == Container::State::kRunning) {
+      c.exit_code = 255;
+      c.term_reason = "Unknown";
+      c.term_message.clear();
+      c.finished_at = p.down_at;
+      c.finished_sim = Now();
+      c.last_state = {{"terminated", c.TerminatedJson()}};
+    } else if (c.state == Container::State::kTerminated) {
+      if (!c.init && p.restart_policy == "OnFailure" && c.exit_code == 0) return;  // done for good
+      c.last_state = {{"terminated", c.TerminatedJson()}};
+    }
+    c.state = Container::State::kWaiting;
+    c.reason = p.default_reason;
+    c.message.clear();
+  };
+  for (auto& c : p.init) reset(c);
+  for (auto& c : p.main) reset(c);
+  for (auto& [name, dir] : p.volumes)
+    if (dir.medium() == "Memory") dir = EmptyDir("Memory");  // tmpfs does not survive a reboot
+  MarkDirty(p);
+  p.sandbox_timer = AfterForPod(p, config_.pod_startup, [this](PodState& q) { SandboxReady(q); });
+}
+
+// ---- status -----------------------------------------------------------------------------------
+
+std::string Kubelet::ComputePhase(const PodState& p) const {
+  if (!p.terminal_phase.empty()) return p.terminal_phase;
+  // kubelet's getPhase (pkg/kubelet/kubelet_pods.go).
+  using S = Container::State;
+  int pending_init = 0, failed_init = 0;
+  for (const auto& c : p.init) {
+    if (c.state == S::kRunning) ++pending_init;
+    else if (c.state == S::kTerminated) failed_init += c.exit_code != 0;
+    else if (c.last_state.contains("terminated")) failed_init += c.last_state.at("terminated").value("exitCode", 0) != 0;
+    else ++pending_init;
+  }
+  int running = 0, waiting = 0, stopped = 0, succeeded = 0;
+  for (const auto& c : p.main) {
+    if (c.state == S::kRunning) ++running;
+    else if (c.state == S::kTerminated) ++stopped, succeeded += c.exit_code == 0;
+    else if (c.last_state.contains("terminated")) ++stopped;
+    else ++waiting;
+  }
+  bool is_terminal = p.terminating && !p.AnyRunning();
+  if (failed_init > 0 && p.restart_policy == "Never") return "Failed";
+  if (pending_init > 0 || waiting > 0) return "Pending";
+  if (running > 0) return "Running";
+  if (stopped > 0) {
+    if (is_terminal) return stopped == succeeded ? "Succeeded" : "Failed";
+    if (p.restart_policy == "Always") return "Running";
+    if (stopped == succeeded) return "Succeeded";
+    if (p.restart_policy == "Never") return "Failed";
+    return "Running";
+  }
+  return "Pending";
+}
+
+json Kubelet::BuildStatus(PodState& p) {
+  // Built member by member: this runs for every status write, and brace-initialized objects cost
+  // a temporary array per member.
+  using S = Container::State;
+  using Object = json::object_t;
+  std::string phase = ComputePhase(p);
+  auto object = [](json& j) -> Object& { return j.get_ref<Object&>(); };
+  auto container_status = [&](const Container& c) {
+    json state = json::object();
+    if (c.state == S::kRunning) {
+      json running = json::object();
+      object(running).emplace("startedAt", kube::FormatTime(c.started_at));
+      object(state).emplace("running", std::move(running));
+    } else if (c.state == S::kTerminated) {
+      object(state).emplace("terminated", c.TerminatedJson());
+    } else {
+      json w = json::object();
+      object(w).emplace("reason", c.reason);
+      if (!c.message.empty()) object(w).emplace("message", c.message);
+      object(state).emplace("waiting", std::move(w));
+    }
+    bool ready = c.init ? (c.state == S::kTerminated && c.exit_code == 0) : c.state == S::kRunning;
+    json s = json::object();
+    Object& m = object(s);
+    m.emplace("name", c.name);
+    m.emplace("state", std::move(state));
+    m.emplace("lastState", c.last_state);
+    m.emplace("ready", ready);
+    m.emplace("restartCount", std::max(0, c.runs - 1));
+    m.emplace("image", c.normalized_image);
+    m.emplace("imageID", c.image_id);
+    m.emplace("started", c.state == S::kRunning);
+    if (!c.container_id.empty()) m.emplace("containerID", c.container_id);
+    return s;
+  };
+  auto ip_list = [](const std::string& ip) {
+    json entry = json::object();
+    entry.get_ref<Object&>().emplace("ip", ip);
+    json list = json::array();
+    list.push_back(std::move(entry));
+    return list;
+  };
+  json status = json::object();
+  Object& out = object(status);
+  out.emplace("phase", phase);
+  out.emplace("startTime", kube::FormatTime(p.start_time));
+  if (!p.ip.empty()) {
+    out.emplace("podIP", p.ip);
+    out.emplace("podIPs", ip_list(p.ip));
+    if (!config_.host_ip.empty()) {
+      out.emplace("hostIP", config_.host_ip);
+      out.emplace("hostIPs", ip_list(config_.host_ip));
+    }
+  }
+  if (!p.init.empty()) {
+    json list = json::array();
+    for (const auto& c : p.init) list.push_back(container_status(c));
+    out.emplace("initContainerStatuses", std::move(list));
+  }
+  json list = json::array();
+  for (const auto& c : p.main) list.push_back(container_status(c));
+  out.emplace("containerStatuses", std::move(list));
+
+  // Conditions, as kubelet's GeneratePodInitializedCondition / GenerateContainersReadyCondition.
+  std::vector<std::string> incomplete, unready;
+  for (const auto& c : p.init)
+    if (!(c.state == S::kTerminated && c.exit_code == 0)) incomplete.push_back(c.name);
+  for (const auto& c : p.main)
+    if (c.state != S::kRunning) unready.push_back(c.name);
+  struct Computed {
+    const char* type;
+    bool ok;
+    std::string reason, message;
+  };
+  Computed initialized{"Initialized", incomplete.empty(), "", ""};
+  if (!incomplete.empty()) {
+    initialized.reason = "ContainersNotInitialized";
+    initialized.message = "containers with incomplete status: " + Joined(incomplete);
+  } else if (phase == "Succeeded") {
+    initialized.reason = "PodCompleted";
+  }
+  Computed containers_ready{"ContainersReady", unready.empty(), "", ""};
+  if (phase == "Succeeded") {
+    containers_ready = {"ContainersReady", false, "PodCompleted", ""};
+  } else if (!unready.empty()) {
+    containers_ready.reason = "ContainersNotReady";
+    containers_ready.message = "containers with unready status: " + Joined(unready);
+  }
+  Computed ready = containers_ready;
+  ready.type = "Ready";
+  json conditions = json::array();
+  Micros now = sim().engine().clock().Now();
+  for (const Computed* c : {&initialized, &ready, &containers_ready}) {
+    const char* value = c->ok ? "True" : "False";
+    auto [it, inserted] = p.conditions.try_emplace(c->type, PodState::Condition{value, now});
+    if (it->second.status != value) it->second = {value, now};
+    json j = json::object();
+    Object& m = object(j);
+    m.emplace("type", c->type);
+    m.emplace("status", value);
+    m.emplace("lastProbeTime", nullptr);
+    m.emplace("lastTransitionTime", kube::FormatTime(it->second.time));
+    if (!c->reason.empty()) m.emplace("reason", c->reason);
+    if (!c->message.empty()) m.emplace("message", c->message);
+    conditions.push_back(std::move(j));
+  }
+  if (const json* existing = FindPath(*p.pod, {"status", "conditions"}); existing && existing->is_array())
+    for (const auto& c : *existing) {
+      const json* type = FindPath(c, {"type"});
+      const std::string* name = type && type->is_string() ? &type->get_ref<const std::string&>() : nullptr;
+      if (!name || (*name != "Initialized" && *name != "Ready" && *name != "ContainersReady")) conditions.push_back(c);
+    }
+  out.emplace("conditions", std::move(conditions));
+  return status;
+}
+
+void Kubelet::MarkDirty(PodState& p) {
+  if (!up_ || sim().engine().IsPending(p.flush)) return;
+  std::string key = p.key;
+  std::uint64_t serial = p.serial;
+  p.flush = After(0, [this, key, serial] {
+    if (PodState* q = Find(key, serial); q && up_) Flush(*q);
+  });
+}
+
+void Kubelet::Flush(PodState& p) {
+  if (!up_) return;
+  json patch = json::object();
+  json& status = patch["status"] = BuildStatus(p);
+  if (status == p.last_written) return;
+  auto r = client().Patch("pods", p.ns, p.name, patch, kube::PatchType::kMerge, "status");
+  if (r.ok()) {
+    ++stats_.status_writes;
+    p.last_written = std::move(status);
+    p.pod = *r;
+    return;
+  }
+  if (r.status().IsNotFound()) return;  // gone: the informer will tell us
+  std::string key = p.key;
+  std::uint64_t serial = p.serial;
+  p.flush = After(kSecond, [this, key, serial] {
+    if (PodState* q = Find(key, serial); q && up_) Flush(*q);
+  });
+}
+
+// ---- inspection -------------------------------------------------------------------------------
+
+const std::vector<std::string>* Kubelet::Logs(const std::string& ns, const std::string& pod,
+                                              const std::string& container, bool previous) const {
+  auto it = pods_.find(ns + "/" + pod);
+  if (it == pods_.end()) return nullptr;
+  for (const auto* list : {&it->second->init, &it->second->main})
+    for (const auto& c : *list)
+      if (c.name == container) return previous ? &c.previous_logs : &c.logs;
+  return nullptr;
+}
+
+const EmptyDir* Kubelet::Volume(const std::string& ns, const std::string& pod, const std::string& volume) const {
+  auto it = pods_.find(ns + "/" + pod);
+  if (it == pods_.end()) return nullptr;
+  auto v = it->second->volumes.find(volume);
+  return v == it->second->volumes.end() ? nullptr : &v->second;
+}
+
+}  // namespace sim

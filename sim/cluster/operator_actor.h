@@ -1,0 +1,53 @@
+// The OperatorActor hosts the DGL operator's Controller inside the simulation, the way a
+// Deployment hosts it in a cluster: it reads and writes only through its API client, wakes when
+// its informers have events (after the watch latency) or when the work queue has a key due, and
+// spends `reconcile_latency` of simulated time per reconcile, one key at a time.
+//
+// Restart() models an operator crash and restart: the controller, its caches and its work queue
+// are thrown away and a new one starts from lists after `restart_delay`.
+#pragma once
+
+#include "operator/controller/controller.h"
+#include "sim/cluster/simulation.h"
+
+#include <memory>
+#include <optional>
+
+namespace sim {
+
+struct OperatorActorOptions {
+  Micros reconcile_latency = 1 * kMillisecond;
+  Micros restart_delay = 5 * kSecond;  // a new pod of the operator's Deployment becomes ready
+  dgl::ControllerOptions controller;
+};
+
+class OperatorActor : public Actor {
+ public:
+  OperatorActor(Simulation& sim, OperatorActorOptions options = {});
+  ~OperatorActor() override;
+
+  void Start() override;
+  // Crash now; come back after restart_delay with empty caches.
+  void Restart();
+  bool running() const { return controller_ != nullptr; }
+  std::int64_t restarts() const { return restarts_; }
+  std::int64_t reconciles() const;
+  dgl::Controller* controller() { return controller_.get(); }
+
+ private:
+  void Boot();
+  // Schedules Wake() at `at` unless a wake is already due no later.
+  void WakeAt(Micros at);
+  void Wake();
+
+  OperatorActorOptions options_;
+  std::unique_ptr<dgl::Controller> controller_;
+  std::shared_ptr<bool> alive_;  // notifiers of a crashed controller must not wake the new one
+  EventId wake_;
+  Micros wake_time_ = -1;
+  bool busy_ = false;  // inside a reconcile: its own writes must not schedule an earlier wake
+  std::int64_t restarts_ = 0;
+  std::int64_t reconciles_before_restarts_ = 0;
+};
+
+}  // namespace sim

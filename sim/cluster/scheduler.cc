@@ -1,0 +1,910 @@
+// The simulated kube-scheduler. See scheduler.h.
+#include "sim/cluster/scheduler.h"
+
+#include "fakeapi/client/quantity.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace sim {
+
+using kube::ObjectPtr;
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kPodGroupLabel = "scheduling.x-k8s.io/pod-group";
+constexpr const char* kPendingGroupIndex = "pod-group";
+constexpr const char* kNodeIndex = "node";
+constexpr std::int64_t kDefaultMilliCpuRequest = 100;             // schedutil.DefaultMilliCPURequest
+constexpr std::int64_t kDefaultMemoryRequest = 200 * 1024 * 1024;  // schedutil.DefaultMemoryRequest
+
+const json* Field(const json& obj, const char* key) {
+  if (!obj.is_object()) return nullptr;
+  auto it = obj.find(key);
+  return it == obj.end() ? nullptr : &*it;
+}
+const json* Field(const json& obj, const char* a, const char* b) {
+  const json* first = Field(obj, a);
+  return first ? Field(*first, b) : nullptr;
+}
+std::string Str(const json* v) { return v && v->is_string() ? v->get<std::string>() : ""; }
+
+std::optional<std::int64_t> QuantityMilli(const json& v) {
+  if (v.is_string()) return kube::ParseQuantityMilli(v.get_ref<const std::string&>());
+  if (v.is_number_integer()) return v.get<std::int64_t>() * 1000;
+  if (v.is_number()) return kube::ParseQuantityMilli(v.dump());
+  return std::nullopt;
+}
+
+// Adds one resource list entry ("cpu": "2") to `r`.
+void AddQuantity(Resources& r, const std::string& name, const json& value) {
+  auto milli = QuantityMilli(value);
+  if (!milli) return;
+  auto whole = [&] { return (*milli + 999) / 1000; };
+  if (name == "cpu") r.milli_cpu += *milli;
+  else if (name == "memory") r.memory += whole();
+  else if (name == "ephemeral-storage") r.ephemeral_storage += whole();
+  else if (name == kResourceGpu) r.gpu += whole();
+  else if (name == "pods") r.pods += whole();
+  else r.scalar[name] += whole();
+}
+
+Resources ResourceList(const json* list) {
+  Resources r;
+  if (list && list->is_object())
+    for (auto it = list->begin(); it != list->end(); ++it) AddQuantity(r, it.key(), it.value());
+  return r;
+}
+
+void MaxInto(Resources& into, const Resources& other) {
+  into.milli_cpu = std::max(into.milli_cpu, other.milli_cpu);
+  into.memory = std::max(into.memory, other.memory);
+  into.ephemeral_storage = std::max(into.ephemeral_storage, other.ephemeral_storage);
+  into.gpu = std::max(into.gpu, other.gpu);
+  for (const auto& [name, v] : other.scalar) into.scalar[name] = std::max(into.scalar[name], v);
+}
+
+// A container's effective requests: its requests, a limit standing in for a missing request.
+Resources ContainerRequests(const json& container, std::int64_t* nonzero_cpu, std::int64_t* nonzero_memory) {
+  const json* resources = Field(container, "resources");
+  const json* requests = resources ? Field(*resources, "requests") : nullptr;
+  const json* limits = resources ? Field(*resources, "limits") : nullptr;
+  Resources r = ResourceList(requests);
+  bool has_cpu = requests && requests->is_object() && requests->contains("cpu");
+  bool has_memory = requests && requests->is_object() && requests->contains("memory");
+  if (limits && limits->is_object())
+    for (auto it = limits->begin(); it != limits->end(); ++it) {
+      if (requests && requests->is_object() && requests->contains(it.key())) continue;
+      AddQuantity(r, it.key(), it.value());
+      if (it.key() == "cpu") has_cpu = true;
+      if (it.key() == "memory") has_memory = true;
+    }
+  *nonzero_cpu = has_cpu ? r.milli_cpu : kDefaultMilliCpuRequest;
+  *nonzero_memory = has_memory ? r.memory : kDefaultMemoryRequest;
+  return r;
+}
+
+std::int64_t ResourceScore(ScoringPolicy policy, std::int64_t requested, std::int64_t capacity) {
+  if (capacity <= 0) return 0;
+  if (policy == ScoringPolicy::kLeastAllocated) {
+    if (requested > capacity) return 0;
+    return (capacity - requested) * 100 / capacity;
+  }
+  if (requested > capacity) requested = capacity;
+  return requested * 100 / capacity;
+}
+
+bool IsTerminal(const json& pod) {
+  std::string phase = Str(Field(pod, "status", "phase"));
+  return phase == "Succeeded" || phase == "Failed";
+}
+bool IsDeleting(const json& pod) { return Str(Field(pod, "metadata", "deletionTimestamp")) != ""; }
+
+}  // namespace
+
+void Resources::Add(const Resources& o, int sign) {
+  milli_cpu += sign * o.milli_cpu;
+  memory += sign * o.memory;
+  ephemeral_storage += sign * o.ephemeral_storage;
+  gpu += sign * o.gpu;
+  pods += sign * o.pods;
+  for (const auto& [name, v] : o.scalar) {
+    auto& slot = scalar[name];
+    slot += sign * v;
+    if (slot == 0) scalar.erase(name);
+  }
+}
+
+PodRequests ComputePodRequests(const json& pod) {
+  PodRequests out;
+  const json* spec = Field(pod, "spec");
+  if (const json* containers = spec ? Field(*spec, "containers") : nullptr; containers && containers->is_array())
+    for (const auto& c : *containers) {
+      std::int64_t nz_cpu = 0, nz_mem = 0;
+      out.requests.Add(ContainerRequests(c, &nz_cpu, &nz_mem));
+      out.nonzero_milli_cpu += nz_cpu;
+      out.nonzero_memory += nz_mem;
+    }
+  // An init container runs alone: the pod needs at least the largest one.
+  if (const json* inits = spec ? Field(*spec, "initContainers") : nullptr; inits && inits->is_array())
+    for (const auto& c : *inits) {
+      std::int64_t nz_cpu = 0, nz_mem = 0;
+      MaxInto(out.requests, ContainerRequests(c, &nz_cpu, &nz_mem));
+      out.nonzero_milli_cpu = std::max(out.nonzero_milli_cpu, nz_cpu);
+      out.nonzero_memory = std::max(out.nonzero_memory, nz_mem);
+    }
+  if (spec) {
+    Resources overhead = ResourceList(Field(*spec, "overhead"));
+    out.requests.Add(overhead);
+    out.nonzero_milli_cpu += overhead.milli_cpu;
+    out.nonzero_memory += overhead.memory;
+  }
+  out.requests.pods = 1;
+  return out;
+}
+
+// ---- internal state ------------------------------------------------------------------------------
+
+struct Scheduler::NodeInfo {
+  std::string name;
+  ObjectPtr object;
+  const json* labels = nullptr;  // into *object
+  Resources allocatable;
+  Resources requested;
+  std::int64_t nonzero_cpu = 0;
+  std::int64_t nonzero_memory = 0;
+  std::vector<Taint> taints;
+  bool unschedulable = false;
+  bool ready = true;
+  bool readiness_taint = false;  // not-ready / unreachable taint present
+};
+
+struct Scheduler::Accounted {
+  std::string uid;
+  std::string node;
+  PodRequests requests;
+};
+
+struct Scheduler::Constraints {
+  struct Expression {
+    std::string key;
+    std::string op;
+    std::vector<std::string> values;
+    bool field = false;  // matchFields (metadata.name)
+  };
+  const json* node_selector = nullptr;            // into the pod object
+  std::vector<std::vector<Expression>> terms;     // ORed; each term ANDs its expressions
+  bool has_required_affinity = false;
+  std::vector<Toleration> tolerations;
+};
+
+struct Scheduler::PendingPod {
+  std::string key;
+  ObjectPtr pod;
+  PodRequests requests;
+  Constraints constraints;
+  std::string group;  // "ns/name" or ""
+  QueueState state = QueueState::kActive;
+  std::uint64_t active_seq = 0;
+  int attempts = 0;
+  Micros backoff_until = 0;
+  EventId backoff_event;
+  EventId flush_event;
+};
+
+struct Scheduler::GroupState {
+  EventId timeout;
+  bool timed_out = false;
+  bool scheduled = false;
+};
+
+// ---- lifecycle -----------------------------------------------------------------------------------
+
+Scheduler::Scheduler(Simulation& sim, SchedulerConfig config, std::string name)
+    : Actor(sim, std::move(name)), config_(std::move(config)) {}
+
+Scheduler::~Scheduler() = default;
+
+void Scheduler::Start() {
+  AddInformer("nodes", {},
+              {.on_add = [this](const ObjectPtr& n) { OnNode(nullptr, n); },
+               .on_update = [this](const ObjectPtr& o, const ObjectPtr& n) { OnNode(o, n); },
+               .on_delete = [this](const ObjectPtr& n) { OnNodeDeleted(n); }});
+  pod_informer_ = &AddInformer("pods", {},
+                               {.on_add = [this](const ObjectPtr& p) { OnPod(p); },
+                                .on_update = [this](const ObjectPtr&, const ObjectPtr& p) { OnPod(p); },
+                                .on_delete = [this](const ObjectPtr& p) { OnPodDeleted(p); }});
+  pod_informer_->AddIndex(kNodeIndex, kube::IndexByNodeName());
+  auto group_index = [this](const json& pod) -> std::vector<std::string> {
+    std::string g = GroupOf(pod);
+    if (g.empty()) return {};
+    return {g};
+  };
+  pod_informer_->AddIndex(kPendingGroupIndex, group_index);
+  pending_informer_ = &AddInformer(
+      "pods", {.field_selector = "spec.nodeName=,spec.schedulerName=" + config_.scheduler_name},
+      {.on_add = [this](const ObjectPtr& p) { OnPendingPod(p, true); },
+       .on_update =
+           [this](const ObjectPtr& o, const ObjectPtr& p) {
+             // Our own status writes do not count as a change of the pod.
+             bool changed = Field(*o, "spec") == nullptr || *Field(*o, "spec") != *Field(*p, "spec") ||
+                            (Field(*o, "metadata", "labels") ? *Field(*o, "metadata", "labels") : json()) !=
+                                (Field(*p, "metadata", "labels") ? *Field(*p, "metadata", "labels") : json());
+             OnPendingPod(p, changed);
+           },
+       .on_delete = [this](const ObjectPtr& p) { OnPendingPodGone(p); }});
+  pending_informer_->AddIndex(kPendingGroupIndex, group_index);
+  if (config_.gang)
+    group_informer_ = &AddInformer("podgroups", {},
+                                   {.on_add = [this](const ObjectPtr& g) { OnPodGroup(g); },
+                                    .on_update = [this](const ObjectPtr&, const ObjectPtr& g) { OnPodGroup(g); }});
+}
+
+const Resources* Scheduler::Allocated(const std::string& node) const {
+  auto it = nodes_.find(node);
+  return it == nodes_.end() ? nullptr : &it->second->requested;
+}
+
+std::size_t Scheduler::UnschedulableCount() const { return unschedulable_.size(); }
+
+// ---- nodes ---------------------------------------------------------------------------------------
+
+void Scheduler::OnNode(const ObjectPtr& old_node, const ObjectPtr& node) {
+  const std::string& name = kube::NameOf(*node);
+  auto& slot = nodes_[name];
+  bool added = !slot;
+  if (added) {
+    slot = std::make_unique<NodeInfo>();
+    slot->name = name;
+  }
+  NodeInfo& info = *slot;
+  info.object = node;
+  info.labels = Field(*node, "metadata", "labels");
+  const json* allocatable = Field(*node, "status", "allocatable");
+  if (!allocatable || !allocatable->is_object()) allocatable = Field(*node, "status", "capacity");
+  info.allocatable = ResourceList(allocatable);
+  if (!allocatable || !allocatable->is_object() || !allocatable->contains("pods")) info.allocatable.pods = 110;
+  info.taints = TaintsOf(*node);
+  const json* unschedulable = Field(*node, "spec", "unschedulable");
+  info.unschedulable = unschedulable && unschedulable->is_boolean() && unschedulable->get<bool>();
+  info.ready = NodeReadyStatus(*node) == "True";
+  info.readiness_taint = false;
+  for (const auto& t : info.taints)
+    if (t.key == kTaintNotReady || t.key == kTaintUnreachable) info.readiness_taint = true;
+
+  if (added) {
+    // Pods bound before we saw their node count now.
+    if (pod_informer_)
+      for (const auto& pod : pod_informer_->ByIndex(kNodeIndex, name)) {
+        auto it = accounted_.find(kube::KeyOf(*pod));
+        if (it == accounted_.end() || it->second->node != name) continue;
+        info.requested.Add(it->second->requests.requests);
+        info.nonzero_cpu += it->second->requests.nonzero_milli_cpu;
+        info.nonzero_memory += it->second->requests.nonzero_memory;
+      }
+    MoveAllToActiveOrBackoff("NodeAdd");
+    return;
+  }
+  auto same = [&](const char* a, const char* b) {
+    const json* x = Field(*old_node, a, b);
+    const json* y = Field(*node, a, b);
+    return (x == nullptr) == (y == nullptr) && (!x || *x == *y);
+  };
+  bool relevant = !same("status", "allocatable") || !same("metadata", "labels") || !same("spec", "taints") ||
+                  !same("spec", "unschedulable") || NodeReadyStatus(*old_node) != NodeReadyStatus(*node);
+  if (relevant) MoveAllToActiveOrBackoff("NodeUpdate");
+}
+
+void Scheduler::OnNodeDeleted(const ObjectPtr& node) { nodes_.erase(kube::NameOf(*node)); }
+
+// ---- pods and accounting -------------------------------------------------------------------------
+
+void Scheduler::Account(const std::string& key, const json& pod) {
+  std::string node_name = Str(Field(pod, "spec", "nodeName"));
+  auto it = accounted_.find(key);
+  if (it != accounted_.end()) {
+    if (it->second->uid == kube::UidOf(pod) && it->second->node == node_name) return;
+    Unaccount(key);
+  }
+  auto entry = std::make_unique<Accounted>();
+  entry->uid = kube::UidOf(pod);
+  entry->node = node_name;
+  entry->requests = ComputePodRequests(pod);
+  if (auto n = nodes_.find(node_name); n != nodes_.end()) {
+    n->second->requested.Add(entry->requests.requests);
+    n->second->nonzero_cpu += entry->requests.nonzero_milli_cpu;
+    n->second->nonzero_memory += entry->requests.nonzero_memory;
+  }
+  accounted_[key] = std::move(entry);
+}
+
+void Scheduler::Unaccount(const std::string& key) {
+  auto it = accounted_.find(key);
+  if (it == accounted_.end()) return;
+  if (auto n = nodes_.find(it->second->node); n != nodes_.end()) {
+    n->second->requested.Add(it->second->requests.requests, -1);
+    n->second->nonzero_cpu -= it->second->requests.nonzero_milli_cpu;
+    n->second->nonzero_memory -= it->second->requests.nonzero_memory;
+  }
+  accounted_.erase(it);
+}
+
+void Scheduler::OnPod(const ObjectPtr& pod) {
+  std::string key = kube::KeyOf(*pod);
+  bool bound = !Str(Field(*pod, "spec", "nodeName")).empty();
+  if (bound && !IsTerminal(*pod)) {
+    Account(key, *pod);
+    return;
+  }
+  auto it = accounted_.find(key);
+  if (it != accounted_.end() && it->second->uid == kube::UidOf(*pod)) {
+    Unaccount(key);
+    MoveAllToActiveOrBackoff("PodFinished");
+  }
+}
+
+void Scheduler::OnPodDeleted(const ObjectPtr& pod) {
+  std::string key = kube::KeyOf(*pod);
+  auto it = accounted_.find(key);
+  if (it == accounted_.end() || it->second->uid != kube::UidOf(*pod)) return;
+  Unaccount(key);
+  MoveAllToActiveOrBackoff("PodDelete");
+  // A pod of the same name may be waiting in the pending cache, held back while this one counted.
+  if (pending_informer_)
+    if (ObjectPtr waiting = pending_informer_->GetByKey(key)) OnPendingPod(waiting, true);
+}
+
+// ---- the queues ----------------------------------------------------------------------------------
+
+std::string Scheduler::GroupOf(const json& pod) const {
+  if (!config_.gang) return "";
+  std::string name = Str(Field(pod, "metadata", "labels") ? Field(*Field(pod, "metadata", "labels"), kPodGroupLabel)
+                                                          : nullptr);
+  if (name.empty() && Field(pod, "metadata", "annotations"))
+    name = Str(Field(*Field(pod, "metadata", "annotations"), kPodGroupLabel));
+  if (name.empty()) return "";
+  return kube::NamespaceOf(pod) + "/" + name;
+}
+
+void Scheduler::OnPendingPod(const ObjectPtr& pod, bool changed) {
+  std::string key = kube::KeyOf(*pod);
+  if (IsDeleting(*pod) || IsTerminal(*pod)) {
+    OnPendingPodGone(pod);
+    return;
+  }
+  // Already bound by us (the watch has not caught up): not pending.
+  if (auto a = accounted_.find(key); a != accounted_.end() && a->second->uid == kube::UidOf(*pod)) return;
+  auto& slot = pending_[key];
+  bool added = !slot;
+  if (added) {
+    slot = std::make_unique<PendingPod>();
+    slot->key = key;
+  } else if (slot->pod && kube::UidOf(*slot->pod) != kube::UidOf(*pod)) {
+    changed = true;  // a new pod under the old name
+    slot->attempts = 0;
+  }
+  PendingPod& p = *slot;
+  p.pod = pod;
+  if (added || changed) {
+    p.requests = ComputePodRequests(*pod);
+    p.group = GroupOf(*pod);
+    Constraints& c = p.constraints;
+    c = Constraints{};
+    c.node_selector = Field(*pod, "spec", "nodeSelector");
+    c.tolerations = TolerationsOf(*pod);
+    const json* affinity = Field(*pod, "spec", "affinity");
+    const json* node_affinity = affinity ? Field(*affinity, "nodeAffinity") : nullptr;
+    const json* required =
+        node_affinity ? Field(*node_affinity, "requiredDuringSchedulingIgnoredDuringExecution") : nullptr;
+    const json* terms = required ? Field(*required, "nodeSelectorTerms") : nullptr;
+    if (terms && terms->is_array()) {
+      c.has_required_affinity = true;
+      for (const auto& term : *terms) {
+        std::vector<Constraints::Expression> exprs;
+        for (const char* kind : {"matchExpressions", "matchFields"}) {
+          const json* list = Field(term, kind);
+          if (!list || !list->is_array()) continue;
+          for (const auto& e : *list) {
+            Constraints::Expression x{Str(Field(e, "key")), Str(Field(e, "operator")), {}, kind[5] == 'F'};
+            if (const json* values = Field(e, "values"); values && values->is_array())
+              for (const auto& v : *values) x.values.push_back(v.is_string() ? v.get<std::string>() : v.dump());
+            exprs.push_back(std::move(x));
+          }
+        }
+        c.terms.push_back(std::move(exprs));
+      }
+    }
+  }
+  if (added) {
+    Activate(key);
+  } else if (changed && (p.state == QueueState::kUnschedulable || p.state == QueueState::kBackoff)) {
+    MoveToActiveOrBackoff(key);
+  }
+}
+
+void Scheduler::OnPendingPodGone(const ObjectPtr& pod) {
+  std::string key = kube::KeyOf(*pod);
+  auto it = pending_.find(key);
+  if (it == pending_.end() || (it->second->pod && kube::UidOf(*it->second->pod) != kube::UidOf(*pod))) return;
+  Cancel(it->second->backoff_event);
+  Cancel(it->second->flush_event);
+  unschedulable_.erase(key);
+  pending_.erase(it);
+}
+
+void Scheduler::OnPodGroup(const ObjectPtr& group) {
+  std::string group_key = kube::KeyOf(*group);
+  std::vector<std::string> members;
+  for (const auto& key : unschedulable_) {
+    auto it = pending_.find(key);
+    if (it != pending_.end() && it->second->group == group_key) members.push_back(key);
+  }
+  for (const auto& key : members) MoveToActiveOrBackoff(key);
+}
+
+void Scheduler::Activate(const std::string& key) {
+  auto it = pending_.find(key);
+  if (it == pending_.end()) return;
+  PendingPod& p = *it->second;
+  Cancel(p.backoff_event);
+  Cancel(p.flush_event);
+  unschedulable_.erase(key);
+  p.state = QueueState::kActive;
+  p.active_seq = ++active_seq_;
+  active_.emplace_back(key, p.active_seq);
+  Kick();
+}
+
+Micros Scheduler::BackoffFor(int attempts) const {
+  Micros backoff = config_.initial_backoff;
+  for (int i = 1; i < attempts && backoff < config_.max_backoff; ++i) backoff *= 2;
+  return std::min(backoff, config_.max_backoff);
+}
+
+void Scheduler::MoveToActiveOrBackoff(const std::string& key) {
+  auto it = pending_.find(key);
+  if (it == pending_.end()) return;
+  PendingPod& p = *it->second;
+  if (p.state == QueueState::kActive) return;
+  if (p.state == QueueState::kBackoff && sim().engine().IsPending(p.backoff_event)) return;
+  if (Now() >= p.backoff_until) {
+    Activate(key);
+    return;
+  }
+  Cancel(p.flush_event);
+  unschedulable_.erase(key);
+  p.state = QueueState::kBackoff;
+  p.backoff_event = sim().engine().ScheduleAt(p.backoff_until, [this, key] { Activate(key); });
+}
+
+void Scheduler::MoveAllToActiveOrBackoff(const char* event) {
+  if (unschedulable_.empty()) return;
+  Log(std::string("move unschedulable pods on ") + event);
+  std::vector<std::string> keys(unschedulable_.begin(), unschedulable_.end());
+  for (const auto& key : keys) MoveToActiveOrBackoff(key);
+}
+
+void Scheduler::Kick() {
+  if (busy_ || active_.empty()) return;
+  busy_ = true;
+  Micros delay = config_.latency;
+  if (config_.latency_jitter > 0) delay += random().UniformInt(0, config_.latency_jitter - 1);
+  next_decision_ = After(delay, [this] {
+    busy_ = false;
+    ScheduleOne();
+    Kick();
+  });
+}
+
+void Scheduler::ScheduleOne() {
+  while (!active_.empty()) {
+    auto [key, seq] = std::move(active_.front());
+    active_.pop_front();
+    auto it = pending_.find(key);
+    if (it == pending_.end() || it->second->state != QueueState::kActive || it->second->active_seq != seq) continue;
+    ++stats_.attempts;
+    if (!it->second->group.empty())
+      ScheduleGang(key, it->second->group);
+    else
+      SchedulePod(key);
+    return;
+  }
+}
+
+// ---- decisions -----------------------------------------------------------------------------------
+
+bool Scheduler::PassesFilters(const NodeInfo& node, const PendingPod& pod, const Tentative::Extra* extra,
+                              std::vector<std::string>* reasons) const {
+  const Constraints& c = pod.constraints;
+  auto tolerated = [&](const Taint& taint) {
+    for (const auto& t : c.tolerations)
+      if (Tolerates(t, taint)) return true;
+    return false;
+  };
+  // NodeUnschedulable.
+  if (node.unschedulable && !tolerated(Taint{kTaintUnschedulable, "", "NoSchedule", std::nullopt})) {
+    if (reasons) reasons->push_back("node(s) were unschedulable");
+    return false;
+  }
+  // TaintToleration: the first untolerated NoSchedule / NoExecute taint.
+  for (const auto& taint : node.taints) {
+    if (taint.effect != "NoSchedule" && taint.effect != "NoExecute") continue;
+    if (tolerated(taint)) continue;
+    if (reasons) reasons->push_back("node(s) had untolerated taint {" + taint.key + ": " + taint.value + "}");
+    return false;
+  }
+  // A node whose Ready condition is not True but that carries no readiness taint yet.
+  if (!node.ready && !node.readiness_taint) {
+    if (reasons) reasons->push_back("node(s) were not ready");
+    return false;
+  }
+  // NodeAffinity: nodeSelector and required node affinity.
+  auto label = [&](const std::string& key) -> const json* {
+    return node.labels && node.labels->is_object() ? Field(*node.labels, key.c_str()) : nullptr;
+  };
+  bool affinity_ok = true;
+  if (c.node_selector && c.node_selector->is_object())
+    for (auto it = c.node_selector->begin(); it != c.node_selector->end() && affinity_ok; ++it) {
+      const json* v = label(it.key());
+      affinity_ok = v && *v == it.value();
+    }
+  if (affinity_ok && c.has_required_affinity) {
+    bool any = false;
+    for (const auto& term : c.terms) {
+      if (term.empty()) continue;  // an empty term matches nothing
+      bool all = true;
+      for (const auto& e : term) {
+        std::optional<std::string> value;
+        if (e.field) {
+          if (e.key == "metadata.name") value = node.name;
+        } else if (const json* v = label(e.key); v && v->is_string()) {
+          value = v->get<std::string>();
+        }
+        bool in = value && std::find(e.values.begin(), e.values.end(), *value) != e.values.end();
+        bool ok = false;
+        if (e.op == "In") ok = in;
+        else if (e.op == "NotIn") ok = !in;
+        else if (e.op == "Exists") ok = value.has_value();
+        else if (e.op == "DoesNotExist") ok = !value.has_value();
+        else if ((e.op == "Gt" || e.op == "Lt") && value && e.values.size() == 1) {
+          char* end = nullptr;
+          long long have = std::strtoll(value->c_str(), &end, 10);
+          bool have_ok = !value->empty() && *end == '\0';
+          long long want = std::strtoll(e.values[0].c_str(), &end, 10);
+          bool want_ok = !e.values[0].empty() && *end == '\0';
+          ok = have_ok && want_ok && (e.op == "Gt" ? have > want : have < want);
+        }
+        if (!ok) {
+          all = false;
+          break;
+        }
+      }
+      if (all) {
+        any = true;
+        break;
+      }
+    }
+    affinity_ok = any;
+  }
+  if (!affinity_ok) {
+    if (reasons) reasons->push_back("node(s) didn't match Pod's node affinity/selector");
+    return false;
+  }
+  // NodeResourcesFit.
+  const Resources& want = pod.requests.requests;
+  const Resources& alloc = node.allocatable;
+  auto used = [&](std::int64_t Resources::*field) {
+    return node.requested.*field + (extra ? extra->requests.*field : 0);
+  };
+  bool fits = true;
+  auto insufficient = [&](const std::string& what) {
+    fits = false;
+    if (reasons) reasons->push_back(what);
+  };
+  if (used(&Resources::pods) + 1 > alloc.pods) insufficient("Too many pods");
+  if (!fits && !reasons) return false;
+  if (want.milli_cpu > 0 && want.milli_cpu > alloc.milli_cpu - used(&Resources::milli_cpu)) insufficient("Insufficient cpu");
+  if (!fits && !reasons) return false;
+  if (want.memory > 0 && want.memory > alloc.memory - used(&Resources::memory)) insufficient("Insufficient memory");
+  if (!fits && !reasons) return false;
+  if (want.ephemeral_storage > 0 &&
+      want.ephemeral_storage > alloc.ephemeral_storage - used(&Resources::ephemeral_storage))
+    insufficient("Insufficient ephemeral-storage");
+  if (!fits && !reasons) return false;
+  if (want.gpu > 0 && want.gpu > alloc.gpu - used(&Resources::gpu)) insufficient(std::string("Insufficient ") + kResourceGpu);
+  for (const auto& [name, amount] : want.scalar) {
+    if (amount <= 0) continue;
+    auto have = alloc.scalar.find(name);
+    std::int64_t capacity = have == alloc.scalar.end() ? 0 : have->second;
+    auto taken = node.requested.scalar.find(name);
+    std::int64_t in_use = taken == node.requested.scalar.end() ? 0 : taken->second;
+    if (extra)
+      if (auto e = extra->requests.scalar.find(name); e != extra->requests.scalar.end()) in_use += e->second;
+    if (amount > capacity - in_use) insufficient("Insufficient " + name);
+  }
+  return fits;
+}
+
+std::int64_t Scheduler::Score(const NodeInfo& node, const PendingPod& pod, const Tentative::Extra* extra) const {
+  std::int64_t cpu = node.nonzero_cpu + pod.requests.nonzero_milli_cpu + (extra ? extra->nonzero_cpu : 0);
+  std::int64_t memory = node.nonzero_memory + pod.requests.nonzero_memory + (extra ? extra->nonzero_memory : 0);
+  std::int64_t total = ResourceScore(config_.scoring, cpu, node.allocatable.milli_cpu) +
+                       ResourceScore(config_.scoring, memory, node.allocatable.memory);
+  std::int64_t weights = 2;
+  if (pod.requests.requests.gpu > 0 && node.allocatable.gpu > 0) {
+    std::int64_t gpu = node.requested.gpu + pod.requests.requests.gpu + (extra ? extra->requests.gpu : 0);
+    total += ResourceScore(config_.scoring, gpu, node.allocatable.gpu);
+    ++weights;
+  }
+  return total / weights;
+}
+
+std::optional<std::string> Scheduler::FindNode(const PendingPod& pod, const Tentative* tentative,
+                                               std::map<std::string, int>* histogram) {
+  const NodeInfo* best = nullptr;
+  std::int64_t best_score = -1;
+  for (const auto& [name, info] : nodes_) {
+    ++stats_.nodes_evaluated;
+    const Tentative::Extra* extra = nullptr;
+    if (tentative)
+      if (auto it = tentative->by_node.find(name); it != tentative->by_node.end()) extra = &it->second;
+    if (!PassesFilters(*info, pod, extra, nullptr)) continue;
+    std::int64_t score = Score(*info, pod, extra);
+    if (score > best_score) {  // nodes come in name order: the first best wins ties
+      best = info.get();
+      best_score = score;
+    }
+  }
+  if (best) return best->name;
+  // Nothing fits: a second pass collects every node's reasons for the message.
+  if (histogram) {
+    std::vector<std::string> reasons;
+    for (const auto& [name, info] : nodes_) {
+      const Tentative::Extra* extra = nullptr;
+      if (tentative)
+        if (auto it = tentative->by_node.find(name); it != tentative->by_node.end()) extra = &it->second;
+      reasons.clear();
+      PassesFilters(*info, pod, extra, &reasons);
+      for (const auto& r : reasons) ++(*histogram)[r];
+    }
+  }
+  return std::nullopt;
+}
+
+std::string Scheduler::FailureMessage(const std::map<std::string, int>& histogram) const {
+  if (nodes_.empty()) return "no nodes available to schedule pods";
+  std::vector<std::string> parts;
+  for (const auto& [reason, count] : histogram) parts.push_back(std::to_string(count) + " " + reason);
+  std::sort(parts.begin(), parts.end());
+  std::string message = "0/" + std::to_string(nodes_.size()) + " nodes are available: ";
+  for (std::size_t i = 0; i < parts.size(); ++i) message += (i ? ", " : "") + parts[i];
+  return message + ".";
+}
+
+void Scheduler::SchedulePod(const std::string& key) {
+  PendingPod& p = *pending_.at(key);
+  std::map<std::string, int> histogram;
+  auto node = FindNode(p, nullptr, &histogram);
+  if (!node) {
+    MarkUnschedulable(key, FailureMessage(histogram));
+    return;
+  }
+  Bind(key, *node);
+}
+
+bool Scheduler::Bind(const std::string& key, const std::string& node) {
+  auto it = pending_.find(key);
+  if (it == pending_.end()) return false;
+  ObjectPtr pod = it->second->pod;
+  const std::string& name = kube::NameOf(*pod);
+  const std::string& ns = kube::NamespaceOf(*pod);
+  auto result = client().Create("pods/binding",
+                                {{"apiVersion", "v1"},
+                                 {"kind", "Binding"},
+                                 {"metadata", {{"name", name}, {"namespace", ns}}},
+                                 {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", node}}}},
+                                ns);
+  if (!result.ok()) {
+    ++stats_.bind_errors;
+    Log("bind " + key + " to " + node + " failed: " + result.status().ToString());
+    if (result.status().IsNotFound() || result.status().IsConflict()) {
+      // Gone, being deleted or bound elsewhere: the watch will tell; stop trying.
+      Cancel(it->second->backoff_event);
+      Cancel(it->second->flush_event);
+      unschedulable_.erase(key);
+      pending_.erase(it);
+      return false;
+    }
+    // An API error: retry after the back-off, as a failed binding cycle does.
+    PendingPod& p = *it->second;
+    ++p.attempts;
+    p.backoff_until = Now() + BackoffFor(p.attempts);
+    p.state = QueueState::kUnschedulable;
+    MoveToActiveOrBackoff(key);
+    return false;
+  }
+  ++stats_.bound;
+  Account(key, **result);  // assumed: counts before the watch event arrives
+  Cancel(it->second->backoff_event);
+  Cancel(it->second->flush_event);
+  unschedulable_.erase(key);
+  pending_.erase(it);
+  return true;
+}
+
+void Scheduler::MarkUnschedulable(const std::string& key, const std::string& message) {
+  auto it = pending_.find(key);
+  if (it == pending_.end()) return;
+  PendingPod& p = *it->second;
+  ++stats_.unschedulable;
+  ++p.attempts;
+  p.backoff_until = Now() + BackoffFor(p.attempts);
+  p.state = QueueState::kUnschedulable;
+  unschedulable_.insert(key);
+  Cancel(p.flush_event);
+  if (config_.max_unschedulable_duration > 0)
+    p.flush_event = sim().engine().Schedule(config_.max_unschedulable_duration, [this, key] {
+      MoveToActiveOrBackoff(key);
+    });
+
+  // PodScheduled=False, written only when it changes.
+  const json& pod = *p.pod;
+  json conditions = json::array();
+  bool same = false;
+  std::string transition = kube::FormatTime(sim().engine().clock().Now());
+  if (const json* existing = Field(pod, "status", "conditions"); existing && existing->is_array())
+    for (const auto& c : *existing) {
+      if (Str(Field(c, "type")) != "PodScheduled") {
+        conditions.push_back(c);
+        continue;
+      }
+      if (Str(Field(c, "status")) == "False") {
+        transition = Str(Field(c, "lastTransitionTime"));
+        same = Str(Field(c, "reason")) == "Unschedulable" && Str(Field(c, "message")) == message;
+      }
+    }
+  if (same) return;
+  conditions.push_back({{"type", "PodScheduled"},
+                        {"status", "False"},
+                        {"reason", "Unschedulable"},
+                        {"message", message},
+                        {"lastProbeTime", nullptr},
+                        {"lastTransitionTime", transition}});
+  auto r = client().Patch("pods", kube::NamespaceOf(pod), kube::NameOf(pod),
+                          {{"status", {{"conditions", conditions}}}}, kube::PatchType::kMerge, "status");
+  if (!r.ok()) Log("status of " + key + ": " + r.status().ToString());
+}
+
+// ---- gangs ---------------------------------------------------------------------------------------
+
+void Scheduler::ScheduleGang(const std::string& key, std::string group_key) {
+  ++stats_.gang_attempts;
+  const std::string group_name = group_key.substr(group_key.find('/') + 1);
+  std::vector<std::string> members;
+  for (const auto& pod : pending_informer_->ByIndex(kPendingGroupIndex, group_key)) {
+    std::string k = kube::KeyOf(*pod);
+    auto it = pending_.find(k);
+    if (it != pending_.end() && kube::UidOf(*it->second->pod) == kube::UidOf(*pod)) members.push_back(k);
+  }
+  if (std::find(members.begin(), members.end(), key) == members.end()) members.push_back(key);
+  auto fail_all = [&](const std::string& message) {
+    for (const auto& k : members) MarkUnschedulable(k, message);
+    StartGroupTimer(group_key);
+  };
+
+  ObjectPtr group = group_informer_ ? group_informer_->GetByKey(group_key) : nullptr;
+  if (!group) {
+    fail_all("podgroups.scheduling.x-k8s.io \"" + group_name + "\" not found");
+    return;
+  }
+  std::int64_t min_member = 1;
+  if (const json* m = Field(*group, "spec", "minMember"); m && m->is_number_integer()) min_member = m->get<std::int64_t>();
+  std::int64_t bound = 0;
+  for (const auto& pod : pod_informer_->ByIndex(kPendingGroupIndex, group_key)) {
+    auto a = accounted_.find(kube::KeyOf(*pod));
+    if (a != accounted_.end() && a->second->uid == kube::UidOf(*pod)) ++bound;
+  }
+  std::int64_t total = bound + static_cast<std::int64_t>(members.size());
+  if (total < min_member) {
+    fail_all("pre-filter pod " + kube::NameOf(*pending_.at(key)->pod) +
+             " cannot find enough sibling pods, current pods number: " + std::to_string(total) +
+             ", minMember of group: " + std::to_string(min_member));
+    return;
+  }
+
+  // Tentative placement of every waiting member over a copy of the free resources.
+  Tentative tentative;
+  std::vector<std::pair<std::string, std::string>> placed;  // pod key, node
+  std::map<std::string, std::string> unplaced;              // pod key -> its message
+  std::string first_failure;
+  for (const auto& k : members) {
+    PendingPod& p = *pending_.at(k);
+    std::map<std::string, int> histogram;
+    auto node = FindNode(p, &tentative, &histogram);
+    if (!node) {
+      unplaced[k] = FailureMessage(histogram);
+      if (first_failure.empty()) first_failure = unplaced[k];
+      continue;
+    }
+    auto& extra = tentative.by_node[*node];
+    extra.requests.Add(p.requests.requests);
+    extra.nonzero_cpu += p.requests.nonzero_milli_cpu;
+    extra.nonzero_memory += p.requests.nonzero_memory;
+    placed.emplace_back(k, *node);
+  }
+  if (bound + static_cast<std::int64_t>(placed.size()) < min_member) {
+    fail_all("pod group \"" + group_key + "\" cannot be placed: " + std::to_string(bound + placed.size()) +
+             " of minMember " + std::to_string(min_member) + " pods fit; " + first_failure);
+    return;
+  }
+  int scheduled = static_cast<int>(bound);
+  for (const auto& [k, node] : placed)
+    if (Bind(k, node)) ++scheduled;
+  for (const auto& [k, message] : unplaced) MarkUnschedulable(k, message);
+  GroupScheduled(group_key, scheduled);
+}
+
+void Scheduler::StartGroupTimer(const std::string& group_key) {
+  auto& state = groups_[group_key];
+  if (!state) state = std::make_unique<GroupState>();
+  if (state->timed_out || sim().engine().IsPending(state->timeout)) return;
+  state->scheduled = false;
+  std::int64_t seconds = config_.default_schedule_timeout_seconds;
+  if (ObjectPtr group = group_informer_ ? group_informer_->GetByKey(group_key) : nullptr)
+    if (const json* s = Field(*group, "spec", "scheduleTimeoutSeconds"); s && s->is_number_integer())
+      seconds = s->get<std::int64_t>();
+  state->timeout = sim().engine().Schedule(seconds * kSecond, [this, group_key] { GroupTimedOut(group_key); });
+}
+
+void Scheduler::GroupTimedOut(const std::string& group_key) {
+  auto& state = groups_[group_key];
+  if (!state || state->scheduled) return;
+  state->timed_out = true;
+  ObjectPtr group = group_informer_ ? group_informer_->GetByKey(group_key) : nullptr;
+  if (!group) return;
+  std::string message;
+  for (const auto& [key, p] : pending_)
+    if (p->group == group_key && p->state != QueueState::kActive) {
+      if (const json* conditions = Field(*p->pod, "status", "conditions"); conditions && conditions->is_array())
+        for (const auto& c : *conditions)
+          if (Str(Field(c, "type")) == "PodScheduled") message = Str(Field(c, "message"));
+      if (!message.empty()) break;
+    }
+  std::string phase = Str(Field(*group, "status", "phase"));
+  json status = {{"phase", phase.empty() ? "Pending" : phase},
+                 {"conditions",
+                  json::array({{{"type", "ScheduleTimeout"},
+                                {"status", "True"},
+                                {"reason", "ScheduleTimeout"},
+                                {"message", "pod group was not scheduled within scheduleTimeoutSeconds: " + message},
+                                {"lastTransitionTime", kube::FormatTime(sim().engine().clock().Now())}}})}};
+  Log("pod group " + group_key + " timed out");
+  auto r = client().Patch("podgroups", kube::NamespaceOf(*group), kube::NameOf(*group), {{"status", status}},
+                          kube::PatchType::kMerge, "status");
+  if (!r.ok()) Log("status of pod group " + group_key + ": " + r.status().ToString());
+}
+
+void Scheduler::GroupScheduled(const std::string& group_key, int scheduled) {
+  auto& state = groups_[group_key];
+  if (!state) state = std::make_unique<GroupState>();
+  Cancel(state->timeout);
+  bool was_timed_out = state->timed_out;
+  state->timed_out = false;
+  if (state->scheduled) return;
+  state->scheduled = true;
+  ObjectPtr group = group_informer_ ? group_informer_->GetByKey(group_key) : nullptr;
+  if (!group) return;
+  json status = {{"phase", "Scheduled"}, {"scheduled", scheduled}};
+  if (was_timed_out)
+    status["conditions"] = json::array({{{"type", "ScheduleTimeout"},
+                                         {"status", "False"},
+                                         {"reason", "Scheduled"},
+                                         {"message", "pod group scheduled"},
+                                         {"lastTransitionTime", kube::FormatTime(sim().engine().clock().Now())}}});
+  auto r = client().Patch("podgroups", kube::NamespaceOf(*group), kube::NameOf(*group), {{"status", status}},
+                          kube::PatchType::kMerge, "status");
+  if (!r.ok()) Log("status of pod group " + group_key + ": " + r.status().ToString());
+}
+
+}  // namespace sim

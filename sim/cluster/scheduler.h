@@ -1,0 +1,184 @@
+// The Scheduler is the simulated kube-scheduler: an actor that watches unscheduled pods (field
+// selector spec.nodeName=, schedulerName default-scheduler), the nodes and every pod, and binds one
+// pod at a time through the API (POST pods/binding), taking `latency` of simulated time per decision.
+//
+// Filters, in kube-scheduler's plugin order, the first failing one giving a node's reason:
+// NodeUnschedulable (spec.unschedulable), node readiness (Ready != True), TaintToleration
+// (NoSchedule / NoExecute), NodeAffinity (nodeSelector and required node affinity), NodeResourcesFit
+// (cpu, memory, ephemeral-storage, nvidia.com/gpu and other extended resources, pod count).
+// Requests are the sum of the containers' requests (a limit stands in for a missing request), at
+// least the largest init container's, plus spec.overhead. Scores: LeastAllocated or MostAllocated over
+// cpu and memory (and nvidia.com/gpu when the pod asks for GPUs), on the non-zero requests
+// (100m / 200Mi for a container that requests nothing), as NodeResourcesFit does. Ties go to the
+// node whose name sorts first (kube-scheduler picks at random; we stay deterministic).
+//
+// Per-node allocation is kept incrementally from the all-pods informer: a pod counts on its node
+// from binding until it is deleted or reaches Succeeded / Failed. A bound pod counts at once (the
+// scheduler's "assume"), before its watch event arrives.
+//
+// A pod that fits nowhere gets PodScheduled=False, reason Unschedulable, with kube-scheduler's
+// message ("0/4 nodes are available: 4 Insufficient nvidia.com/gpu.") and waits in the unschedulable
+// queue. Cluster events that could make it fit (a node added or changed, a pod deleted or finished,
+// a PodGroup added or changed, the pod itself changed) move it back, after its back-off (1 s doubling
+// per attempt up to 10 s: podInitialBackoff / podMaxBackoff); after max_unschedulable_duration (5
+// min) it is retried anyway. Nothing polls.
+//
+// Gang scheduling (SchedulerConfig::gang), as the coscheduling plugin: pods labelled (or
+// annotated) scheduling.x-k8s.io/pod-group=<name> belong to the PodGroup <name> of their namespace;
+// its minMember pods are placed together on a tentative copy of the free resources and bound all
+// together, or none is. A group that has not been placed within spec.scheduleTimeoutSeconds
+// (default 60) of its first attempt gets the status condition ScheduleTimeout=True; its pods keep
+// being retried.
+//
+// REQUIRES: single-threaded use (an actor of a Simulation).
+#pragma once
+
+#include "sim/cluster/cluster.h"
+#include "sim/cluster/simulation.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace sim {
+
+enum class ScoringPolicy { kLeastAllocated, kMostAllocated };
+
+struct SchedulerConfig {
+  ScoringPolicy scoring = ScoringPolicy::kLeastAllocated;
+  bool gang = false;                    // coscheduling PodGroups
+  Micros latency = kMillisecond;        // per scheduling decision
+  Micros latency_jitter = 200;          // plus uniform [0, jitter) from the actor's stream
+  Micros initial_backoff = kSecond;     // podInitialBackoffSeconds
+  Micros max_backoff = 10 * kSecond;    // podMaxBackoffSeconds
+  Micros max_unschedulable_duration = 5 * kMinute;  // 0: only cluster events retry
+  std::int64_t default_schedule_timeout_seconds = 60;  // coscheduling's permit wait
+  std::string scheduler_name = "default-scheduler";
+};
+
+// Resources as exact integers: millicores, bytes, counts.
+struct Resources {
+  std::int64_t milli_cpu = 0;
+  std::int64_t memory = 0;
+  std::int64_t ephemeral_storage = 0;
+  std::int64_t gpu = 0;
+  std::int64_t pods = 0;
+  std::map<std::string, std::int64_t> scalar;  // other extended resources
+  void Add(const Resources& other, int sign = 1);
+};
+
+// What a pod asks for, as NodeResourcesFit computes it.
+struct PodRequests {
+  Resources requests;        // pods = 1
+  std::int64_t nonzero_milli_cpu = 0;  // for scoring
+  std::int64_t nonzero_memory = 0;
+};
+PodRequests ComputePodRequests(const nlohmann::json& pod);
+
+struct SchedulerStats {
+  std::int64_t attempts = 0;
+  std::int64_t bound = 0;
+  std::int64_t unschedulable = 0;   // failed attempts
+  std::int64_t bind_errors = 0;
+  std::int64_t gang_attempts = 0;
+  std::int64_t nodes_evaluated = 0;
+};
+
+class Scheduler : public Actor {
+ public:
+  Scheduler(Simulation& sim, SchedulerConfig config = {}, std::string name = "scheduler");
+  ~Scheduler() override;
+  void Start() override;
+
+  const SchedulerConfig& config() const { return config_; }
+  const SchedulerStats& stats() const { return stats_; }
+  // Requests currently counted on a node (nullptr when the node is unknown).
+  const Resources* Allocated(const std::string& node) const;
+  // Pods waiting: in the active queue, backing off, or unschedulable.
+  std::size_t PendingCount() const { return pending_.size(); }
+  std::size_t UnschedulableCount() const;
+
+ private:
+  struct NodeInfo;
+  struct PendingPod;
+  struct Constraints;
+  struct GroupState;
+  struct Tentative {
+    struct Extra {
+      Resources requests;
+      std::int64_t nonzero_cpu = 0;
+      std::int64_t nonzero_memory = 0;
+    };
+    std::map<std::string, Extra, std::less<>> by_node;
+  };
+  enum class QueueState { kActive, kBackoff, kUnschedulable, kInFlight };
+
+  // Informer handlers.
+  void OnNode(const kube::ObjectPtr& old_node, const kube::ObjectPtr& node);
+  void OnNodeDeleted(const kube::ObjectPtr& node);
+  void OnPendingPod(const kube::ObjectPtr& pod, bool changed);
+  void OnPendingPodGone(const kube::ObjectPtr& pod);
+  void OnPod(const kube::ObjectPtr& pod);
+  void OnPodDeleted(const kube::ObjectPtr& pod);
+  void OnPodGroup(const kube::ObjectPtr& group);
+
+  // Accounting.
+  void Account(const std::string& key, const nlohmann::json& pod);
+  void Unaccount(const std::string& key);
+
+  // Queues.
+  void Activate(const std::string& key);
+  void MoveAllToActiveOrBackoff(const char* event);
+  void MoveToActiveOrBackoff(const std::string& key);
+  void Kick();
+  void ScheduleOne();
+  Micros BackoffFor(int attempts) const;
+
+  // Decisions.
+  // With `reasons`, every failing filter's reason is appended; without, it stops at the first.
+  bool PassesFilters(const NodeInfo& node, const PendingPod& pod, const Tentative::Extra* extra,
+                     std::vector<std::string>* reasons) const;
+  std::int64_t Score(const NodeInfo& node, const PendingPod& pod, const Tentative::Extra* extra) const;
+  // Best node for `pod`; with `tentative`, requests placed tentatively count as allocated. When
+  // nothing fits, `histogram` gets each reason's node count.
+  std::optional<std::string> FindNode(const PendingPod& pod, const Tentative* tentative,
+                                      std::map<std::string, int>* histogram);
+  void SchedulePod(const std::string& key);
+  // `group_key` by value: binding erases the pending pod whose field the caller passes.
+  void ScheduleGang(const std::string& key, std::string group_key);
+  bool Bind(const std::string& key, const std::string& node);
+  void MarkUnschedulable(const std::string& key, const std::string& message);
+  std::string FailureMessage(const std::map<std::string, int>& histogram) const;
+  // Pod group "ns/name" of a pod, or "" (also "" when gang scheduling is off).
+  std::string GroupOf(const nlohmann::json& pod) const;
+  void StartGroupTimer(const std::string& group_key);
+  void GroupTimedOut(const std::string& group_key);
+  void GroupScheduled(const std::string& group_key, int scheduled);
+
+  SchedulerConfig config_;
+  SchedulerStats stats_;
+  std::map<std::string, std::unique_ptr<NodeInfo>, std::less<>> nodes_;
+  // Bound, non-terminal pods: key -> (node, requests counted there).
+  struct Accounted;
+  std::map<std::string, std::unique_ptr<Accounted>> accounted_;
+  std::map<std::string, std::unique_ptr<PendingPod>> pending_;
+  // FIFO of (key, activation number); an entry whose pod was re-queued or left is skipped.
+  std::deque<std::pair<std::string, std::uint64_t>> active_;
+  std::uint64_t active_seq_ = 0;
+  std::set<std::string> unschedulable_;  // pods waiting for a cluster event
+  std::map<std::string, std::unique_ptr<GroupState>> groups_;
+  kube::Informer* pending_informer_ = nullptr;
+  kube::Informer* pod_informer_ = nullptr;
+  kube::Informer* group_informer_ = nullptr;
+  EventId next_decision_;
+  bool busy_ = false;
+};
+
+}  // namespace sim

@@ -1,0 +1,174 @@
+// A Simulation is one run of the simulated cluster: it owns the engine (simulated time), the fake
+// API server on the engine's clock, the event trace, the per-component random streams and the
+// actors. Every API write is recorded in the trace, so the trace hash covers what the cluster did.
+//
+// An Actor is one component of the cluster: the scheduler, a kubelet, the node lifecycle
+// controller, the DGL operator. Actors share nothing but the API: they read through informers
+// whose watch events reach them `watch_latency` after the write (as one batch), and write through
+// their client. Work an actor does later is scheduled on the engine through After().
+//
+// REQUIRES: single-threaded use (the engine runs one event at a time).
+#pragma once
+
+#include "fakeapi/client/faulty_client.h"
+#include "fakeapi/client/informer.h"
+#include "fakeapi/client/workqueue.h"
+#include "fakeapi/server/store.h"
+#include "sim/kernel/engine.h"
+#include "sim/kernel/random.h"
+#include "sim/kernel/trace.h"
+#include "sim/network/network.h"
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sim {
+
+using kube::kMillisecond;
+using kube::kSecond;
+constexpr Micros kMinute = 60 * kSecond;
+constexpr Micros kHour = 60 * kMinute;
+
+struct SimulationOptions {
+  std::uint64_t seed = 1;
+  Micros watch_latency = 2 * kMillisecond;  // from an API write to the watchers' handlers
+  std::size_t history_limit = 100'000;      // watch events kept per resource
+  // true: the API's garbage collector runs inside each write. false: it runs as its own actor
+  // `gc_latency` after a write leaves garbage, as kube-controller-manager's does.
+  bool synchronous_gc = false;
+  Micros gc_latency = 100 * kMillisecond;
+  Trace::Options trace;
+};
+
+class Actor;
+
+class Simulation {
+ public:
+  explicit Simulation(SimulationOptions options = {});
+  ~Simulation();
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
+
+  Engine& engine() { return engine_; }
+  fakeapi::Store& store() { return *store_; }
+  Trace& trace() { return trace_; }
+  const SimulationOptions& options() const { return options_; }
+  Micros Now() const { return engine_.Now(); }
+  // The random stream of a component, derived from (seed, name): adding one perturbs no other.
+  RandomStream& Random(std::string_view component) { return streams_.Get(component); }
+
+  // Adds an actor, owned by the simulation. It starts at Start(), or at once if the run started.
+  template <class T, class... Args>
+  T& AddActor(Args&&... args) {
+    auto actor = std::make_unique<T>(*this, std::forward<Args>(args)...);
+    T& ref = *actor;
+    AdoptActor(std::move(actor));
+    return ref;
+  }
+  // nullptr when no actor has that name.
+  Actor* FindActor(std::string_view name) const;
+  const std::vector<std::unique_ptr<Actor>>& actors() const { return actors_; }
+
+  // Starts every actor, in the order they were added.
+  void Start();
+  bool started() const { return started_; }
+  std::uint64_t RunUntil(Micros time) { return engine_.RunUntil(time); }
+  std::uint64_t RunUntilIdle() { return engine_.RunUntilIdle(); }
+
+  // The cluster's flow network (sim/network/network.h), created on first use with `config`; later calls
+  // return the same network and ignore `config`. It lives as long as the actors (they may hold
+  // flows) and dies before the engine.
+  Network& EnableNetwork(NetworkConfig config = {});
+  // nullptr until EnableNetwork.
+  Network* network() { return network_.get(); }
+
+  // Faults on the API as seen by actors (not by the harness): conflicts, errors, timeouts,
+  // latency. Applies to every actor's client from now on; FaultPlan{} switches them off.
+  void SetApiFaults(const kube::FaultPlan& plan);
+  // Ends every open watch, as a restarted API server would; informers resume or relist.
+  void DropWatches();
+
+ private:
+  friend class Actor;
+  void AdoptActor(std::unique_ptr<Actor> actor);
+  void ScheduleGarbageCollection();
+
+  SimulationOptions options_;
+  Engine engine_;
+  Trace trace_;
+  RandomStreams streams_;
+  std::unique_ptr<fakeapi::Store> store_;
+  std::unique_ptr<Network> network_;  // after the engine, before the actors: dies between them
+  std::vector<std::unique_ptr<Actor>> actors_;
+  bool started_ = false;
+  EventId gc_event_;
+};
+
+// An informer whose watch events are delivered by engine events: `watch_latency` after each write
+// (one delivery per batch), and every second while its watch needs resuming or the API refuses.
+// What an Actor's informers and a container program's watches are made of.
+class PumpedInformer {
+ public:
+  PumpedInformer(Simulation& sim, kube::Client& client, std::string resource, kube::ListOptions filter,
+                 kube::InformerHandlers handlers);
+  ~PumpedInformer();
+  PumpedInformer(const PumpedInformer&) = delete;
+  PumpedInformer& operator=(const PumpedInformer&) = delete;
+
+  kube::Informer& informer() { return *informer_; }
+  // Stops delivering and ends the watch; the cache is kept.
+  void Stop();
+
+ private:
+  void SchedulePump(Micros delay);
+
+  Engine& engine_;
+  std::unique_ptr<kube::Informer> informer_;
+  EventId pump_;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // pending deliveries check it first
+};
+
+class Actor {
+ public:
+  Actor(Simulation& sim, std::string name);
+  virtual ~Actor();
+  Actor(const Actor&) = delete;
+  Actor& operator=(const Actor&) = delete;
+
+  const std::string& name() const { return name_; }
+  // Called once when the simulation starts (or when added to a running one).
+  virtual void Start() = 0;
+
+  // The API as this actor sees it: the store behind a FaultyClient whose plan the simulation
+  // sets (no faults by default).
+  kube::Client& client() { return *client_; }
+  kube::FaultyClient& faulty_client() { return *client_; }
+
+ protected:
+  Simulation& sim() { return sim_; }
+  Micros Now() const { return sim_.Now(); }
+  RandomStream& random() { return sim_.Random(name_); }
+  // Runs `fn` after `delay` of simulated time (plus any API latency the last calls accrued).
+  EventId After(Micros delay, std::function<void()> fn);
+  bool Cancel(EventId id) { return sim_.engine().Cancel(id); }
+
+  // An informer owned by this actor, started now. Its events reach `handlers` watch_latency after
+  // each write; a watch that ends is resumed (or relisted) on the next delivery, and retried
+  // every second while the API refuses.
+  kube::Informer& AddInformer(std::string resource, kube::ListOptions filter,
+                                 kube::InformerHandlers handlers);
+  // Drops this actor's informers and their caches (an actor that restarts starts over from lists).
+  void ResetInformers();
+  // Records a line in the trace under this actor's name.
+  void Log(std::string_view text);
+
+ private:
+  Simulation& sim_;
+  std::string name_;
+  std::unique_ptr<kube::FaultyClient> client_;
+  std::vector<std::unique_ptr<PumpedInformer>> informers_;
+};
+
+}  // namespace sim

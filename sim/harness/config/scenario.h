@@ -1,0 +1,313 @@
+// A Scenario is one `dglsim/v1` scenario file, loaded, checked and typed: the cluster, the settings
+// of the simulated Kubernetes and of the operator, the datasets, the jobs with their submit times and
+// actions, the faults and the expectations (the format is shared/design/scenarios.md). The runner
+// reads only this struct; it never looks at the YAML again.
+//
+// LoadScenario checks the whole file before anything runs and reports every problem it finds, each
+// as one line `FILE:LINE:COL: FIELD.PATH: message` (the manifest a job names is reported against its
+// own file and positions). Kinds of problem: YAML syntax, unknown fields (with "did you mean" for a
+// near miss), wrong types, bad durations, sizes and bandwidths, values out of range, unknown fault or
+// expectation kinds, references to nodes, jobs, pods, ConfigMaps or datasets the scenario does not
+// define, missing or unreadable files, and DGLJob admission failures. Legacy qihoo.net/v1alpha1
+// manifests are converted, with a warning. Nothing here throws or crashes on any input.
+//
+// Defaults (every one can be overridden in the file):
+//   metadata.name                   the file name without .yaml / .yml
+//   seed                            1
+//   until                           7d (the run also ends when every job is terminal and nothing is pending)
+//   cluster.nodes[].count           1; a template makes nodes <name>-0 .. <name>-<count-1>
+//   cluster.nodes[].capacity        none ("pods" is added by the cluster: 110)
+//   cluster.nodes[].network         100Gbps (12.5 GB/s each direction, the calibration machines)
+//   cluster.nodes[].disk            2GBps
+//   cluster.nodes[].cpuSpeed        1.0 (the calibration machine)
+//   Node manifests: the same network, disk and cpuSpeed, unless the annotations dglsim.io/network,
+//                   dglsim.io/disk, dglsim.io/cpu-speed say otherwise
+//   cluster.storage.bandwidth       550MBps (one NFS client, calibration.md "Storage")
+//   cluster.scheduler               {scoring: LeastAllocated, gang: false}
+//   cluster.images                  {pullBandwidth: 200MBps, defaultSize: 10G (calibration.md), sizes: {}}
+//   cluster.timings                 {podStartup: 1s, nodeMonitorGracePeriod: 50s, tolerationSeconds: 300s,
+//                                    nodeStatusUpdateFrequency: 10s, terminationGracePeriod: 30s,
+//                                    podRestartBackoff: 10s, podRestartBackoffMax: 6m}
+//   api                             {watchLatency: 1ms, requestLatency: 0s}
+//   operator                        {enabled: true, reconcileLatency: 1ms, gangScheduling: false}
+//   calibration                     none: the workload models' defaults (sim/dgl/calibration.h)
+//   jobs[].at                       0s; a DGLJob without metadata.namespace goes to "default"
+//   faults[].after                  0s (with `when`); faults[].for: unset, the fault is never undone
+//   PodKill.exitCode                137 (SIGKILL); OOM.exitCode 137, reason OOMKilled
+//   NetworkSlow.node                every node when absent
+//   pods expectation `at`           end
+#pragma once
+
+#include "fakeapi/client/clock.h"
+#include "sim/dgl/calibration.h"
+#include "sim/harness/config/manifest_check.h"
+#include "sim/harness/config/yaml_json.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace harness {
+
+using kube::Micros;
+
+// A resource quantity as written ("768Gi") and as numbers.
+struct ResourceQuantity {
+  std::string text;
+  std::int64_t milli = 0;  // thousandths of a unit (CPU millicores * 1000 / 1000 = millicores)
+  std::int64_t units = 0;  // whole units, rounded up (bytes, GPUs, cores)
+};
+
+struct NodeTaint {
+  std::string key;
+  std::string value;
+  std::string effect;  // NoSchedule, PreferNoSchedule, NoExecute
+};
+
+inline constexpr double kDefaultNicBytesPerSecond = 12.5e9;     // 100 Gbit/s, as sim::NodeSimSpec
+inline constexpr double kDefaultDiskBytesPerSecond = 2e9;       // 2 GB/s, as sim::NodeSimSpec
+inline constexpr double kDefaultStorageBytesPerSecond = 0.55e9;  // as sim::NetworkConfig
+
+// A family of identical machines, named `<name>-0` .. `<name>-<count-1>`.
+struct NodeTemplateSpec {
+  std::string name;
+  int count = 1;
+  std::map<std::string, ResourceQuantity> capacity;
+  std::map<std::string, std::string> labels;
+  std::vector<NodeTaint> taints;
+  double network_bytes_per_second = kDefaultNicBytesPerSecond;
+  double disk_bytes_per_second = kDefaultDiskBytesPerSecond;
+  double cpu_speed = 1.0;
+};
+
+// Real v1 Node objects read from a file (a Node, a NodeList or a v1 List of Nodes, one or more
+// documents), each as its JSON object with apiVersion and kind filled in.
+struct NodeManifestSpec {
+  std::string path;  // resolved against the scenario file's folder
+  std::vector<nlohmann::json> nodes;
+};
+
+// One entry of cluster.nodes: a template or a manifest.
+struct NodeGroup {
+  std::string field_path;  // "cluster.nodes[0]"
+  std::optional<NodeTemplateSpec> node_template;
+  std::optional<NodeManifestSpec> manifest;
+};
+
+enum class Scoring { kLeastAllocated, kMostAllocated };
+const char* ToString(Scoring scoring);
+
+struct SchedulerSettings {
+  Scoring scoring = Scoring::kLeastAllocated;
+  bool gang = false;  // coscheduling of PodGroups
+};
+
+struct ImageSettings {
+  double pull_bytes_per_second = 200e6;
+  std::int64_t default_size = 10'000'000'000;
+  std::map<std::string, std::int64_t> sizes;  // image reference -> bytes
+};
+
+struct Timings {
+  Micros pod_startup = 1 * kube::kSecond;
+  Micros node_monitor_grace_period = 50 * kube::kSecond;
+  Micros toleration_seconds = 300 * kube::kSecond;
+  Micros node_status_update_frequency = 10 * kube::kSecond;
+  Micros termination_grace_period = 30 * kube::kSecond;
+  Micros pod_restart_backoff = 10 * kube::kSecond;
+  Micros pod_restart_backoff_max = 360 * kube::kSecond;
+};
+
+struct ClusterSpec {
+  std::vector<NodeGroup> nodes;
+  double storage_bytes_per_second = kDefaultStorageBytesPerSecond;
+  SchedulerSettings scheduler;
+  ImageSettings images;
+  Timings timings;
+  // Every node name, templates expanded, in file order.
+  std::vector<std::string> NodeNames() const;
+};
+
+struct ApiSettings {
+  Micros watch_latency = 1 * kube::kMillisecond;
+  Micros request_latency = 0;
+};
+
+struct OperatorSettings {
+  bool enabled = true;
+  Micros reconcile_latency = 1 * kube::kMillisecond;
+  bool gang_scheduling = false;
+};
+
+struct DatasetSpec {
+  std::string field_path;
+  std::string name;
+  std::string preset;          // a built-in dataset, or ""
+  std::int64_t nodes = 0;      // from the preset, or given
+  std::int64_t edges = 0;
+  std::int64_t feature_dim = 0;
+  std::string url;
+  std::string edge_list;       // a real graph file, resolved; "" when sizes are given
+};
+
+// The built-in dataset presets (calibration.md and the OGB leaderboards).
+struct DatasetPreset {
+  const char* name;
+  std::int64_t nodes;
+  std::int64_t edges;
+  std::int64_t feature_dim;
+  const char* url;
+};
+const std::vector<DatasetPreset>& DatasetPresets();
+
+// "namespace/name" of a job.
+struct JobKey {
+  std::string ns;
+  std::string name;
+  std::string ToString() const { return ns + "/" + name; }
+  auto operator<=>(const JobKey&) const = default;
+};
+
+enum class JobAction { kSubmit, kDelete, kSuspend, kResume };
+const char* ToString(JobAction action);
+
+struct JobEntry {
+  std::string field_path;  // "jobs[1]"
+  Micros at = 0;
+  JobAction action = JobAction::kSubmit;
+  // kSubmit: the DGLJobs to create (one per document of the manifest, or the inline one), converted
+  // to kubeflow.org/v1alpha1 and with metadata.namespace set, but not defaulted: admission does that.
+  std::vector<nlohmann::json> objects;
+  std::string manifest_path;  // resolved; "" for inline jobs and actions
+  std::string dataset;        // `dataset:` of the entry, or the dglsim.io/dataset annotation; may be ""
+  // Actions: the job acted on. kSubmit: the key of each object, in order.
+  std::vector<JobKey> targets;
+};
+
+enum class FaultKind {
+  kNodeDown, kNodeUp, kPodKill, kOOM, kImagePullError, kNetworkSlow, kApiFaults, kWatchDrop, kOperatorRestart
+};
+const char* ToString(FaultKind kind);
+
+// A DGLJob phase as the operator writes it.
+inline constexpr const char* kJobPhases[] = {"Pending",   "Partitioning", "Partitioned", "Training",
+                                             "Restarting", "Suspended",   "Succeeded",   "Failed"};
+
+struct FaultTrigger {
+  std::optional<Micros> at;  // at a time, or
+  std::optional<JobKey> job;  // when this job first enters `phase`,
+  std::string phase;
+  Micros after = 0;  // plus this delay
+};
+
+struct FaultSpec {
+  std::string field_path;  // "faults[3]"
+  FaultKind kind = FaultKind::kWatchDrop;
+  FaultTrigger trigger;
+  std::optional<Micros> duration;  // `for`: undone after this long; unset = never
+  std::string node;                // NodeDown, NodeUp, NetworkSlow (empty = every node)
+  std::optional<JobKey> node_of;   // NodeDown: the node this pod (namespace/name) runs on
+  std::optional<JobKey> pod;       // PodKill, OOM: namespace/name of the pod
+  std::string container;           // PodKill, OOM: a container name, "" = the first
+  int exit_code = 137;             // PodKill, OOM
+  std::string image;               // ImagePullError: an image glob ("dgloperator/*")
+  double factor = 1.0;             // NetworkSlow: the bandwidth multiplier, in (0, 1]
+  double conflict_rate = 0;        // ApiFaults
+  double error_rate = 0;
+  double timeout_rate = 0;
+  Micros latency = 0;
+};
+
+enum class ExpectKind {
+  kPhase, kPhases, kCondition, kWithin, kRestarts, kConfigMapLines, kConfigMapLine, kBreakdown, kPeakMemory,
+  kPodCount, kInvariants
+};
+const char* ToString(ExpectKind kind);
+
+// The stages of a job's breakdown, and the pods whose peak memory is reported.
+inline constexpr const char* kBreakdownStages[] = {"queueing", "imagePull", "download", "partition",
+                                                   "dispatch", "load",      "training"};
+inline constexpr const char* kMemoryRoles[] = {"partitioner", "launcher", "worker"};
+// The built-in invariants, checked while the run goes.
+inline constexpr const char* kInvariantNames[] = {
+    "nodeNotOvercommitted",     "noPodOnNotReadyNode",     "succeededOnlyIfLauncherSucceeded",
+    "noTrainingBeforePartition", "phasesMoveForward",      "noObjectsAfterDelete",
+    "resourceVersionsIncrease"};
+
+struct ExpectationSpec {
+  std::string field_path;  // "expect[4]"
+  ExpectKind kind = ExpectKind::kInvariants;
+  std::optional<JobKey> job;          // every job-kind expectation
+  std::string phase;                  // kPhase
+  std::vector<std::string> phases;    // kPhases, in order
+  std::string condition;              // kCondition: the condition type
+  std::string reason;                 //   and its reason ("" = any)
+  std::string status = "True";        //   and its status
+  Micros within = 0;                  // kWithin: submitted -> terminal
+  std::int64_t restarts = 0;          // kRestarts
+  std::optional<JobKey> config_map;   // kConfigMapLines, kConfigMapLine
+  std::string key;
+  std::int64_t lines = 0;             // kConfigMapLines
+  std::int64_t line = 0;              // kConfigMapLine: index from 0
+  std::string matches;                // kConfigMapLine: an ECMAScript regex (checked to compile)
+  std::string stage;                  // kBreakdown
+  std::pair<Micros, Micros> time_between{0, 0};
+  std::string memory_role;            // kPeakMemory
+  std::pair<std::int64_t, std::int64_t> bytes_between{0, 0};
+  std::string pods_namespace;         // kPodCount ("" = every namespace)
+  std::string pods_selector;          // a label selector, checked to parse
+  std::int64_t count = 0;
+  std::string at = "end";             // "end", or a duration written as in the file
+  std::optional<Micros> at_time;      // set when `at` is a duration
+  std::vector<std::string> invariants;  // kInvariants: every name when `all`
+  std::string text;                   // one-line human form: "job default/big phase Succeeded"
+};
+
+struct Scenario {
+  std::string file;       // as given to LoadScenario
+  std::string base_dir;   // the folder relative paths are resolved against
+  std::string name;
+  std::string description;
+  std::uint64_t seed = 1;
+  Micros until = 7 * 86400 * kube::kSecond;
+  ClusterSpec cluster;
+  ApiSettings api;
+  OperatorSettings operator_settings;  // `operator:` in the file
+  std::vector<DatasetSpec> datasets;
+  // `calibration: FILE` (resolved): a dglsim/v1 Calibration over the workload models' defaults.
+  std::string calibration_file;
+  std::optional<sim::dglmodels::Calibration> calibration;
+  std::vector<JobEntry> jobs;  // in file order; the runner orders them by `at` (stably)
+  std::vector<FaultSpec> faults;
+  std::vector<ExpectationSpec> expectations;
+  // Namespaces the jobs name, sorted, without duplicates: the runner creates them at the start.
+  std::vector<std::string> namespaces;
+  // Every job submitted by the scenario, in order of first submission.
+  std::vector<JobKey> job_keys;
+};
+
+struct ScenarioLoad {
+  std::optional<Scenario> scenario;   // set exactly when there are no problems
+  std::vector<std::string> problems;  // "FILE:LINE:COL: FIELD.PATH: message", in file order
+  std::vector<std::string> warnings;  // "FILE:LINE:COL: warning: message"
+  bool ok() const { return problems.empty() && scenario.has_value(); }
+};
+
+// Reads, checks and types a scenario file. Relative paths in it are resolved against its folder.
+ScenarioLoad LoadScenario(const std::string& path);
+// The same for text; `file` names it in messages and `base_dir` resolves its relative paths.
+ScenarioLoad LoadScenarioString(std::string_view text, std::string_view file, std::string_view base_dir);
+
+// What `dglsim validate` reports for a scenario file: its problems and warnings, and a note with a
+// short summary when it is valid.
+ManifestReport ValidateScenarioFile(const std::string& path);
+
+// The closest of `candidates` to `word` (edit distance at most 2, or a different case), or "".
+std::string SuggestName(std::string_view word, const std::vector<std::string>& candidates);
+
+}  // namespace harness

@@ -1,0 +1,469 @@
+#include "sim/harness/config/yaml_json.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <system_error>
+
+namespace harness {
+namespace {
+
+using nlohmann::json;
+
+bool IsIdentifier(std::string_view key) {
+  if (key.empty()) return false;
+  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  if (!alpha(key[0])) return false;
+  for (char c : key) {
+    if (!alpha(c) && !digit(c) && c != '-') return false;
+  }
+  return true;
+}
+
+void AppendKey(std::string& path, std::string_view key) {
+  if (IsIdentifier(key)) {
+    if (!path.empty()) path += '.';
+    path += key;
+  } else {
+    path += '[';
+    path += key;
+    path += ']';
+  }
+}
+
+void AppendIndex(std::string& path, std::size_t index) {
+  path += '[';
+  path += std::to_string(index);
+  path += ']';
+}
+
+bool AllDigits(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+SourcePos FromMark(const YAML::Mark& mark) {
+  if (mark.is_null() || mark.line < 0 || mark.column < 0) return {};
+  return {mark.line + 1, mark.column + 1};
+}
+
+// yaml-cpp quotes the offending character in some messages; keep binary input off the terminal.
+std::string Printable(std::string_view message) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : message) {
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    }
+  }
+  return out;
+}
+
+// --- YAML 1.2 core schema resolution of plain scalars ----------------------------------------
+
+bool IsNull(std::string_view s) { return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL"; }
+
+std::optional<bool> AsBool(std::string_view s) {
+  if (s == "true" || s == "True" || s == "TRUE") return true;
+  if (s == "false" || s == "False" || s == "FALSE") return false;
+  return std::nullopt;
+}
+
+// [-+]?[0-9]+, 0o[0-7]+ or 0x[0-9a-fA-F]+. Values beyond int64 become uint64, then (decimal only)
+// double, as Kubernetes' YAML decoder does.
+std::optional<json> AsInteger(std::string_view s) {
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'o')) {
+    const int base = s[1] == 'x' ? 16 : 8;
+    std::string_view digits = s.substr(2);
+    std::uint64_t value = 0;
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value, base);
+    if (ec != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
+    if (value <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+      return json(static_cast<std::int64_t>(value));
+    }
+    return json(value);
+  }
+  std::string_view digits = s;
+  bool negative = false;
+  if (!digits.empty() && (digits[0] == '-' || digits[0] == '+')) {
+    negative = digits[0] == '-';
+    digits.remove_prefix(1);
+  }
+  if (!AllDigits(digits)) return std::nullopt;
+  if (digits.size() > 1 && digits[0] == '0') return std::nullopt;  // "08": a string, not octal
+  std::string text(negative ? "-" : "");
+  text += digits;
+  std::int64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec == std::errc() && end == text.data() + text.size()) return json(value);
+  if (!negative) {
+    std::uint64_t unsigned_value = 0;
+    auto [uend, uec] = std::from_chars(text.data(), text.data() + text.size(), unsigned_value);
+    if (uec == std::errc() && uend == text.data() + text.size()) return json(unsigned_value);
+  }
+  double d = 0;
+  auto [dend, dec] = std::from_chars(text.data(), text.data() + text.size(), d);
+  if (dec == std::errc() && dend == text.data() + text.size()) return json(d);
+  return std::nullopt;
+}
+
+// [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?, [-+]?.inf, .nan (three capitalisations).
+std::optional<json> AsFloat(std::string_view s) {
+  std::string_view rest = s;
+  bool negative = false;
+  if (!rest.empty() && (rest[0] == '-' || rest[0] == '+')) {
+    negative = rest[0] == '-';
+    rest.remove_prefix(1);
+  }
+  if (rest == ".inf" || rest == ".Inf" || rest == ".INF") {
+    const double inf = std::numeric_limits<double>::infinity();
+    return json(negative ? -inf : inf);
+  }
+  if (s == ".nan" || s == ".NaN" || s == ".NAN") return json(std::numeric_limits<double>::quiet_NaN());
+
+  std::size_t i = 0;
+  auto digits = [&] {
+    std::size_t start = i;
+    while (i < rest.size() && rest[i] >= '0' && rest[i] <= '9') ++i;
+    return i - start;
+  };
+  std::size_t mantissa = digits();
+  if (i < rest.size() && rest[i] == '.') {
+    ++i;
+    std::size_t fraction = digits();
+    if (mantissa == 0 && fraction == 0) return std::nullopt;
+  } else if (mantissa == 0) {
+    return std::nullopt;
+  }
+  if (i < rest.size() && (rest[i] == 'e' || rest[i] == 'E')) {
+    ++i;
+    if (i < rest.size() && (rest[i] == '-' || rest[i] == '+')) ++i;
+    if (digits() == 0) return std::nullopt;
+  }
+  if (i != rest.size()) return std::nullopt;
+  // from_chars accepts neither '+' nor a bare leading '.', so hand it a normalised copy.
+  std::string text(negative ? "-" : "");
+  if (!rest.empty() && rest[0] == '.') text += '0';
+  text += rest;
+  double value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (end != text.data() + text.size()) return std::nullopt;
+  if (ec == std::errc::result_out_of_range) {
+    // Overflow gives +-inf, underflow 0, as strtod would.
+    value = std::strtod(text.c_str(), nullptr);
+  } else if (ec != std::errc()) {
+    return std::nullopt;
+  }
+  return json(value);
+}
+
+// "08", "-0755": decimal digits with a leading zero. The core schema reads them as decimal, YAML 1.1
+// as octal; keeping them strings avoids silently picking one.
+bool IsLeadingZeroInteger(std::string_view s) {
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
+  return s.size() > 1 && s[0] == '0' && AllDigits(s);
+}
+
+json ResolvePlainScalar(const std::string& s) {
+  if (IsNull(s)) return nullptr;
+  if (auto b = AsBool(s)) return *b;
+  if (IsLeadingZeroInteger(s)) return s;
+  if (auto i = AsInteger(s)) return *i;
+  if (auto f = AsFloat(s)) return *f;
+  return s;
+}
+
+json ResolveScalar(const YAML::Node& node) {
+  const std::string& tag = node.Tag();
+  const std::string& text = node.Scalar();
+  // yaml-cpp tags plain scalars "?" and quoted or block scalars "!" (always strings).
+  if (tag == "!" || tag == "tag:yaml.org,2002:str") return text;
+  if (tag == "tag:yaml.org,2002:null") return nullptr;
+  if (tag == "tag:yaml.org,2002:bool") {
+    if (auto b = AsBool(text)) return *b;
+  }
+  if (tag == "tag:yaml.org,2002:int") {
+    if (auto i = AsInteger(text)) return *i;
+  }
+  if (tag == "tag:yaml.org,2002:float") {
+    if (auto i = AsInteger(text)) return json(i->get<double>());
+    if (auto f = AsFloat(text)) return *f;
+  }
+  // Untagged plain scalars, and any tag we do not know, resolve by the core schema.
+  return ResolvePlainScalar(text);
+}
+
+// --- Node -> JSON ------------------------------------------------------------------------------
+
+struct ConversionError {
+  SourcePos pos;
+  std::string message;
+};
+
+class Converter {
+ public:
+  // The value count runs across every document of a file, hence one Converter per file.
+  explicit Converter(const YamlLimits& limits) : limits_(limits) {}
+  void set_positions(SourceMap* positions) { positions_ = positions; }
+
+  // REQUIRES: `key_pos` is the position of the key this node is the value of (unknown for the
+  // document root and sequence items).
+  json Convert(const YAML::Node& node, std::string& path, SourcePos key_pos, int depth) {
+    if (++values_ > limits_.max_values) {
+      throw ConversionError{FromMark(node.Mark()), "file too large: more than " +
+                                                      std::to_string(limits_.max_values) +
+                                                      " values (after expanding aliases)"};
+    }
+    if (depth > limits_.max_depth) {
+      throw ConversionError{FromMark(node.Mark()),
+                            "nested deeper than " + std::to_string(limits_.max_depth) +
+                                " levels (or an alias refers to itself)"};
+    }
+    const SourcePos own = FromMark(node.Mark());
+    switch (node.Type()) {
+      case YAML::NodeType::Undefined:
+      case YAML::NodeType::Null:
+        positions_->AddCanonical(path, key_pos.known() ? key_pos : own);
+        return nullptr;
+      case YAML::NodeType::Scalar:
+        positions_->AddCanonical(path, own.known() ? own : key_pos);
+        return ResolveScalar(node);
+      case YAML::NodeType::Sequence: {
+        positions_->AddCanonical(path, key_pos.known() ? key_pos : own);
+        json array = json::array();
+        std::size_t index = 0;
+        for (const YAML::Node& item : node) {
+          const std::size_t length = path.size();
+          AppendIndex(path, index++);
+          array.push_back(Convert(item, path, SourcePos{}, depth + 1));
+          path.resize(length);
+        }
+        return array;
+      }
+      case YAML::NodeType::Map: {
+        positions_->AddCanonical(path, key_pos.known() ? key_pos : own);
+        json object = json::object();
+        // Not `it->first`: yaml-cpp's operator-> returns a proxy, so a reference into it dangles.
+        // operator* returns the pair by value; the range-for keeps it alive for the body.
+        for (const auto& entry : node) {
+          const YAML::Node& key = entry.first;
+          const SourcePos pos = FromMark(key.Mark());
+          std::string name;
+          if (key.IsScalar()) {
+            name = key.Scalar();
+          } else if (key.IsNull()) {
+            name = "null";
+          } else {
+            throw ConversionError{pos, "a mapping key must be a scalar, not a sequence or mapping"};
+          }
+          if (object.contains(name)) {
+            throw ConversionError{pos, "mapping key \"" + name + "\" already defined"};
+          }
+          const std::size_t length = path.size();
+          AppendKey(path, name);
+          object[name] = Convert(entry.second, path, pos, depth + 1);
+          path.resize(length);
+        }
+        return object;
+      }
+    }
+    return nullptr;
+  }
+
+ private:
+  YamlLimits limits_;
+  SourceMap* positions_ = nullptr;
+  std::size_t values_ = 0;
+};
+
+}  // namespace
+
+// --- Field paths -------------------------------------------------------------------------------
+
+std::vector<PathSegment> ParseFieldPath(std::string_view path) {
+  std::vector<PathSegment> segments;
+  std::size_t i = 0;
+  while (i < path.size()) {
+    if (path[i] == '.') {
+      ++i;
+      continue;
+    }
+    if (path[i] == '[') {
+      const std::size_t close = path.find(']', i + 1);
+      if (close == std::string_view::npos) {
+        segments.emplace_back(std::string(path.substr(i + 1)));
+        break;
+      }
+      std::string_view inner = path.substr(i + 1, close - i - 1);
+      std::size_t index = 0;
+      auto [end, ec] = std::from_chars(inner.data(), inner.data() + inner.size(), index);
+      if (AllDigits(inner) && ec == std::errc() && end == inner.data() + inner.size()) {
+        segments.emplace_back(index);
+      } else {
+        segments.emplace_back(std::string(inner));
+      }
+      i = close + 1;
+      continue;
+    }
+    std::size_t end = path.find_first_of(".[", i);
+    if (end == std::string_view::npos) end = path.size();
+    segments.emplace_back(std::string(path.substr(i, end - i)));
+    i = end;
+  }
+  return segments;
+}
+
+std::string FormatFieldPath(const std::vector<PathSegment>& segments) {
+  std::string path;
+  for (const PathSegment& segment : segments) {
+    if (const auto* key = std::get_if<std::string>(&segment)) {
+      AppendKey(path, *key);
+    } else {
+      AppendIndex(path, std::get<std::size_t>(segment));
+    }
+  }
+  return path;
+}
+
+std::string FieldPathFromPointer(std::string_view json_pointer) {
+  std::vector<PathSegment> segments;
+  std::size_t i = 0;
+  while (i < json_pointer.size()) {
+    if (json_pointer[i] != '/') {
+      ++i;
+      continue;
+    }
+    std::size_t end = json_pointer.find('/', i + 1);
+    if (end == std::string_view::npos) end = json_pointer.size();
+    std::string token;
+    for (std::size_t k = i + 1; k < end; ++k) {
+      if (json_pointer[k] == '~' && k + 1 < end && (json_pointer[k + 1] == '0' || json_pointer[k + 1] == '1')) {
+        token += json_pointer[k + 1] == '0' ? '~' : '/';
+        ++k;
+      } else {
+        token += json_pointer[k];
+      }
+    }
+    std::size_t index = 0;
+    auto [ptr, ec] = std::from_chars(token.data(), token.data() + token.size(), index);
+    if (AllDigits(token) && ec == std::errc() && ptr == token.data() + token.size()) {
+      segments.emplace_back(index);
+    } else {
+      segments.emplace_back(std::move(token));
+    }
+    i = end;
+  }
+  return FormatFieldPath(segments);
+}
+
+void SourceMap::Add(std::string_view field_path, SourcePos pos) {
+  positions_.insert_or_assign(FormatFieldPath(ParseFieldPath(field_path)), pos);
+}
+
+SourcePos SourceMap::Locate(std::string_view field_path) const {
+  std::vector<PathSegment> segments = ParseFieldPath(field_path);
+  for (std::size_t n = segments.size() + 1; n-- > 0;) {
+    std::vector<PathSegment> prefix(segments.begin(), segments.begin() + static_cast<std::ptrdiff_t>(n));
+    auto it = positions_.find(FormatFieldPath(prefix));
+    if (it != positions_.end() && it->second.known()) return it->second;
+  }
+  return {};
+}
+
+bool SourceMap::Contains(std::string_view field_path) const {
+  return positions_.find(FormatFieldPath(ParseFieldPath(field_path))) != positions_.end();
+}
+
+// --- Loading -----------------------------------------------------------------------------------
+
+std::string YamlError::ToString() const {
+  std::string out = file;
+  if (pos.known()) out += ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column);
+  return out + ": " + message;
+}
+
+YamlLoad LoadYamlString(std::string_view text, std::string_view file, const YamlLimits& limits) {
+  YamlLoad load;
+  try {
+    std::vector<YAML::Node> nodes = YAML::LoadAll(std::string(text));
+    Converter converter(limits);
+    for (const YAML::Node& node : nodes) {
+      YamlDocument document;
+      converter.set_positions(&document.positions);
+      std::string path;
+      document.value = converter.Convert(node, path, SourcePos{}, 0);
+      if (!document.positions.Locate("").known()) document.positions.Add("", SourcePos{1, 1});
+      load.documents.push_back(std::move(document));
+    }
+  } catch (const YAML::Exception& e) {
+    load.documents.clear();
+    load.error = YamlError{std::string(file), FromMark(e.mark), Printable(e.msg)};
+  } catch (const ConversionError& e) {
+    load.documents.clear();
+    load.error = YamlError{std::string(file), e.pos, e.message};
+  } catch (const std::exception& e) {
+    // yaml-cpp may surface allocation or conversion failures as other exceptions.
+    load.documents.clear();
+    load.error = YamlError{std::string(file), SourcePos{}, "cannot load YAML: " + Printable(e.what())};
+  }
+  return load;
+}
+
+YamlLoad LoadYamlFile(const std::string& path, const YamlLimits& limits) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    YamlLoad load;
+    load.error = YamlError{path, SourcePos{}, "is a directory, not a YAML file"};
+    return load;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    YamlLoad load;
+    load.error = YamlError{path, SourcePos{}, std::string("cannot open: ") + std::strerror(errno)};
+    return load;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) {
+    YamlLoad load;
+    load.error = YamlError{path, SourcePos{}, "cannot read the file"};
+    return load;
+  }
+  return LoadYamlString(text.str(), path, limits);
+}
+
+std::string FormatLocation(std::string_view file, const SourceMap& positions, std::string_view field_path) {
+  std::string out(file);
+  const SourcePos pos = positions.Locate(field_path);
+  if (pos.known()) out += ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column);
+  return out;
+}
+
+std::string FormatProblem(std::string_view file, const SourceMap& positions, std::string_view field_path,
+                          std::string_view message) {
+  std::string out = FormatLocation(file, positions, field_path);
+  out += ": ";
+  if (!field_path.empty()) {
+    out += FormatFieldPath(ParseFieldPath(field_path));
+    out += ": ";
+  }
+  out += message;
+  return out;
+}
+
+}  // namespace harness

@@ -1,0 +1,137 @@
+#include "sim/harness/report/report.h"
+
+#include "sim/harness/config/units.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace harness {
+namespace {
+
+using nlohmann::json;
+
+double Seconds(Micros t) { return static_cast<double>(t) / static_cast<double>(kube::kSecond); }
+
+std::string Fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+// " queueing 0.0s, imagePull 45.0s, ..." over the stages recorded, in report order; " -" when none.
+std::string BreakdownText(const JobRecord& job) {
+  auto stages = job.Breakdown();
+  std::string out;
+  for (const char* stage : kBreakdownStages) {
+    auto it = stages.find(stage);
+    if (it == stages.end()) continue;
+    out += (out.empty() ? " " : ", ") + std::string(stage) + " " + Fixed(Seconds(it->second), 1) + "s";
+  }
+  return out.empty() ? " -" : out;
+}
+
+}  // namespace
+
+bool AllPassed(const std::vector<ExpectationResult>& results) {
+  for (const auto& r : results)
+    if (!r.passed) return false;
+  return true;
+}
+
+std::string FormatSummary(const RunRecord& record, const std::vector<ExpectationResult>& results) {
+  std::ostringstream out;
+  out << "scenario " << record.scenario << "  seed " << record.seed << "  ended at " << FormatDuration(record.end)
+      << (record.hit_until ? " (until reached)" : "") << "  " << record.events << " events, " << record.api_writes
+      << " API writes\n";
+  for (const auto& key : record.job_order) {
+    const JobRecord& job = record.jobs.at(key);
+    out << "  job " << key.ToString() << "  " << (job.phase.empty() ? "(no phase)" : job.phase);
+    if (auto m = job.Makespan()) out << "  makespan " << FormatDuration(*m);
+    else out << "  makespan -";
+    out << "  GPU-hours " << Fixed(job.gpu_seconds / 3600.0, 2) << "  restarts " << job.restarts << "  pods "
+        << job.pods_created << "  " << (job.dataset.empty() ? "dataset: default graph (names none the scenario knows)"
+                                                             : "dataset: " + job.dataset)
+        << "  breakdown:" << BreakdownText(job);
+    if (job.deleted) out << "  (deleted)";
+    if (!job.submit_error.empty()) out << "  (not created: " << job.submit_error << ")";
+    out << "\n";
+  }
+  for (const auto& f : record.fault_log) out << "  fault " << f << "\n";
+  for (const auto& n : record.notes) out << "  note: " << n << "\n";
+  out << "  workloads: dglrun / dglkerun run the DGL workload models (sim/dgl); containers annotated with "
+         "dglsim.io/duration run the generic program\n";
+  int passed = 0;
+  for (const auto& r : results) {
+    passed += r.passed ? 1 : 0;
+    out << "  " << (r.passed ? "PASS " : "FAIL ") << r.text << (r.detail.empty() ? "" : "  -- " + r.detail) << "\n";
+  }
+  out << "expectations " << passed << "/" << results.size() << " passed";
+  if (!record.invariant_violations.empty()) out << ", " << record.invariant_violations.size() << " invariant violation(s)";
+  out << "\ntrace hash " << record.trace_hash << "\n";
+  return out.str();
+}
+
+json ReportJson(const RunRecord& record, const std::vector<ExpectationResult>& results, double wall_seconds) {
+  json report;
+  report["scenario"] = record.scenario;
+  report["description"] = record.description;
+  report["seed"] = record.seed;
+  report["passed"] = AllPassed(results);
+  report["simulatedSeconds"] = Seconds(record.end);
+  if (wall_seconds >= 0) report["wallSeconds"] = wall_seconds;
+  report["events"] = record.events;
+  report["apiWrites"] = record.api_writes;
+  report["traceHash"] = record.trace_hash;
+  report["traceRecords"] = record.trace_records;
+  report["endedBy"] = record.hit_until ? "until" : "jobs";
+  json jobs = json::array();
+  for (const auto& key : record.job_order) {
+    const JobRecord& job = record.jobs.at(key);
+    json j;
+    j["namespace"] = key.ns;
+    j["name"] = key.name;
+    j["partitionMode"] = job.partition_mode;
+    j["dataset"] = job.dataset.empty() ? json(nullptr) : json(job.dataset);
+    j["phase"] = job.phase;
+    j["submitted"] = job.submitted ? json(Seconds(*job.submitted)) : json(nullptr);
+    j["completed"] = job.completed ? json(Seconds(*job.completed)) : json(nullptr);
+    j["makespan"] = job.Makespan() ? json(Seconds(*job.Makespan())) : json(nullptr);
+    json phases = json::array();
+    for (const auto& p : job.phases) phases.push_back({{"phase", p.phase}, {"at", Seconds(p.at)}});
+    j["phases"] = phases;
+    json breakdown = json::object();
+    auto stages = job.Breakdown();
+    for (const char* stage : kBreakdownStages) {
+      auto it = stages.find(stage);
+      breakdown[stage] = it == stages.end() ? 0.0 : Seconds(it->second);
+    }
+    j["breakdown"] = breakdown;
+    json peaks = json::object();
+    for (const auto& [role, bytes] : job.peak_memory) peaks[role] = bytes;
+    j["peakMemoryBytes"] = peaks;
+    j["restarts"] = job.restarts;
+    j["gpuSeconds"] = job.gpu_seconds;
+    j["idleGpuSeconds"] = nullptr;   // not modelled yet
+    j["podsCreated"] = job.pods_created;
+    j["deleted"] = job.deleted;
+    jobs.push_back(std::move(j));
+  }
+  report["jobs"] = jobs;
+  json cluster = {{"nodes", record.nodes}, {"gpus", record.gpus}, {"gpuSeconds", record.gpu_seconds}};
+  cluster["gpuUtilization"] = nullptr;
+  if (record.gpus > 0 && record.end > 0)
+    cluster["gpuUtilization"] = record.gpu_seconds / (static_cast<double>(record.gpus) * Seconds(record.end));
+  report["cluster"] = cluster;
+  json expectations = json::array();
+  for (const auto& r : results) expectations.push_back({{"expect", r.text}, {"passed", r.passed}, {"detail", r.detail}});
+  report["expectations"] = expectations;
+  json violations = json::array();
+  for (const auto& v : record.invariant_violations)
+    violations.push_back({{"invariant", v.name}, {"at", Seconds(v.at)}, {"detail", v.detail}});
+  report["invariantViolations"] = violations;
+  report["faults"] = record.fault_log;
+  report["notes"] = record.notes;
+  return report;
+}
+
+}  // namespace harness

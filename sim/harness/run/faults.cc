@@ -1,0 +1,194 @@
+#include "sim/harness/run/faults.h"
+
+#include "sim/cluster/cluster.h"
+#include "sim/cluster/kubelet.h"
+#include "sim/cluster/operator_actor.h"
+#include "sim/cluster/simulation.h"
+#include "sim/harness/config/units.h"
+
+#include <utility>
+
+namespace harness {
+namespace {
+
+// spec.nodeName of a pod, "" when unset.
+std::string NodeNameOf(const nlohmann::json& pod) {
+  auto spec = pod.find("spec");
+  if (spec == pod.end() || !spec->is_object()) return "";
+  auto node = spec->find("nodeName");
+  return node != spec->end() && node->is_string() ? node->get<std::string>() : "";
+}
+
+}  // namespace
+
+FaultInjector::FaultInjector(sim::Simulation& sim, sim::Cluster& cluster, std::map<std::string, sim::Kubelet*> kubelets,
+                             sim::OperatorActor* op, kube::FaultPlan base_plan)
+    : sim_(sim), cluster_(cluster), kubelets_(std::move(kubelets)), op_(op), base_plan_(base_plan) {}
+
+void FaultInjector::Schedule(const std::vector<FaultSpec>& faults) {
+  for (const FaultSpec& fault : faults) {
+    if (fault.trigger.at) {
+      FaultSpec copy = fault;
+      sim_.engine().ScheduleAt(*fault.trigger.at, [this, copy] { Apply(copy); });
+    } else if (fault.trigger.job) {
+      triggered_.push_back(fault);
+    }
+  }
+}
+
+void FaultInjector::OnJobPhase(const JobKey& job, const std::string& phase) {
+  for (std::size_t i = 0; i < triggered_.size(); ++i) {
+    const FaultSpec& fault = triggered_[i];
+    if (fired_.count(i) || !fault.trigger.job || *fault.trigger.job != job || fault.trigger.phase != phase) continue;
+    fired_.insert(i);
+    FaultSpec copy = fault;
+    sim_.engine().Schedule(fault.trigger.after, [this, copy] { Apply(copy); });
+  }
+}
+
+void FaultInjector::Record(const std::string& text) {
+  log_.push_back(FormatDuration(sim_.Now()) + " " + text);
+  sim_.trace().Record(sim_.Now(), "fault", text);
+}
+
+void FaultInjector::KillPod(const FaultSpec& fault, const std::string& reason) {
+  const char* kind = ToString(fault.kind);
+  if (!fault.pod) {
+    Record(std::string(kind) + " skipped: no pod named");
+    return;
+  }
+  std::string who = fault.pod->ToString();
+  auto pod = sim_.store().Get("pods", fault.pod->ns, fault.pod->name);
+  if (!pod.ok()) {
+    Record(std::string(kind) + " " + who + " skipped: no such pod");
+    return;
+  }
+  std::string node = NodeNameOf(**pod);
+  auto it = kubelets_.find(node);
+  if (it == kubelets_.end()) {
+    Record(std::string(kind) + " " + who + " skipped: the pod is not on a node");
+    return;
+  }
+  std::string r = !reason.empty() ? reason : fault.exit_code == 0 ? "Completed" : "Error";
+  if (it->second->KillContainer(fault.pod->ns, fault.pod->name, fault.container, fault.exit_code, r)) {
+    Record(std::string(kind) + " " + who + (fault.container.empty() ? "" : "/" + fault.container) + " exit " +
+           std::to_string(fault.exit_code) + " " + r);
+  } else {
+    Record(std::string(kind) + " " + who + " skipped: no running container");
+  }
+}
+
+void FaultInjector::Apply(const FaultSpec& fault) {
+  switch (fault.kind) {
+    case FaultKind::kNodeDown: {
+      std::string node = fault.node;
+      if (fault.node_of) {
+        auto pod = sim_.store().Get("pods", fault.node_of->ns, fault.node_of->name);
+        if (pod.ok()) node = NodeNameOf(**pod);
+        if (node.empty()) {
+          Record("NodeDown nodeOf " + fault.node_of->ToString() + " skipped: the pod is not on a node");
+          return;
+        }
+      }
+      if (!cluster_.Spec(node)) {
+        Record("NodeDown " + node + " skipped: no such node");
+        return;
+      }
+      cluster_.NodeDown(node);
+      Record("NodeDown " + node + (fault.duration ? " for " + FormatDuration(*fault.duration) : ""));
+      if (fault.duration) {
+        sim_.engine().Schedule(*fault.duration, [this, node] {
+          cluster_.NodeUp(node);
+          Record("NodeUp " + node + " (end of NodeDown)");
+        });
+      }
+      return;
+    }
+    case FaultKind::kNodeUp:
+      if (!cluster_.Spec(fault.node)) {
+        Record("NodeUp " + fault.node + " skipped: no such node");
+        return;
+      }
+      cluster_.NodeUp(fault.node);
+      Record("NodeUp " + fault.node);
+      return;
+    case FaultKind::kPodKill:
+      KillPod(fault, "");
+      return;
+    case FaultKind::kOOM:
+      KillPod(fault, "OOMKilled");
+      return;
+    case FaultKind::kImagePullError: {
+      for (auto& [node, kubelet] : kubelets_) kubelet->AddImagePullFault(fault.image);
+      Record("ImagePullError " + fault.image + (fault.duration ? " for " + FormatDuration(*fault.duration) : ""));
+      if (fault.duration) {
+        std::string glob = fault.image;
+        sim_.engine().Schedule(*fault.duration, [this, glob] {
+          for (auto& [node, kubelet] : kubelets_) kubelet->RemoveImagePullFault(glob);
+          Record("ImagePullError " + glob + " ends");
+        });
+      }
+      return;
+    }
+    case FaultKind::kNetworkSlow: {
+      const std::string who = fault.node.empty() ? std::string("every node") : fault.node;
+      sim::Network* network = sim_.network();
+      if (!network) {
+        Record("NetworkSlow " + who + " skipped: the simulation has no flow network");
+        return;
+      }
+      std::vector<std::string> nodes;
+      if (fault.node.empty()) {
+        for (const auto& [name, spec] : cluster_.specs()) nodes.push_back(name);
+      } else if (network->HasNode(fault.node)) {
+        nodes.push_back(fault.node);
+      } else {
+        Record("NetworkSlow " + who + " skipped: no such node");
+        return;
+      }
+      for (const auto& node : nodes) network->SetNodeNicFactor(node, fault.factor);
+      Record("NetworkSlow " + who + " factor " + std::to_string(fault.factor) +
+             (fault.duration ? " for " + FormatDuration(*fault.duration) : ""));
+      if (fault.duration) {
+        sim_.engine().Schedule(*fault.duration, [this, nodes, who] {
+          if (sim::Network* net = sim_.network())
+            for (const auto& node : nodes) net->SetNodeNicFactor(node, 1);
+          Record("NetworkSlow " + who + " ends");
+        });
+      }
+      return;
+    }
+    case FaultKind::kApiFaults: {
+      kube::FaultPlan plan = base_plan_;
+      plan.conflict_rate = fault.conflict_rate;
+      plan.error_rate = fault.error_rate;
+      plan.timeout_rate = fault.timeout_rate;
+      if (fault.latency > 0) plan.latency_min = plan.latency_max = fault.latency;
+      sim_.SetApiFaults(plan);
+      Record("ApiFaults conflicts " + std::to_string(fault.conflict_rate) + " errors " +
+             std::to_string(fault.error_rate) + " timeouts " + std::to_string(fault.timeout_rate) +
+             (fault.duration ? " for " + FormatDuration(*fault.duration) : ""));
+      if (fault.duration) {
+        sim_.engine().Schedule(*fault.duration, [this] {
+          sim_.SetApiFaults(base_plan_);
+          Record("ApiFaults end");
+        });
+      }
+      return;
+    }
+    case FaultKind::kWatchDrop:
+      sim_.DropWatches();
+      Record("WatchDrop");
+      return;
+    case FaultKind::kOperatorRestart:
+      if (!op_) {
+        Record("OperatorRestart skipped: the operator is disabled");
+        return;
+      }
+      op_->Restart();
+      Record("OperatorRestart");
+      return;
+  }
+}
+
+}  // namespace harness

@@ -1,0 +1,297 @@
+// A Network is the simulator's flow-level model of moving bytes: node NICs, node disks, the shared
+// storage (where datasets and partitions are downloaded from) and, optionally, rack uplinks. Each of
+// those is a link with a capacity in bytes per second. A flow moves a number of bytes from one
+// endpoint to another over the links on its path and gets a rate by max-min fair sharing
+// (progressive filling): every flow gets an equal share of each link unless it is held lower
+// elsewhere (another link or its own rate cap), and capacity one flow cannot use goes to the others.
+//
+// Links and paths:
+//   - each node has a NIC egress link and a NIC ingress link (full duplex: the two directions are
+//     independent) and one disk link shared by reads and writes (an SSD's throughput is one budget;
+//     a copy from a node's disk to the same disk crosses it once);
+//   - the storage link is one budget for all transfers to and from the shared store (an NFS/EFS
+//     server's throughput, calibration.md: about 0.5-0.6 GB/s per NFS client, EFS 500 MiB/s);
+//   - the image registry hangs off the spine through an optional registry link (one budget for all
+//     pulls; non-blocking by default: a registry and its CDN usually outpace a node's NIC);
+//   - a rack with a finite uplink capacity has an up link (rack -> spine) and a down link
+//     (spine -> rack); nodes added without a rack sit on the spine itself. The default topology is
+//     flat: every node on one non-blocking switch, so node-to-node flows cross only the two NICs.
+//   The topology (nodes, racks, spine, storage) is a Boost.Graph; a flow's path is the BFS path
+//   between its endpoints' vertices (node -> rack switch -> spine -> rack switch -> node), each edge
+//   contributing the link of the direction it is crossed in. Endpoint kinds:
+//     Storage() -> Disk(n):  storage, [rack down], n ingress, n disk
+//     Storage() -> Memory(n): storage, [rack down], n ingress
+//     Registry() -> Disk(n): [registry], [rack down], n ingress, n disk   (an image pull)
+//     Disk(a) -> Memory(b), a != b: a disk, a egress, [a up, b down], b ingress   (and so on)
+//     same node: Disk <-> Disk or Memory crosses the disk once; Memory -> Memory crosses nothing.
+//   A flow that crosses no link and has no rate cap completes at once.
+//
+// Re-rating: starting or ending a flow, or changing a link's capacity (SetNodeNicFactor for a
+// NetworkSlow fault, SetStorage, ...), marks links dirty and schedules one re-rate event at the
+// current instant (delay 0), so everything that changes within one simulated microsecond is
+// re-rated once. A node that is down (SetNodeUp(false)) has NIC and disk capacity 0 whatever its
+// factors, so its flows stall, keeping their progress, until it is up again. The re-rate walks only the connected component of flows and links reachable from
+// the dirty links (flows are joined when they share a link), runs progressive filling over it with
+// a heap of link fair shares, and for each flow whose rate changed accounts its progress at the old
+// rate and reschedules its completion event (Engine::Cancel + ScheduleAt). Cost per re-rate:
+// O((F*P + L) log(F*P + L)) for F flows and L links in the component and P links per path (P <= 6);
+// flows outside the component are not touched. A flow with rate 0 (a capacity-0 link, a node
+// with NIC factor 0) has no completion event and waits until a re-rate gives it capacity again.
+//
+// Time: a flow completes at the first whole microsecond at or after its bytes are done (rounded up;
+// float noise under about 1 ppb is ignored so that 1 GB at 0.5 GB/s takes exactly 2 s). The
+// completion event always finishes the flow, so no flow can livelock on a tiny remainder. All
+// arithmetic runs in an order fixed by the calls made, so a run is deterministic.
+//
+// REQUIRES: external synchronization; used from the engine's thread. Flow callbacks may start and
+// cancel flows and change capacities.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <boost/graph/adjacency_list.hpp>
+
+#include "sim/kernel/engine.h"
+
+namespace sim {
+
+// Names one flow. A default-constructed FlowId names nothing.
+class FlowId {
+ public:
+  constexpr FlowId() = default;
+  constexpr bool valid() const { return seq_ != 0; }
+  // Start order of the flow within its Network (1, 2, 3, ...).
+  constexpr std::uint64_t sequence() const { return seq_; }
+  friend constexpr bool operator==(const FlowId&, const FlowId&) = default;
+
+ private:
+  friend class Network;
+  constexpr FlowId(std::uint64_t seq, std::uint32_t slot) : seq_(seq), slot_(slot) {}
+  std::uint64_t seq_ = 0;
+  std::uint32_t slot_ = 0;
+};
+
+// One end of a flow.
+struct Endpoint {
+  enum class Kind { kMemory, kDisk, kStorage, kRegistry };
+  Kind kind = Kind::kMemory;
+  std::string node;  // empty for kStorage and kRegistry
+
+  // The node's memory, reached through its NIC (a process on that node sending or receiving).
+  static Endpoint Memory(std::string node) { return {Kind::kMemory, std::move(node)}; }
+  // The node's local disk (through its NIC when the other end is elsewhere).
+  static Endpoint Disk(std::string node) { return {Kind::kDisk, std::move(node)}; }
+  // The shared store datasets are downloaded from.
+  static Endpoint Storage() { return {Kind::kStorage, {}}; }
+  // The container image registry pulls come from (only ever a source).
+  static Endpoint Registry() { return {Kind::kRegistry, {}}; }
+};
+
+struct FlowSpec {
+  Endpoint src;
+  Endpoint dst;
+  double bytes = 0;
+  // Upper bound on the rate in bytes/s (e.g. a downloader's own limit); <= 0 means none.
+  double rate_cap = 0;
+  // Runs once, at the completion time, after the flow has left the network. Not run on cancel.
+  std::function<void()> on_done;
+};
+
+struct NetworkConfig {
+  // Capacity of the shared storage link in bytes/s. Default: a single NFS client, about
+  // 0.5-0.6 GB/s (calibration.md, "Storage", from DGL issue #4514's partition load).
+  double storage_bps = 0.55e9;
+  // Capacity of the registry's link for all pulls together, bytes/s; <= 0 (default) means
+  // non-blocking: each pull is held by its own rate cap and the node's NIC and disk.
+  double registry_bps = 0;
+};
+
+// Per-link figures for reports.
+struct LinkStats {
+  std::string name;       // e.g. "node-3/nic-egress", "node-3/disk", "storage", "rack-a/up"
+  double capacity_bps = 0;  // current capacity (base times any factor)
+  double rate_bps = 0;      // sum of the current rates of the flows crossing it
+  double bytes_carried = 0;
+  Micros busy_time = 0;     // time during which flows moved bytes over the link
+  std::size_t active_flows = 0;
+};
+
+class Network {
+ public:
+  using LinkId = std::uint32_t;
+
+  Network(Engine& engine, NetworkConfig config = {});
+  ~Network();
+
+  Network(const Network&) = delete;
+  Network& operator=(const Network&) = delete;
+
+  // Adds a rack whose uplink carries `uplink_bps` in each direction; <= 0 means non-blocking
+  // (no uplink links). Returns false if the rack exists.
+  bool AddRack(const std::string& rack, double uplink_bps);
+  // Adds a node with `nic_bps` in each NIC direction and `disk_bps` for its disk. An empty `rack`
+  // puts the node on the spine (flat topology); an unknown rack is created non-blocking.
+  // Returns false if the node exists.
+  bool AddNode(const std::string& node, double nic_bps, double disk_bps, const std::string& rack = "");
+  bool HasNode(const std::string& node) const { return nodes_.contains(node); }
+
+  // Sets the storage link's capacity; flows on it are re-rated.
+  void SetStorage(double bps);
+  // Multiplies the node's NIC capacity (both directions) by `factor` (>= 0) relative to the
+  // capacity it was added with: 0.1 for a NetworkSlow fault, 0 for a node that is down, 1 to
+  // restore. Returns false for an unknown node.
+  bool SetNodeNicFactor(const std::string& node, double factor);
+  // The same for the node's disk.
+  bool SetNodeDiskFactor(const std::string& node, double factor);
+  // A node that is down has NIC and disk capacity 0 (its flows stall and keep their progress);
+  // back up, the factors set above apply again. Returns false for an unknown node.
+  bool SetNodeUp(const std::string& node, bool up);
+
+  // Starts a flow now. Returns an invalid FlowId if an endpoint names an unknown node, neither end
+  // is a node, the registry is the destination, or `bytes` is negative or not finite. A flow of 0 bytes completes at once (at the
+  // current instant, as an engine event).
+  FlowId StartFlow(FlowSpec spec);
+  // Removes an active flow without running its callback. Returns the bytes it moved, or -1 if
+  // `id` is not active (done, cancelled or never started).
+  double CancelFlow(FlowId id);
+
+  bool IsActive(FlowId id) const;
+  // Bytes an active flow has moved so far (fractional: rates are real numbers); -1 if not active.
+  double BytesMoved(FlowId id) const;
+  // An active flow's current rate in bytes/s; -1 if not active. Changes made within the current
+  // instant are reflected once the re-rate event has run.
+  double Rate(FlowId id) const;
+
+  std::size_t active_flows() const { return active_; }
+  std::uint64_t flows_started() const { return started_; }
+  std::uint64_t flows_completed() const { return completed_; }
+  std::uint64_t rerates() const { return rerates_; }
+  // Flows re-rated in total (sum of component sizes), a measure of re-rating work.
+  std::uint64_t flows_rerated() const { return flows_rerated_; }
+
+  // Every link in creation order, with its figures accounted up to Now().
+  std::vector<LinkStats> Links() const;
+  // One link by name; a default LinkStats (empty name) if there is none.
+  LinkStats Link(const std::string& name) const;
+
+ private:
+  struct LinkState {
+    std::string name;
+    double base_capacity = 0;
+    double factor = 1;
+    double capacity = 0;
+    // Active flows crossing the link: (flow slot, index of this link in the flow's path).
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> flows;
+    // Stats, accounted lazily whenever rate_sum changes.
+    double rate_sum = 0;
+    Micros stats_at = 0;
+    double bytes_carried = 0;
+    Micros busy_time = 0;
+    // Re-rate scratch.
+    std::uint64_t visit = 0;
+    std::uint64_t touch = 0;
+    bool dirty = false;
+    double fill_capacity = 0;
+    double fill_sum = 0;  // rates frozen on the link so far
+    std::uint32_t fill_unfrozen = 0;
+    std::uint32_t fill_version = 0;
+  };
+  struct FlowState {
+    std::uint64_t seq = 0;  // 0 while the slot is free
+    std::vector<LinkId> path;
+    std::vector<std::uint32_t> pos_in_link;  // index of this flow in links_[path[i]].flows
+    double bytes = 0;
+    double remaining = 0;  // bytes left at `updated_at`
+    double rate = 0;
+    double rate_cap = 0;
+    Micros updated_at = 0;
+    Micros done_at = -1;  // time of the pending completion event; -1 if none
+    EventId done_event;
+    std::function<void()> on_done;
+    std::uint64_t visit = 0;
+    std::uint64_t frozen = 0;
+    double new_rate = 0;
+  };
+  struct NodeState {
+    LinkId egress, ingress, disk;
+    double nic_base, disk_base;
+    double nic_factor = 1, disk_factor = 1;
+    bool up = true;
+    std::size_t vertex;
+  };
+
+  // The topology graph. An edge between a and b (a < b) carries the link used when crossing it from
+  // a to b and from b to a; kNoLink where the hop is non-blocking.
+  static constexpr LinkId kNoLink = ~LinkId{0};
+  struct Hop {
+    std::size_t a = 0;
+    LinkId a_to_b = kNoLink;
+    LinkId b_to_a = kNoLink;
+  };
+  using Topology = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS,
+                                         boost::no_property, Hop>;
+
+  LinkId NewLink(std::string name, double capacity);
+  void SetLinkCapacity(LinkId link, double capacity);
+  // Applies a node's factors and up state to its links.
+  void ApplyNodeCapacity(NodeState& node);
+  std::size_t AddVertex();
+  void Connect(std::size_t a, std::size_t b, LinkId a_to_b, LinkId b_to_a);
+  // Appends the links crossed from vertex `from` to vertex `to`.
+  void AppendSwitchedPath(std::size_t from, std::size_t to, std::vector<LinkId>& path);
+  bool ResolvePath(const Endpoint& src, const Endpoint& dst, std::vector<LinkId>& path);
+
+  void MarkDirty(LinkId link);
+  void Rerate();
+  void AccountStats(LinkState& link);
+  // Bytes left at Now() at the flow's current rate.
+  double RemainingNow(const FlowState& f) const;
+  void ScheduleCompletion(std::uint32_t slot);
+  void Complete(std::uint32_t slot);
+  // Detaches the flow from its links (marking them dirty) and frees the slot.
+  void Remove(std::uint32_t slot);
+  const FlowState* Find(FlowId id) const;
+
+  Engine& engine_;
+  NetworkConfig config_;
+  std::vector<LinkState> links_;
+  std::map<std::string, LinkId> link_by_name_;
+  std::vector<FlowState> flows_;
+  std::vector<std::uint32_t> free_slots_;
+  std::map<std::string, NodeState> nodes_;
+  std::map<std::string, std::size_t> rack_vertex_;
+  Topology topology_;
+  std::size_t spine_vertex_ = 0;
+  std::size_t storage_vertex_ = 0;
+  std::size_t registry_vertex_ = 0;
+  LinkId storage_link_ = 0;
+  // BFS predecessor maps by source vertex, computed on demand; cleared when the topology changes.
+  std::vector<std::vector<std::size_t>> predecessors_;
+
+  std::vector<LinkId> dirty_links_;
+  // Re-rate scratch, kept to avoid allocating on every pass.
+  struct ShareEntry {
+    double share;
+    LinkId link;
+    std::uint32_t version;
+  };
+  std::vector<LinkId> scratch_links_, scratch_stack_, scratch_touched_;
+  std::vector<std::uint32_t> scratch_flows_, scratch_capped_;
+  std::vector<ShareEntry> scratch_heap_;
+  EventId rerate_event_;
+  std::uint64_t epoch_ = 0;  // stamps for visit / dirty / frozen marks
+
+  std::size_t active_ = 0;
+  std::uint64_t next_seq_ = 1;
+  std::uint64_t started_ = 0;
+  std::uint64_t completed_ = 0;
+  std::uint64_t rerates_ = 0;
+  std::uint64_t flows_rerated_ = 0;
+};
+
+}  // namespace sim

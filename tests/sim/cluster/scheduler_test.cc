@@ -1,0 +1,590 @@
+// The simulated kube-scheduler: filters, scores, messages, retries with back-off, gangs, binding.
+#include "sim/cluster/scheduler.h"
+
+#include "sim/cluster/cluster.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+namespace sim {
+namespace {
+
+using nlohmann::json;
+
+NodeTemplate Nodes(const std::string& name, int count, const std::string& cpu, const std::string& memory,
+                   const std::string& gpu = "0") {
+  NodeTemplate t;
+  t.name = name;
+  t.count = count;
+  t.capacity = {{"cpu", cpu}, {"memory", memory}, {"ephemeral-storage", "100Gi"}};
+  if (gpu != "0") t.capacity["nvidia.com/gpu"] = gpu;
+  return t;
+}
+
+json Pod(const std::string& name, json requests = json::object()) {
+  json container = {{"name", "main"}, {"image", "busybox:1.36"}};
+  if (!requests.empty()) container["resources"] = {{"requests", requests}};
+  return {{"metadata", {{"name", name}, {"namespace", "default"}}},
+          {"spec", {{"containers", json::array({container})}}}};
+}
+
+class SchedulerTest : public ::testing::Test {
+ protected:
+  void Boot(SchedulerConfig config = {}) {
+    scheduler_ = &sim_.AddActor<Scheduler>(config);
+    sim_.Start();
+  }
+  void CreatePod(const json& pod) { ASSERT_TRUE(sim_.store().Create("pods", pod).ok()) << pod.dump(); }
+  void CreatePodAt(Micros t, json pod) {
+    sim_.engine().ScheduleAt(t, [this, pod] { sim_.store().Create("pods", pod); });
+  }
+  json Get(const std::string& name) {
+    auto r = sim_.store().Get("pods", "default", name);
+    return r.ok() ? **r : json();
+  }
+  std::string NodeOf(const std::string& name) { return Get(name)["spec"].value("nodeName", ""); }
+  json Scheduled(const std::string& name) {
+    json pod = Get(name);
+    for (const auto& c : pod["status"]["conditions"])
+      if (c["type"] == "PodScheduled") return c;
+    return nullptr;
+  }
+  std::string Message(const std::string& name) {
+    json c = Scheduled(name);
+    return c.is_null() ? "" : c.value("message", "");
+  }
+
+  Simulation sim_;
+  Cluster cluster_{sim_};
+  Scheduler* scheduler_ = nullptr;
+};
+
+// ---- binding -------------------------------------------------------------------------------------
+
+TEST_F(SchedulerTest, BindsAPendingPodToAFittingNodeThroughTheApi) {
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("n", 1, "8", "32Gi")).ok());
+  Boot();
+  CreatePod(Pod("p", {{"cpu", "1"}}));
+  sim_.RunUntil(kSecond);
+  EXPECT_EQ(NodeOf("p"), "n-0");
+  EXPECT_EQ(Scheduled("p")["status"], "True");
+  EXPECT_EQ(scheduler_->stats().bound, 1);
+  bool traced = false;
+  for (const auto& r : sim_.trace().records())
+    if (r.text.rfind("bind pods default/p", 0) == 0) traced = true;
+  EXPECT_TRUE(traced);
+  EXPECT_EQ(scheduler_->Allocated("n-0")->milli_cpu, 1000);
+}
+
+TEST_F(SchedulerTest, EachDecisionTakesTheSchedulingLatency) {
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("n", 1, "8", "32Gi")).ok());
+  Boot({.latency = 10 * kMillisecond, .latency_jitter = 0});
+  CreatePod(Pod("a"));
+  CreatePod(Pod("b"));
+  // The pods reach the scheduler after the 2 ms watch latency; each decision takes 10 ms.
+  sim_.RunUntil(11 * kMillisecond);
+  EXPECT_EQ(NodeOf("a"), "");
+  sim_.RunUntil(12 * kMillisecond);
+  EXPECT_EQ(NodeOf("a"), "n-0");
+  EXPECT_EQ(NodeOf("b"), "");
+  sim_.RunUntil(22 * kMillisecond);
+  EXPECT_EQ(NodeOf("b"), "n-0");
+}
+
+TEST_F(SchedulerTest, PodsOfAnotherSchedulerAreLeftAlone) {
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("n", 1, "8", "32Gi")).ok());
+  Boot();
+  json pod = Pod("p");
+  pod["spec"]["schedulerName"] = "volcano";
+  CreatePod(pod);
+  sim_.RunUntil(kSecond);
+  EXPECT_EQ(NodeOf("p"), "");
+  EXPECT_TRUE(Scheduled("p").is_null());
+}
+
+// ---- filters: node "a-0" would win every tie, so a pod on "b-0" proves "a-0" was filtered ----------
+
+TEST_F(SchedulerTest, CpuFilterSkipsANodeWithoutEnoughCpu) {
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("a", 1, "2", "32Gi")).ok());
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("b", 1, "8", "32Gi")).ok());
+  Boot();
+  CreatePod(Pod("p", {{"cpu", "4"}}));
+  sim_.RunUntil(kSecond);
+  EXPECT_EQ(NodeOf("p"), "b-0");
+}
+
+TEST_F(SchedulerTest, MemoryFilterSkipsANodeWithoutEnoughMemory) {
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("a", 1, "8", "4Gi")).ok());
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("b", 1, "8", "64Gi")).ok());
+  Boot();
+  CreatePod(Pod("p", {{"memory", "16Gi"}}));
+  sim_.RunUntil(kSecond);
+  EXPECT_EQ(NodeOf("p"), "b-0");
+}
+
+TEST_F(SchedulerTest, GpuFilterSkipsANodeWithoutGpus) {
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("a", 1, "8", "32Gi")).ok());
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("b", 1, "8", "32Gi", "8")).ok());
+  Boot();
+  CreatePod(Pod("p", {{"nvidia.com/gpu", 2}}));
+  sim_.RunUntil(kSecond);
+  EXPECT_EQ(NodeOf("p"), "b-0");
+}
+
+TEST_F(SchedulerTest, EphemeralStorageFilterSkipsANodeWithoutEnoughDisk) {
+  NodeTemplate small = Nodes("a", 1, "8", "32Gi");
+  small.capacity["ephemeral-storage"] = "10Gi";
+  ASSERT_TRUE(cluster_.AddNodes(small).ok());
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("b", 1, "8", "32Gi")).ok());
+  Boot();
+  CreatePod(Pod("p", {{"ephemeral-storage", "50Gi"}}));
+  sim_.RunUntil(kSecond);
+  EXPECT_EQ(NodeOf("p"), "b-0");
+}
+
+TEST_F(SchedulerTest, PodCountFilterSkipsAFullNode) {
+  NodeTemplate one = Nodes("a", 1, "8", "32Gi");
+  one.capacity["pods"] = "1";
+  ASSERT_TRUE(cluster_.AddNodes(one).ok());
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("b", 1, "1", "1Gi")).ok());  // LeastAllocated prefers a-0 while it is empty
+  Boot();
+  CreatePod(Pod("first"));
+  sim_.RunUntil(kSecond);
+  ASSERT_EQ(NodeOf("first"), "a-0");
+  CreatePod(Pod("second"));
+  sim_.RunUntil(2 * kSecond);
+  EXPECT_EQ(NodeOf("second"), "b-0");
+}
+
+TEST_F(SchedulerTest, InitContainersCountByTheLargestAndLimitsStandInForMissingRequests) {
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("a", 1, "4", "32Gi")).ok());
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("b", 1, "8", "32Gi")).ok());
+  Boot();
+  json pod = Pod("init", {{"cpu", "1"}});
+  pod["spec"]["initContainers"] = json::array(
+      {{{"name", "i"}, {"image", "busybox:1.36"}, {"resources", {{"limits", {{"cpu", "6"}}}}}}});
+  CreatePod(pod);
+  sim_.RunUntil(kSecond);
+  EXPECT_EQ(NodeOf("init"), "b-0");
+  EXPECT_EQ(scheduler_->Allocated("b-0")->milli_cpu, 6000);
+
+  PodRequests r = ComputePodRequests(Pod("x", {{"cpu", "500m"}, {"memory", "1Gi"}}));
+  EXPECT_EQ(r.requests.milli_cpu, 500);
+  EXPECT_EQ(r.requests.memory, 1LL << 30);
+  EXPECT_EQ(r.requests.pods, 1);
+  PodRequests none = ComputePodRequests(Pod("y"));
+  EXPECT_EQ(none.requests.milli_cpu, 0);
+  EXPECT_EQ(none.nonzero_milli_cpu, 100);
+  EXPECT_EQ(none.nonzero_memory, 200LL << 20);
+}
+
+TEST_F(SchedulerTest, NodeSelectorFilterSkipsANodeWithoutTheLabels) {
+  NodeTemplate a = Nodes("a", 1, "8", "32Gi");
+  a.labels = {{"pool", "cpu"}};
+  NodeTemplate b = Nodes("b", 1, "8", "32Gi");
+  b.labels = {{"pool", "gpu"}};
+  ASSERT_TRUE(cluster_.AddNodes(a).ok());
+  ASSERT_TRUE(cluster_.AddNodes(b).ok());
+  Boot();
+  json pod = Pod("p");
+  pod["spec"]["nodeSelector"] = {{"pool", "gpu"}};
+  CreatePod(pod);
+  sim_.RunUntil(kSecond);
+  EXPECT_EQ(NodeOf("p"), "b-0");
+}
+
+TEST_F(SchedulerTest, RequiredNodeAffinityHonoursEveryOperator) {
+  NodeTemplate a = Nodes("a", 1, "64", "256Gi");
+  a.labels = {{"zone", "z1"}, {"gen", "3"}};
+  NodeTemplate b = Nodes("b", 1, "64", "256Gi");
+  b.labels = {{"zone", "z2"}, {"gen", "5"}, {"fast", ""}};
+  ASSERT_TRUE(cluster_.AddNodes(a).ok());
+  ASSERT_TRUE(cluster_.AddNodes(b).ok());
+  Boot();
+  auto with = [](const std::string& name, json expressions) {
+    json pod = Pod(name);
+    pod["spec"]["affinity"] = {
+        {"nodeAffinity",
+         {{"requiredDuringSchedulingIgnoredDuringExecution",
+           {{"nodeSelectorTerms", json::array({{{"matchExpressions", expressions}}})}}}}}};
+    return pod;
+  };
+  CreatePod(with("in", json::array({{{"key", "zone"}, {"operator", "In"}, {"values", {"z2", "z3"}}}})));
+  CreatePod(with("notin", json::array({{{"key", "zone"}, {"operator", "NotIn"}, {"values", {"z1"}}}})));
+  CreatePod(with("exists", json::array({{{"key", "fast"}, {"operator", "Exists"}}})));
+  CreatePod(with("doesnotexist", json::array({{{"key", "fast"}, {"operator", "DoesNotExist"}}})));
+  CreatePod(with("gt", json::array({{{"key", "gen"}, {"operator", "Gt"}, {"values", {"4"}}}})));
+  CreatePod(with("lt", json::array({{{"key", "gen"}, {"operator", "Lt"}, {"values", {"4"}}}})));
+  CreatePod(with("nothing", json::array({{{"key", "zone"}, {"operator", "In"}, {"values", {"z9"}}}})));
+  sim_.RunUntil(kSecond);
+  EXPECT_EQ(NodeOf("in"), "b-0");
+  EXPECT_EQ(NodeOf("notin"), "b-0");
+  EXPECT_EQ(NodeOf("exists"), "b-0");
+  EXPECT_EQ(NodeOf("doesnotexist"), "a-0");
+  EXPECT_EQ(NodeOf("gt"), "b-0");
+  EXPECT_EQ(NodeOf("lt"), "a-0");
+  EXPECT_EQ(NodeOf("nothing"), "");
+  EXPECT_EQ(Message("nothing"), "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector.");
+}
+
+TEST_F(SchedulerTest, TaintsRepelPodsWithoutAMatchingToleration) {
+  NodeTemplate a = Nodes("a", 1, "64", "256Gi");
+  a.taints = {Taint{"dedicated", "dgl", "NoSchedule", std::nullopt}};
+  NodeTemplate b = Nodes("b", 1, "64", "256Gi");
+  ASSERT_TRUE(cluster_.AddNodes(a).ok());
+  ASSERT_TRUE(cluster_.AddNodes(b).ok());
+  Boot();
+  auto with = [](const std::string& name, json tolerations) {
+    json pod = Pod(name);
+    if (!tolerations.is_null()) pod["spec"]["tolerations"] = tolerations;
+    return pod;
+  };
+  CreatePod(with("none", nullptr));
+  CreatePod(with("equal", json::array({{{"key", "dedicated"}, {"operator", "Equal"}, {"value", "dgl"}, {"effect", "NoSchedule"}}})));
+  CreatePod(with("wrongvalue", json::array({{{"key", "dedicated"}, {"value", "other"}}})));
+  CreatePod(with("wrongeffect", json::array({{{"key", "dedicated"}, {"operator", "Exists"}, {"effect", "NoExecute"}}})));
+  CreatePod(with("exists", json::array({{{"key", "dedicated"}, {"operator", "Exists"}}})));
+  CreatePod(with("everything", json::array({{{"operator", "Exists"}}})));
+  sim_.RunUntil(kSecond);
+  EXPECT_EQ(NodeOf("none"), "b-0");
+  EXPECT_EQ(NodeOf("equal"), "a-0");
+  EXPECT_EQ(NodeOf("wrongvalue"), "b-0");
+  EXPECT_EQ(NodeOf("wrongeffect"), "b-0");
+  EXPECT_EQ(NodeOf("exists"), "a-0");
+  EXPECT_EQ(NodeOf("everything"), "a-0");
+}
+
+TEST_F(SchedulerTest, UnschedulableNodesAreSkipped) {
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("a", 1, "8", "32Gi")).ok());
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("b", 1, "8", "32Gi")).ok());
+  ASSERT_TRUE(sim_.store().Patch("nodes", "", "a-0", {{"spec", {{"unschedulable", true}}}}).ok());
+  Boot();
+  CreatePod(Pod("p"));
+  sim_.RunUntil(kSecond);
+  EXPECT_EQ(NodeOf("p"), "b-0");
+}
+
+TEST_F(SchedulerTest, NotReadyNodesAreSkippedByTaintOrByCondition) {
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("a", 1, "8", "32Gi")).ok());
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("b", 1, "8", "32Gi")).ok());
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("c", 1, "1", "1Gi")).ok());
+  ASSERT_TRUE(sim_.store()
+                  .Patch("nodes", "", "a-0",
+                         {{"spec", {{"taints", json::array({{{"key", kTaintNotReady}, {"effect", "NoSchedule"}}})}}}})
+                  .ok());
+  auto b = sim_.store().Get("nodes", "", "b-0");
+  json conditions = (**b)["status"]["conditions"];
+  conditions[0]["status"] = "False";
+  ASSERT_TRUE(sim_.store().Patch("nodes", "", "b-0", {{"status", {{"conditions", conditions}}}},
+                                 kube::PatchType::kMerge, "status").ok());
+  Boot();
+  CreatePod(Pod("p"));
+  sim_.RunUntil(kSecond);
+  EXPECT_EQ(NodeOf("p"), "c-0");
+}
+
+// ---- scores and ties -----------------------------------------------------------------------------
+
+void PreloadNodeA(SchedulerTest* test, Simulation& sim) {
+  (void)test;
+  json busy = Pod("busy", {{"cpu", "4"}, {"memory", "8Gi"}});
+  busy["spec"]["nodeName"] = "a-0";
+  ASSERT_TRUE(sim.store().Create("pods", busy).ok());
+}
+
+TEST_F(SchedulerTest, LeastAllocatedPrefersTheEmptierNode) {
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("a", 1, "8", "32Gi")).ok());
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("b", 1, "8", "32Gi")).ok());
+  PreloadNodeA(this, sim_);
+  Boot({.scoring = ScoringPolicy::kLeastAllocated});
+  CreatePod(Pod("p", {{"cpu", "1"}, {"memory", "1Gi"}}));
+  sim_.RunUntil(kSecond);
+  EXPECT_EQ(NodeOf("p"), "b-0");
+}
+
+TEST_F(SchedulerTest, MostAllocatedPacksOntoTheFullerNode) {
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("a", 1, "8", "32Gi")).ok());
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("b", 1, "8", "32Gi")).ok());
+  sim_.store().Create("pods", [] {
+    json busy = Pod("busy", {{"cpu", "4"}, {"memory", "8Gi"}});
+    busy["spec"]["nodeName"] = "b-0";
+    return busy;
+  }());
+  Boot({.scoring = ScoringPolicy::kMostAllocated});
+  CreatePod(Pod("p", {{"cpu", "1"}, {"memory", "1Gi"}}));
+  sim_.RunUntil(kSecond);
+  EXPECT_EQ(NodeOf("p"), "b-0");
+}
+
+TEST_F(SchedulerTest, MostAllocatedFillsOneGpuNodeBeforeTheNext) {
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("g", 3, "96", "768Gi", "8")).ok());
+  Boot({.scoring = ScoringPolicy::kMostAllocated});
+  for (int i = 0; i < 10; ++i) CreatePod(Pod("w" + std::to_string(i), {{"cpu", "1"}, {"nvidia.com/gpu", 1}}));
+  sim_.RunUntil(kSecond);
+  EXPECT_EQ(scheduler_->Allocated("g-0")->gpu, 8);
+  EXPECT_EQ(scheduler_->Allocated("g-1")->gpu, 2);
+  EXPECT_EQ(scheduler_->Allocated("g-2")->gpu, 0);
+}
+
+TEST_F(SchedulerTest, LeastAllocatedSpreadsGpuPodsAndBreaksTiesByNodeName) {
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("g", 3, "96", "768Gi", "8")).ok());
+  Boot();
+  for (int i = 0; i < 4; ++i) CreatePod(Pod("w" + std::to_string(i), {{"cpu", "1"}, {"nvidia.com/gpu", 1}}));
+  sim_.RunUntil(kSecond);
+  EXPECT_EQ(NodeOf("w0"), "g-0");
+  EXPECT_EQ(NodeOf("w1"), "g-1");
+  EXPECT_EQ(NodeOf("w2"), "g-2");
+  EXPECT_EQ(NodeOf("w3"), "g-0");
+}
+
+// ---- unschedulable pods --------------------------------------------------------------------------
+
+TEST_F(SchedulerTest, AnUnschedulablePodGetsKubeSchedulersMessage) {
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("gpu", 4, "96", "768Gi", "8")).ok());
+  Boot();
+  CreatePod(Pod("big", {{"nvidia.com/gpu", 9}}));
+  sim_.RunUntil(kSecond);
+  json c = Scheduled("big");
+  ASSERT_FALSE(c.is_null());
+  EXPECT_EQ(c["status"], "False");
+  EXPECT_EQ(c["reason"], "Unschedulable");
+  EXPECT_EQ(c["message"], "0/4 nodes are available: 4 Insufficient nvidia.com/gpu.");
+  EXPECT_EQ(scheduler_->UnschedulableCount(), 1u);
+}
+
+TEST_F(SchedulerTest, ReasonsAreAggregatedAcrossNodesAndSorted) {
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("gpu", 4, "96", "768Gi", "8")).ok());
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("sick", 1, "96", "768Gi", "16")).ok());
+  ASSERT_TRUE(sim_.store()
+                  .Patch("nodes", "", "sick-0",
+                         {{"spec", {{"taints", json::array({{{"key", kTaintNotReady}, {"effect", "NoSchedule"}}})}}}})
+                  .ok());
+  Boot();
+  CreatePod(Pod("big", {{"nvidia.com/gpu", 9}}));
+  CreatePod(Pod("huge", {{"nvidia.com/gpu", 9}, {"cpu", "200"}}));
+  sim_.RunUntil(kSecond);
+  EXPECT_EQ(Message("big"),
+            "0/5 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }, "
+            "4 Insufficient nvidia.com/gpu.");
+  EXPECT_EQ(Message("huge"),
+            "0/5 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }, "
+            "4 Insufficient cpu, 4 Insufficient nvidia.com/gpu.");
+}
+
+TEST_F(SchedulerTest, AnEmptyClusterSaysNoNodesAreAvailable) {
+  Boot();
+  CreatePod(Pod("p"));
+  sim_.RunUntil(kSecond);
+  EXPECT_EQ(Message("p"), "no nodes available to schedule pods");
+}
+
+TEST_F(SchedulerTest, AnUnschedulablePodIsRetriedWhenANodeIsAdded) {
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("cpu", 2, "8", "32Gi")).ok());
+  Boot();
+  CreatePod(Pod("p", {{"nvidia.com/gpu", 1}}));
+  sim_.RunUntil(5 * kSecond);
+  EXPECT_EQ(NodeOf("p"), "");
+  EXPECT_EQ(scheduler_->stats().attempts, 1);  // no polling while nothing changes
+  sim_.engine().ScheduleAt(5 * kSecond, [this] { ASSERT_TRUE(cluster_.AddNodes(Nodes("gpu", 1, "96", "768Gi", "8")).ok()); });
+  sim_.RunUntil(5 * kSecond + 10 * kMillisecond);
+  EXPECT_EQ(NodeOf("p"), "gpu-0");
+  EXPECT_EQ(scheduler_->stats().attempts, 2);
+}
+
+TEST_F(SchedulerTest, RetriesWaitForTheBackoffWhichDoublesUpToTenSeconds) {
+  SchedulerConfig config{.latency_jitter = 0};
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("small", 1, "1", "1Gi")).ok());
+  Boot(config);
+  CreatePod(Pod("p", {{"cpu", "4"}}));
+  // Attempt 1 at 3 ms (2 ms watch + 1 ms decision): back-off 1 s, until 1.003 s.
+  sim_.RunUntil(100 * kMillisecond);
+  ASSERT_EQ(scheduler_->stats().attempts, 1);
+  // A node that does not help arrives at 0.5 s: the pod waits out its back-off.
+  int added = 0;
+  auto add_small_at = [&](Micros t) {
+    sim_.engine().ScheduleAt(t, [this, &added] {
+      ASSERT_TRUE(cluster_.AddNodes(Nodes("x" + std::to_string(added++), 1, "1", "1Gi")).ok());
+    });
+  };
+  add_small_at(500 * kMillisecond);
+  sim_.RunUntil(1002 * kMillisecond);
+  EXPECT_EQ(scheduler_->stats().attempts, 1);
+  sim_.RunUntil(1005 * kMillisecond);
+  EXPECT_EQ(scheduler_->stats().attempts, 2);  // at 1.003 + 1 ms: back-off now 2 s, until 3.004 s
+  add_small_at(1500 * kMillisecond);
+  sim_.RunUntil(3003 * kMillisecond);
+  EXPECT_EQ(scheduler_->stats().attempts, 2);
+  sim_.RunUntil(3006 * kMillisecond);
+  EXPECT_EQ(scheduler_->stats().attempts, 3);  // back-off 4 s, then 8 s, then capped at 10 s
+  // Each later failure: an unhelpful node arrives a second after it; the retry waits for the
+  // back-off (4 s, 8 s, then the 10 s cap twice) and comes 1 ms (one decision) after it ends.
+  struct Step {
+    Micros event, due;
+  };
+  const Step steps[] = {{4 * kSecond, 7006 * kMillisecond},
+                        {8 * kSecond, 15007 * kMillisecond},
+                        {16 * kSecond, 25008 * kMillisecond},
+                        {26 * kSecond, 35009 * kMillisecond}};
+  int expected = 3;
+  for (const Step& step : steps) {
+    add_small_at(step.event);
+    sim_.RunUntil(step.due - 1);
+    EXPECT_EQ(scheduler_->stats().attempts, expected) << "before " << step.due;
+    sim_.RunUntil(step.due);
+    EXPECT_EQ(scheduler_->stats().attempts, ++expected) << "at " << step.due;
+  }
+}
+
+TEST_F(SchedulerTest, WithoutClusterEventsAPodIsRetriedOnlyAfterFiveMinutes) {
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("small", 1, "1", "1Gi")).ok());
+  Boot();
+  CreatePod(Pod("p", {{"cpu", "4"}}));
+  sim_.RunUntil(4 * kMinute);
+  EXPECT_EQ(scheduler_->stats().attempts, 1);
+  sim_.RunUntil(5 * kMinute + kSecond);
+  EXPECT_EQ(scheduler_->stats().attempts, 2);
+  EXPECT_EQ(Message("p"), "0/1 nodes are available: 1 Insufficient cpu.");
+}
+
+TEST_F(SchedulerTest, AFinishedPodReleasesItsResourcesAndAWaitingPodIsBound) {
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("gpu", 1, "8", "32Gi", "1")).ok());
+  Boot();
+  CreatePod(Pod("first", {{"nvidia.com/gpu", 1}}));
+  CreatePodAt(100 * kMillisecond, Pod("second", {{"nvidia.com/gpu", 1}}));
+  sim_.RunUntil(5 * kSecond);
+  ASSERT_EQ(NodeOf("first"), "gpu-0");
+  ASSERT_EQ(NodeOf("second"), "");
+  ASSERT_TRUE(sim_.store().Patch("pods", "default", "first", {{"status", {{"phase", "Succeeded"}}}},
+                                 kube::PatchType::kMerge, "status").ok());
+  sim_.RunUntil(5 * kSecond + 10 * kMillisecond);
+  EXPECT_EQ(NodeOf("second"), "gpu-0");
+  EXPECT_EQ(scheduler_->Allocated("gpu-0")->gpu, 1);
+}
+
+TEST_F(SchedulerTest, ADeletedPodReleasesItsResourcesAndAWaitingPodIsBound) {
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("gpu", 1, "8", "32Gi", "1")).ok());
+  Boot();
+  CreatePod(Pod("first", {{"nvidia.com/gpu", 1}}));
+  CreatePodAt(100 * kMillisecond, Pod("second", {{"nvidia.com/gpu", 1}}));
+  sim_.RunUntil(5 * kSecond);
+  ASSERT_EQ(NodeOf("second"), "");
+  ASSERT_TRUE(sim_.store().Delete("pods", "default", "first", {.grace_period_seconds = 0}).ok());
+  sim_.RunUntil(5 * kSecond + 10 * kMillisecond);
+  EXPECT_EQ(NodeOf("second"), "gpu-0");
+}
+
+// ---- gangs ---------------------------------------------------------------------------------------
+
+json PodGroup(const std::string& name, int min_member, int timeout_seconds = 0) {
+  json g = {{"apiVersion", "scheduling.x-k8s.io/v1alpha1"},
+            {"kind", "PodGroup"},
+            {"metadata", {{"name", name}, {"namespace", "default"}}},
+            {"spec", {{"minMember", min_member}}}};
+  if (timeout_seconds) g["spec"]["scheduleTimeoutSeconds"] = timeout_seconds;
+  return g;
+}
+
+json Member(const std::string& name, const std::string& group, int gpus) {
+  json pod = Pod(name, {{"nvidia.com/gpu", gpus}});
+  pod["metadata"]["labels"] = {{"scheduling.x-k8s.io/pod-group", group}};
+  return pod;
+}
+
+TEST_F(SchedulerTest, AGangIsPlacedAllTogetherOrNotAtAll) {
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("gpu", 2, "96", "768Gi", "8")).ok());
+  Boot({.gang = true});
+  ASSERT_TRUE(sim_.store().Create("podgroups", PodGroup("job", 3)).ok());
+  for (int i = 0; i < 3; ++i) CreatePod(Member("job-worker-" + std::to_string(i), "job", 6));
+  sim_.RunUntil(kSecond);
+  for (int i = 0; i < 3; ++i) {
+    std::string name = "job-worker-" + std::to_string(i);
+    EXPECT_EQ(NodeOf(name), "") << name;
+    EXPECT_NE(Message(name).find("pod group \"default/job\" cannot be placed: 2 of minMember 3 pods fit"),
+              std::string::npos)
+        << Message(name);
+  }
+  EXPECT_EQ(scheduler_->Allocated("gpu-0")->gpu, 0);
+  // A third machine makes room for all three at once.
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("more", 1, "96", "768Gi", "8")).ok());
+  sim_.RunUntil(20 * kSecond);
+  EXPECT_EQ(NodeOf("job-worker-0"), "gpu-0");
+  EXPECT_EQ(NodeOf("job-worker-1"), "gpu-1");
+  EXPECT_EQ(NodeOf("job-worker-2"), "more-0");
+  auto group = sim_.store().Get("podgroups", "default", "job");
+  EXPECT_EQ((**group)["status"]["phase"], "Scheduled");
+  EXPECT_EQ((**group)["status"]["scheduled"], 3);
+}
+
+TEST_F(SchedulerTest, AGangWaitsForAllItsPodsToExist) {
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("gpu", 4, "96", "768Gi", "8")).ok());
+  Boot({.gang = true});
+  ASSERT_TRUE(sim_.store().Create("podgroups", PodGroup("job", 3)).ok());
+  CreatePod(Member("w0", "job", 1));
+  CreatePod(Member("w1", "job", 1));
+  sim_.RunUntil(kSecond);
+  EXPECT_EQ(NodeOf("w0"), "");
+  EXPECT_EQ(Message("w0"),
+            "pre-filter pod w0 cannot find enough sibling pods, current pods number: 2, minMember of group: 3");
+  CreatePod(Member("w2", "job", 1));
+  sim_.RunUntil(2 * kSecond);
+  EXPECT_NE(NodeOf("w0"), "");
+  EXPECT_NE(NodeOf("w1"), "");
+  EXPECT_NE(NodeOf("w2"), "");
+}
+
+TEST_F(SchedulerTest, AGangNotPlacedWithinItsTimeoutIsMarkedTimedOut) {
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("gpu", 1, "96", "768Gi", "8")).ok());
+  Boot({.gang = true});
+  ASSERT_TRUE(sim_.store().Create("podgroups", PodGroup("job", 2, 30)).ok());
+  CreatePod(Member("w0", "job", 8));
+  CreatePod(Member("w1", "job", 8));
+  sim_.RunUntil(29 * kSecond);
+  auto group = sim_.store().Get("podgroups", "default", "job");
+  EXPECT_FALSE((**group).contains("status") && (**group)["status"].contains("conditions"));
+  sim_.RunUntil(31 * kSecond);
+  group = sim_.store().Get("podgroups", "default", "job");
+  const json& condition = (**group)["status"]["conditions"][0];
+  EXPECT_EQ(condition["type"], "ScheduleTimeout");
+  EXPECT_EQ(condition["status"], "True");
+  EXPECT_EQ(condition["reason"], "ScheduleTimeout");
+  EXPECT_EQ(NodeOf("w0"), "");
+  EXPECT_EQ(NodeOf("w1"), "");
+}
+
+TEST_F(SchedulerTest, WithoutGangSchedulingThePodGroupLabelIsIgnored) {
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("gpu", 1, "96", "768Gi", "8")).ok());
+  Boot();
+  CreatePod(Member("w0", "job", 8));
+  CreatePod(Member("w1", "job", 8));
+  sim_.RunUntil(kSecond);
+  EXPECT_EQ(NodeOf("w0"), "gpu-0");
+  EXPECT_EQ(NodeOf("w1"), "");
+}
+
+// ---- determinism ---------------------------------------------------------------------------------
+
+std::string RunOnce(std::uint64_t seed) {
+  Simulation sim({.seed = seed});
+  Cluster cluster(sim);
+  EXPECT_TRUE(cluster.AddNodes(Nodes("gpu", 10, "96", "768Gi", "8")).ok());
+  sim.AddActor<Scheduler>();
+  sim.Start();
+  for (int i = 0; i < 60; ++i)
+    sim.engine().ScheduleAt(i * 10 * kMillisecond, [&sim, i] {
+      sim.store().Create("pods", Pod("p" + std::to_string(i), {{"cpu", "2"}, {"nvidia.com/gpu", i % 3}}));
+    });
+  sim.RunUntil(kMinute);
+  return sim.trace().HashHex();
+}
+
+TEST_F(SchedulerTest, TheSameSeedGivesTheSameTraceAndAnotherSeedADifferentOne) {
+  std::string first = RunOnce(7);
+  EXPECT_EQ(first, RunOnce(7));
+  EXPECT_EQ(first, RunOnce(7));
+  EXPECT_NE(first, RunOnce(8));
+}
+
+}  // namespace
+}  // namespace sim

@@ -1,0 +1,202 @@
+// Every fault kind of a scenario, applied by the FaultInjector to a real run, and its effect on a
+// small DGL-API job (harness_test_util.h): node loss, killed and OOMKilled containers, operator
+// restarts, API faults, watch drops, image pull errors; and Kubelet::KillContainer itself.
+#include "sim/harness/run/faults.h"
+
+#include "sim/cluster/kubelet.h"
+#include "sim/harness/report/report.h"
+#include "tests/sim/harness/harness_test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace harness {
+namespace {
+
+using testing::Load;
+using testing::SmallScenario;
+using testing::Timeline;
+
+constexpr Micros kS = kube::kSecond;
+
+RunRecord RunWith(const std::string& faults, const std::string& expect = "") {
+  Scenario s = Load(SmallScenario(faults, expect));
+  return RunScenario(s);
+}
+
+const JobRecord& J(const RunRecord& r) { return r.jobs.at(JobKey{"default", "j"}); }
+
+std::optional<Micros> FirstPhaseAt(const JobRecord& job, const std::string& phase, Micros after = 0) {
+  for (const auto& p : job.phases)
+    if (p.phase == phase && p.at >= after) return p.at;
+  return std::nullopt;
+}
+
+std::optional<Micros> FaultTime(const RunRecord& r, const std::string& phase) {
+  for (const auto& p : J(r).phases)
+    if (p.phase == phase) return p.at;
+  return std::nullopt;
+}
+
+bool LogHas(const RunRecord& r, const std::string& text) {
+  return std::any_of(r.fault_log.begin(), r.fault_log.end(),
+                     [&](const std::string& line) { return line.find(text) != std::string::npos; });
+}
+
+std::string Describe(const RunRecord& r) {
+  std::string out = Timeline(J(r)) + "\n";
+  for (const auto& f : r.fault_log) out += "fault " + f + "\n";
+  for (const auto& v : r.invariant_violations) out += "violation " + v.name + ": " + v.detail + "\n";
+  return out;
+}
+
+TEST(FaultsTest, ACleanRunSucceeds) {
+  RunRecord r = RunWith("");
+  EXPECT_EQ(J(r).phase, "Succeeded") << Describe(r);
+  EXPECT_TRUE(r.fault_log.empty());
+}
+
+TEST(FaultsTest, NodeDownDuringTrainingEvictsItsPodsAbout350sLaterAndTheJobRestartsOrFails) {
+  RunRecord r = RunWith("  - {when: {job: default/j, phase: Training}, after: 1m, kind: NodeDown, nodeOf: default/j-worker-0}\n");
+  const JobRecord& job = J(r);
+  ASSERT_TRUE(LogHas(r, "NodeDown n-")) << Describe(r);
+  auto training = FaultTime(r, "Training");
+  ASSERT_TRUE(training);
+  Micros down = *training + 60 * kS;
+  // Nothing happens to the job before the pods are evicted: 50 s grace + 300 s toleration.
+  auto reaction = std::min(FirstPhaseAt(job, "Restarting", down).value_or(INT64_MAX),
+                           FirstPhaseAt(job, "Failed", down).value_or(INT64_MAX));
+  ASSERT_NE(reaction, INT64_MAX) << Describe(r);
+  EXPECT_GE(reaction - down, 340 * kS) << Describe(r);
+  EXPECT_LE(reaction - down, 420 * kS) << Describe(r);
+  EXPECT_TRUE(job.phase == "Failed" || job.restarts >= 1) << Describe(r);
+}
+
+TEST(FaultsTest, NodeDownForAWhileThenUpAgain) {
+  RunRecord r = RunWith("  - {at: 30s, kind: NodeDown, node: n-2, for: 2m}\n  - {at: 20m, kind: NodeUp, node: n-2}\n");
+  EXPECT_TRUE(LogHas(r, "NodeDown n-2 for 2m")) << Describe(r);
+  EXPECT_TRUE(LogHas(r, "NodeUp n-2 (end of NodeDown)")) << Describe(r);
+  EXPECT_EQ(J(r).phase, "Succeeded") << Describe(r);
+}
+
+TEST(FaultsTest, AWorkerKilledDuringTrainingRestartsTheJobWhichThenSucceeds) {
+  RunRecord r = RunWith("  - {when: {job: default/j, phase: Training}, after: 2m, kind: PodKill, pod: default/j-worker-1, exitCode: 137}\n");
+  const JobRecord& job = J(r);
+  EXPECT_TRUE(LogHas(r, "PodKill default/j-worker-1 exit 137 Error")) << Describe(r);
+  auto training = FaultTime(r, "Training");
+  ASSERT_TRUE(training);
+  EXPECT_TRUE(FirstPhaseAt(job, "Restarting", *training)) << Describe(r);
+  EXPECT_EQ(job.phase, "Succeeded") << Describe(r);
+  EXPECT_EQ(job.restarts, 1) << Describe(r);
+  EXPECT_TRUE(r.invariant_violations.empty()) << Describe(r);
+}
+
+TEST(FaultsTest, AnOomKilledWorkerIsRecordedAsOomKilledAndTheJobReacts) {
+  RunRecord r = RunWith("  - {when: {job: default/j, phase: Training}, after: 2m, kind: OOM, pod: default/j-worker-0}\n");
+  EXPECT_TRUE(LogHas(r, "OOM default/j-worker-0 exit 137 OOMKilled")) << Describe(r);
+  const JobRecord& job = J(r);
+  EXPECT_TRUE(job.restarts >= 1 || job.phase == "Failed") << Describe(r);
+}
+
+TEST(FaultsTest, APodKillOfAMissingPodIsSkippedAndLogged) {
+  RunRecord r = RunWith("  - {at: 1s, kind: PodKill, pod: default/j-worker-1}\n");
+  EXPECT_TRUE(LogHas(r, "skipped")) << Describe(r);
+  EXPECT_EQ(J(r).phase, "Succeeded");
+}
+
+TEST(FaultsTest, OperatorRestartAndApiFaultsEndInTheSameFinalPhaseAsACleanRun) {
+  RunRecord clean = RunWith("");
+  RunRecord faulty = RunWith(
+      "  - {at: 0s, kind: ApiFaults, for: 5m, conflictRate: 0.1, errorRate: 0.02}\n"
+      "  - {at: 90s, kind: OperatorRestart}\n"
+      "  - {when: {job: default/j, phase: Training}, after: 30s, kind: OperatorRestart}\n");
+  EXPECT_TRUE(LogHas(faulty, "OperatorRestart")) << Describe(faulty);
+  EXPECT_TRUE(LogHas(faulty, "ApiFaults end")) << Describe(faulty);
+  EXPECT_EQ(J(faulty).phase, J(clean).phase) << Describe(faulty);
+  EXPECT_EQ(J(faulty).restarts, J(clean).restarts) << Describe(faulty);
+  EXPECT_NE(faulty.trace_hash, clean.trace_hash);
+}
+
+TEST(FaultsTest, AfterWatchDropsTheJobStillSucceeds) {
+  RunRecord r = RunWith("  - {at: 30s, kind: WatchDrop}\n  - {when: {job: default/j, phase: Training}, after: 1m, kind: WatchDrop}\n");
+  EXPECT_EQ(std::count_if(r.fault_log.begin(), r.fault_log.end(),
+                          [](const std::string& l) { return l.find("WatchDrop") != std::string::npos; }),
+            2);
+  EXPECT_EQ(J(r).phase, "Succeeded") << Describe(r);
+}
+
+TEST(FaultsTest, ImagePullErrorsForAWhileDelayTheJobWhichStillSucceeds) {
+  RunRecord clean = RunWith("");
+  RunRecord r = RunWith("  - {at: 0s, kind: ImagePullError, image: \"dgloperator/*\", for: 3m}\n");
+  EXPECT_TRUE(LogHas(r, "ImagePullError dgloperator/* ends")) << Describe(r);
+  EXPECT_EQ(J(r).phase, "Succeeded") << Describe(r);
+  ASSERT_TRUE(J(r).Makespan() && J(clean).Makespan());
+  EXPECT_GE(*J(r).Makespan() - *J(clean).Makespan(), 2 * 60 * kS) << Describe(r);
+}
+
+// The longest imagePull stage any pod of the run reported.
+Micros LongestPull(const RunRecord& r) {
+  Micros longest = 0;
+  for (const auto& pod : r.pods)
+    for (const auto& stage : pod.stages)
+      if (stage.stage == "imagePull") longest = std::max(longest, stage.end - stage.begin);
+  return longest;
+}
+
+TEST(FaultsTest, NetworkSlowStretchesImagePullsByOneOverTheFactorAndEndsAfterItsFor) {
+  // 1 GB images pulled at 200 MB/s take 5 s; a 100 Gbit NIC at 0.004 carries only 50 MB/s: 20 s.
+  RunRecord clean = RunWith("");
+  RunRecord slow = RunWith("  - {at: 0s, kind: NetworkSlow, factor: 0.004, for: 5m}\n");
+  EXPECT_TRUE(LogHas(slow, "NetworkSlow every node factor 0.004")) << Describe(slow);
+  EXPECT_TRUE(LogHas(slow, "NetworkSlow every node ends")) << Describe(slow);
+  EXPECT_EQ(LongestPull(clean), 5 * kS);
+  EXPECT_EQ(LongestPull(slow), 20 * kS);
+  EXPECT_EQ(J(slow).phase, "Succeeded") << Describe(slow);
+  EXPECT_GT(*J(slow).Makespan(), *J(clean).Makespan());
+}
+
+TEST(FaultsTest, NetworkSlowOfOneNodeSlowsOnlyThatNode) {
+  RunRecord r = RunWith("  - {at: 0s, kind: NetworkSlow, node: n-0, factor: 0.004}\n");
+  EXPECT_TRUE(LogHas(r, "NetworkSlow n-0 factor 0.004")) << Describe(r);
+  for (const auto& pod : r.pods)
+    for (const auto& stage : pod.stages)
+      if (stage.stage == "imagePull") {
+        EXPECT_EQ(stage.end - stage.begin, pod.node == "n-0" ? 20 * kS : 5 * kS) << pod.name;
+      }
+}
+
+TEST(FaultsTest, FaultRunsAreDeterministic) {
+  std::string faults = "  - {at: 0s, kind: ApiFaults, for: 1h, conflictRate: 0.1}\n"
+                       "  - {when: {job: default/j, phase: Training}, after: 2m, kind: PodKill, pod: default/j-worker-1}\n";
+  RunRecord a = RunWith(faults), b = RunWith(faults);
+  EXPECT_EQ(a.trace_hash, b.trace_hash);
+  EXPECT_EQ(a.fault_log, b.fault_log);
+}
+
+// Kubelet::KillContainer on its own: a running container ends with the given code and reason.
+TEST(FaultsKubeletTest, KillContainerEndsARunningContainer) {
+  sim::Simulation simulation({.seed = 1, .watch_latency = 0});
+  auto& kubelet = simulation.AddActor<sim::Kubelet>(
+      sim::KubeletConfig{.node_name = "n", .host_ip = "10.0.0.1", .default_image_size = 1'000'000, .pod_startup = 0});
+  simulation.Start();
+  nlohmann::json pod = {{"metadata", {{"name", "p"}, {"namespace", "default"}, {"annotations", {{"dglsim.io/duration", "1h"}}}}},
+                        {"spec", {{"nodeName", "n"}, {"restartPolicy", "Never"},
+                                  {"containers", {{{"name", "c"}, {"image", "busybox"}}}}}}};
+  ASSERT_TRUE(simulation.store().Create("pods", pod, "default").ok());
+  simulation.RunUntil(60 * kS);
+  EXPECT_FALSE(kubelet.KillContainer("default", "missing", "", 137, "Error"));
+  EXPECT_FALSE(kubelet.KillContainer("default", "p", "other", 137, "Error"));
+  EXPECT_TRUE(kubelet.KillContainer("default", "p", "", 137, "OOMKilled"));
+  simulation.RunUntil(61 * kS);
+  auto got = simulation.store().Get("pods", "default", "p");
+  ASSERT_TRUE(got.ok());
+  const auto& status = (**got)["status"];
+  EXPECT_EQ(status["phase"], "Failed") << status.dump();
+  EXPECT_EQ(status["containerStatuses"][0]["state"]["terminated"]["exitCode"], 137);
+  EXPECT_EQ(status["containerStatuses"][0]["state"]["terminated"]["reason"], "OOMKilled");
+  EXPECT_FALSE(kubelet.KillContainer("default", "p", "", 137, "Error"));  // no longer running
+}
+
+}  // namespace
+}  // namespace harness

@@ -1,0 +1,475 @@
+#include "sim/network/network.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "sim/kernel/random.h"
+
+namespace sim {
+namespace {
+
+using kube::kMillisecond;
+using kube::kSecond;
+
+constexpr double kGB = 1e9;
+
+// A network with nodes n0..n{count-1}, each with `nic` bytes/s per NIC direction and `disk` bytes/s.
+struct Fixture {
+  explicit Fixture(int count = 4, double nic = 1 * kGB, double disk = 10 * kGB, NetworkConfig config = {})
+      : net(engine, config) {
+    for (int i = 0; i < count; ++i) net.AddNode(Name(i), nic, disk);
+  }
+  static std::string Name(int i) { return "n" + std::to_string(i); }
+
+  // Starts a flow and records its completion time in done[label].
+  FlowId Start(Endpoint src, Endpoint dst, double bytes, const std::string& label, double cap = 0) {
+    return net.StartFlow({.src = std::move(src),
+                          .dst = std::move(dst),
+                          .bytes = bytes,
+                          .rate_cap = cap,
+                          .on_done = [this, label] { done.emplace_back(label, engine.Now()); }});
+  }
+  FlowId Send(int from, int to, double bytes, const std::string& label, double cap = 0) {
+    return Start(Endpoint::Memory(Name(from)), Endpoint::Memory(Name(to)), bytes, label, cap);
+  }
+  Micros DoneAt(const std::string& label) const {
+    for (const auto& [l, t] : done) {
+      if (l == label) return t;
+    }
+    return -1;
+  }
+
+  Engine engine;
+  Network net;
+  std::vector<std::pair<std::string, Micros>> done;
+};
+
+TEST(NetworkTest, OneFlowRunsAtLinkCapacity) {
+  Fixture fx;
+  fx.Send(0, 1, 1 * kGB, "a");
+  fx.engine.RunUntilIdle();
+  EXPECT_EQ(fx.DoneAt("a"), 1 * kSecond);
+}
+
+TEST(NetworkTest, TwoEqualFlowsOnOneLinkTakeTwiceAsLongAsOne) {
+  Fixture fx;
+  fx.Send(0, 1, 1 * kGB, "a");
+  fx.Send(0, 1, 1 * kGB, "b");
+  fx.engine.RunUntilIdle();
+  EXPECT_EQ(fx.DoneAt("a"), 2 * kSecond);
+  EXPECT_EQ(fx.DoneAt("b"), 2 * kSecond);
+}
+
+TEST(NetworkTest, WhenOneOfTwoFlowsEndsTheOtherSpeedsUp) {
+  Fixture fx;
+  const FlowId b = fx.Send(0, 1, 2 * kGB, "b");
+  fx.Send(0, 1, 1 * kGB, "a");
+  fx.engine.RunUntil(1 * kSecond);
+  EXPECT_DOUBLE_EQ(fx.net.Rate(b), 0.5 * kGB);
+  fx.engine.RunUntilIdle();
+  // Both at 0.5 GB/s until a is done at 2 s; b then has 1 GB left at the full 1 GB/s.
+  EXPECT_EQ(fx.DoneAt("a"), 2 * kSecond);
+  EXPECT_EQ(fx.DoneAt("b"), 3 * kSecond);
+}
+
+TEST(NetworkTest, AFlowStartingLaterSlowsTheFirstFromThatInstant) {
+  Fixture fx;
+  fx.Send(0, 1, 1 * kGB, "a");
+  fx.engine.Schedule(500 * kMillisecond, [&] { fx.Send(0, 1, 0.25 * kGB, "b"); });
+  fx.engine.RunUntilIdle();
+  // a: 0.5 GB alone, then shares: b needs 0.25 GB at 0.5 GB/s = 0.5 s; a then finishes its last
+  // 0.25 GB alone in 0.25 s.
+  EXPECT_EQ(fx.DoneAt("b"), 1 * kSecond);
+  EXPECT_EQ(fx.DoneAt("a"), 1250 * kMillisecond);
+}
+
+TEST(NetworkTest, MaxMinFairnessGivesAFlowLimitedElsewhereOnlyWhatItCanUse) {
+  Engine engine;
+  Network net(engine);
+  net.AddNode("src", 3 * kGB, 10 * kGB);
+  net.AddNode("slow", 0.5 * kGB, 10 * kGB);
+  net.AddNode("fast1", 10 * kGB, 10 * kGB);
+  net.AddNode("fast2", 10 * kGB, 10 * kGB);
+  Micros fast_done = -1;
+  const FlowId to_slow = net.StartFlow({Endpoint::Memory("src"), Endpoint::Memory("slow"), 1 * kGB});
+  const FlowId f1 = net.StartFlow({Endpoint::Memory("src"), Endpoint::Memory("fast1"), 1 * kGB});
+  net.StartFlow({Endpoint::Memory("src"), Endpoint::Memory("fast2"), 1 * kGB, 0, [&] { fast_done = engine.Now(); }});
+  engine.RunUntil(0);
+  // The slow receiver holds its flow at 0.5 GB/s; the 2.5 GB/s it leaves on src's egress is split.
+  EXPECT_DOUBLE_EQ(net.Rate(to_slow), 0.5 * kGB);
+  EXPECT_DOUBLE_EQ(net.Rate(f1), 1.25 * kGB);
+  engine.RunUntilIdle();
+  EXPECT_EQ(fast_done, 800 * kMillisecond);
+  EXPECT_EQ(engine.Now(), 2 * kSecond);  // the slow flow was never sped up past its receiver
+}
+
+TEST(NetworkTest, StorageLinkIsSharedByAllDownloads) {
+  Fixture fx(10, 10 * kGB, 10 * kGB, NetworkConfig{.storage_bps = 1 * kGB});
+  for (int i = 0; i < 10; ++i) {
+    fx.Start(Endpoint::Storage(), Endpoint::Disk(Fixture::Name(i)), (i < 5 ? 1 : 2) * kGB, "d" + std::to_string(i));
+  }
+  fx.engine.RunUntilIdle();
+  // Ten downloads at 0.1 GB/s each; the five small ones end at 10 s, the others then get
+  // 0.2 GB/s for their last 1 GB.
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(fx.DoneAt("d" + std::to_string(i)), 10 * kSecond);
+  for (int i = 5; i < 10; ++i) EXPECT_EQ(fx.DoneAt("d" + std::to_string(i)), 15 * kSecond);
+  EXPECT_DOUBLE_EQ(fx.net.Link("storage").bytes_carried, 15 * kGB);
+  EXPECT_EQ(fx.net.Link("storage").busy_time, 15 * kSecond);
+}
+
+TEST(NetworkTest, DefaultStorageIsASingleNfsClient) {
+  Engine engine;
+  Network net(engine);
+  EXPECT_DOUBLE_EQ(net.Link("storage").capacity_bps, 0.55e9);
+}
+
+TEST(NetworkTest, DownloadToDiskIsLimitedByTheSlowDisk) {
+  Fixture fx(1, 10 * kGB, 0.25 * kGB, NetworkConfig{.storage_bps = 1 * kGB});
+  fx.Start(Endpoint::Storage(), Endpoint::Disk("n0"), 1 * kGB, "disk");
+  fx.Start(Endpoint::Storage(), Endpoint::Memory("n0"), 1 * kGB, "mem");
+  fx.engine.RunUntilIdle();
+  // The disk holds its flow at 0.25 GB/s; the in-memory download gets the other 0.75 GB/s.
+  EXPECT_EQ(fx.DoneAt("mem"), 1333334);  // 4/3 s, rounded up to the microsecond
+  EXPECT_EQ(fx.DoneAt("disk"), 4 * kSecond);
+}
+
+TEST(NetworkTest, NicEgressAndIngressAreIndependent) {
+  Fixture fx;
+  fx.Send(0, 1, 1 * kGB, "0to1");
+  fx.Send(1, 0, 1 * kGB, "1to0");
+  fx.Send(2, 0, 0.5 * kGB, "2to0");  // shares n0's ingress with 1to0, not its egress with 0to1
+  fx.engine.RunUntilIdle();
+  EXPECT_EQ(fx.DoneAt("0to1"), 1 * kSecond);
+  EXPECT_EQ(fx.DoneAt("2to0"), 1 * kSecond);
+  EXPECT_EQ(fx.DoneAt("1to0"), 1500 * kMillisecond);
+}
+
+TEST(NetworkTest, NetworkSlowFactorMidFlowStretchesTheRest) {
+  Fixture fx;
+  fx.Send(0, 1, 1 * kGB, "a");
+  fx.engine.Schedule(500 * kMillisecond, [&] { fx.net.SetNodeNicFactor("n0", 0.1); });
+  fx.engine.RunUntilIdle();
+  // 0.5 GB at 1 GB/s, then 0.5 GB at 0.1 GB/s.
+  EXPECT_EQ(fx.DoneAt("a"), 5500 * kMillisecond);
+}
+
+TEST(NetworkTest, NetworkSlowEndingRestoresFullSpeed) {
+  Fixture fx;
+  const FlowId a = fx.Send(0, 1, 1 * kGB, "a");
+  fx.engine.Schedule(500 * kMillisecond, [&] { fx.net.SetNodeNicFactor("n1", 0.1); });
+  fx.engine.Schedule(1500 * kMillisecond, [&] { fx.net.SetNodeNicFactor("n1", 1); });
+  fx.engine.RunUntil(1500 * kMillisecond);
+  EXPECT_DOUBLE_EQ(fx.net.BytesMoved(a), 0.6 * kGB);
+  fx.engine.RunUntilIdle();
+  EXPECT_EQ(fx.DoneAt("a"), 1900 * kMillisecond);
+  EXPECT_FALSE(fx.net.SetNodeNicFactor("nope", 0.5));
+}
+
+TEST(NetworkTest, CancelReturnsBytesMovedSkipsTheCallbackAndFreesTheLink) {
+  Fixture fx;
+  const FlowId a = fx.Send(0, 1, 1 * kGB, "a");
+  fx.Send(0, 1, 1 * kGB, "b");
+  double moved = 0;
+  fx.engine.Schedule(500 * kMillisecond, [&] { moved = fx.net.CancelFlow(a); });
+  fx.engine.RunUntilIdle();
+  EXPECT_DOUBLE_EQ(moved, 0.25 * kGB);
+  EXPECT_EQ(fx.DoneAt("a"), -1);
+  EXPECT_EQ(fx.DoneAt("b"), 1250 * kMillisecond);
+  EXPECT_FALSE(fx.net.IsActive(a));
+  EXPECT_EQ(fx.net.CancelFlow(a), -1);
+  EXPECT_EQ(fx.net.BytesMoved(a), -1);
+}
+
+TEST(NetworkTest, RateCapLimitsAFlowAndLeavesTheRestToOthers) {
+  Fixture fx;
+  const FlowId capped = fx.Send(0, 1, 1 * kGB, "capped", 0.2 * kGB);
+  const FlowId free = fx.Send(0, 2, 0.8 * kGB, "free");
+  fx.engine.RunUntil(0);
+  EXPECT_DOUBLE_EQ(fx.net.Rate(capped), 0.2 * kGB);
+  EXPECT_DOUBLE_EQ(fx.net.Rate(free), 0.8 * kGB);
+  fx.engine.RunUntilIdle();
+  EXPECT_EQ(fx.DoneAt("free"), 1 * kSecond);
+  EXPECT_EQ(fx.DoneAt("capped"), 5 * kSecond);  // the cap holds even on an idle link
+}
+
+TEST(NetworkTest, RateCapAboveTheFairShareDoesNotBind) {
+  Fixture fx;
+  fx.Send(0, 1, 1 * kGB, "a", 0.9 * kGB);
+  fx.Send(0, 2, 1 * kGB, "b");
+  fx.engine.RunUntilIdle();
+  EXPECT_EQ(fx.DoneAt("a"), 2 * kSecond);
+  EXPECT_EQ(fx.DoneAt("b"), 2 * kSecond);
+}
+
+TEST(NetworkTest, ZeroCapacityFlowWaitsUntilCapacityReturns) {
+  Fixture fx;
+  fx.net.SetNodeNicFactor("n1", 0);  // node down
+  const FlowId a = fx.Send(0, 1, 1 * kGB, "a");
+  fx.engine.RunUntil(10 * kSecond);
+  EXPECT_EQ(fx.DoneAt("a"), -1);
+  EXPECT_EQ(fx.net.Rate(a), 0);
+  EXPECT_EQ(fx.net.BytesMoved(a), 0);
+  EXPECT_TRUE(fx.engine.idle());  // no event spins while it waits
+  fx.net.SetNodeNicFactor("n1", 1);
+  fx.engine.RunUntilIdle();
+  EXPECT_EQ(fx.DoneAt("a"), 11 * kSecond);
+}
+
+TEST(NetworkTest, NodeDownMidFlowKeepsProgressAndResumes) {
+  Fixture fx;
+  const FlowId a = fx.Send(0, 1, 1 * kGB, "a");
+  fx.engine.Schedule(300 * kMillisecond, [&] { fx.net.SetNodeNicFactor("n0", 0); });
+  fx.engine.Schedule(5 * kSecond, [&] { fx.net.SetNodeNicFactor("n0", 1); });
+  fx.engine.RunUntil(4 * kSecond);
+  EXPECT_DOUBLE_EQ(fx.net.BytesMoved(a), 0.3 * kGB);
+  fx.engine.RunUntilIdle();
+  EXPECT_EQ(fx.DoneAt("a"), 5700 * kMillisecond);
+}
+
+TEST(NetworkTest, ANodeThatIsDownStallsItsFlowsBothWaysAndResumesWithItsFactorsKept) {
+  Fixture fx;
+  fx.net.SetNodeNicFactor("n0", 0.5);  // a NetworkSlow in effect: 0.5 GB/s
+  const FlowId out = fx.Send(0, 1, 1 * kGB, "out");
+  const FlowId in = fx.Send(2, 0, 1 * kGB, "in");
+  fx.engine.Schedule(1 * kSecond, [&] { fx.net.SetNodeUp("n0", false); });
+  fx.engine.Schedule(11 * kSecond, [&] { fx.net.SetNodeUp("n0", true); });
+  fx.engine.RunUntil(10 * kSecond);
+  EXPECT_DOUBLE_EQ(fx.net.BytesMoved(out), 0.5 * kGB);
+  EXPECT_DOUBLE_EQ(fx.net.BytesMoved(in), 0.5 * kGB);
+  EXPECT_EQ(fx.net.Rate(out), 0);
+  EXPECT_EQ(fx.net.Link("n0/disk").capacity_bps, 0);
+  fx.engine.RunUntilIdle();
+  // Back at 11 s still slowed to 0.5 GB/s: the other half takes 1 s more.
+  EXPECT_EQ(fx.DoneAt("out"), 12 * kSecond);
+  EXPECT_EQ(fx.DoneAt("in"), 12 * kSecond);
+  EXPECT_EQ(fx.net.Link("n0/disk").capacity_bps, 10 * kGB);
+}
+
+TEST(NetworkTest, ARegistryPullCrossesTheNodesIngressAndDiskAndItsOwnCap) {
+  Fixture fx(2, 1 * kGB, 0.5 * kGB);
+  fx.Start(Endpoint::Registry(), Endpoint::Disk("n0"), 1 * kGB, "capped", 0.2 * kGB);
+  fx.Start(Endpoint::Registry(), Endpoint::Disk("n1"), 1 * kGB, "disk-bound");
+  fx.engine.RunUntilIdle();
+  EXPECT_EQ(fx.DoneAt("capped"), 5 * kSecond);
+  EXPECT_EQ(fx.DoneAt("disk-bound"), 2 * kSecond);  // the 0.5 GB/s disk, not the 1 GB/s NIC
+  EXPECT_DOUBLE_EQ(fx.net.Link("n0/nic-ingress").bytes_carried, 1 * kGB);
+  EXPECT_DOUBLE_EQ(fx.net.Link("n0/nic-egress").bytes_carried, 0);
+  EXPECT_DOUBLE_EQ(fx.net.Link("storage").bytes_carried, 0);  // pulls do not touch the data store
+}
+
+TEST(NetworkTest, ARegistryLinkIsSharedByEveryPull) {
+  Fixture fx(4, 10 * kGB, 10 * kGB, NetworkConfig{.registry_bps = 1 * kGB});
+  for (int i = 0; i < 4; ++i) fx.Start(Endpoint::Registry(), Endpoint::Disk(Fixture::Name(i)), 1 * kGB, Fixture::Name(i));
+  fx.engine.RunUntilIdle();
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(fx.DoneAt(Fixture::Name(i)), 4 * kSecond);
+  EXPECT_DOUBLE_EQ(fx.net.Link("registry").bytes_carried, 4 * kGB);
+}
+
+TEST(NetworkTest, TheRegistryIsOnlyASource) {
+  Fixture fx;
+  EXPECT_FALSE(fx.net.StartFlow({Endpoint::Disk("n0"), Endpoint::Registry(), 1 * kGB, 0, nullptr}).valid());
+  EXPECT_FALSE(fx.net.StartFlow({Endpoint::Registry(), Endpoint::Storage(), 1 * kGB, 0, nullptr}).valid());
+  EXPECT_FALSE(fx.net.StartFlow({Endpoint::Registry(), Endpoint::Registry(), 1 * kGB, 0, nullptr}).valid());
+  EXPECT_FALSE(fx.net.SetNodeUp("nope", false));
+}
+
+TEST(NetworkTest, FlowsStartedInACallbackChainRunBackToBack) {
+  Fixture fx;
+  int remaining = 3;
+  std::function<void()> next = [&] {
+    if (--remaining >= 0) {
+      fx.net.StartFlow({Endpoint::Memory("n0"), Endpoint::Memory("n1"), 0.1 * kGB, 0, next});
+    }
+  };
+  next();
+  fx.engine.RunUntilIdle();
+  EXPECT_EQ(fx.engine.Now(), 300 * kMillisecond);
+  EXPECT_EQ(fx.net.flows_completed(), 3u);
+}
+
+TEST(NetworkTest, CopiesWithinANodeCrossOnlyItsDisk) {
+  Fixture fx(1, 1 * kGB, 2 * kGB);
+  fx.Start(Endpoint::Disk("n0"), Endpoint::Disk("n0"), 2 * kGB, "disk-to-disk");
+  fx.Start(Endpoint::Memory("n0"), Endpoint::Memory("n0"), 5 * kGB, "memory");
+  fx.engine.RunUntilIdle();
+  EXPECT_EQ(fx.DoneAt("memory"), 0);
+  EXPECT_EQ(fx.DoneAt("disk-to-disk"), 1 * kSecond);
+  EXPECT_DOUBLE_EQ(fx.net.Link("n0/nic-egress").bytes_carried, 0);
+}
+
+TEST(NetworkTest, ReadAndWriteShareTheDisk) {
+  Fixture fx(2, 10 * kGB, 1 * kGB);
+  fx.Start(Endpoint::Disk("n0"), Endpoint::Memory("n0"), 1 * kGB, "read");
+  fx.Start(Endpoint::Storage(), Endpoint::Disk("n0"), 0.1 * kGB, "write");  // storage 0.55 GB/s
+  fx.engine.RunUntilIdle();
+  EXPECT_EQ(fx.DoneAt("write"), 200 * kMillisecond);
+  EXPECT_EQ(fx.DoneAt("read"), 1100 * kMillisecond);
+}
+
+TEST(NetworkTest, ZeroByteFlowCompletesAtOnceEvenWithoutCapacity) {
+  Fixture fx;
+  fx.net.SetNodeNicFactor("n0", 0);
+  fx.engine.RunUntil(7);
+  fx.Send(0, 1, 0, "empty");
+  fx.engine.RunUntilIdle();
+  EXPECT_EQ(fx.DoneAt("empty"), 7);
+}
+
+TEST(NetworkTest, RejectsUnknownNodesAndStorageToStorage) {
+  Fixture fx;
+  EXPECT_FALSE(fx.Send(0, 9, 1, "x").valid());
+  EXPECT_FALSE(fx.net.StartFlow({Endpoint::Storage(), Endpoint::Storage(), 1}).valid());
+  EXPECT_FALSE(fx.net.StartFlow({Endpoint::Storage(), Endpoint::Disk("n0"), -1}).valid());
+  EXPECT_FALSE(fx.net.AddNode("n0", 1, 1));
+  EXPECT_EQ(fx.net.active_flows(), 0u);
+}
+
+TEST(NetworkTest, CompletionTimesRoundUpToTheMicrosecond) {
+  Fixture fx(2, 3.0);  // 3 bytes/s
+  fx.Send(0, 1, 1, "third");
+  fx.engine.RunUntilIdle();
+  EXPECT_EQ(fx.DoneAt("third"), 333334);
+}
+
+TEST(NetworkTest, LinkStatsCountBytesAndBusyTime) {
+  Fixture fx;
+  fx.Send(0, 1, 1 * kGB, "a");
+  fx.engine.RunUntil(3 * kSecond);
+  const LinkStats egress = fx.net.Link("n0/nic-egress");
+  EXPECT_DOUBLE_EQ(egress.bytes_carried, 1 * kGB);
+  EXPECT_EQ(egress.busy_time, 1 * kSecond);
+  EXPECT_EQ(egress.active_flows, 0u);
+  EXPECT_DOUBLE_EQ(fx.net.Link("n1/nic-ingress").bytes_carried, 1 * kGB);
+  EXPECT_DOUBLE_EQ(fx.net.Link("n1/nic-egress").bytes_carried, 0);
+  EXPECT_EQ(fx.net.Link("nope").name, "");
+  // storage + 3 links per node, in creation order.
+  const std::vector<LinkStats> links = fx.net.Links();
+  ASSERT_EQ(links.size(), 13u);
+  EXPECT_EQ(links[0].name, "storage");
+  EXPECT_EQ(links[1].name, "n0/nic-egress");
+}
+
+TEST(NetworkTest, RackUplinkIsTheBottleneckAcrossRacks) {
+  Engine engine;
+  Network net(engine);
+  net.AddRack("r1", 1 * kGB);
+  net.AddRack("r2", 1 * kGB);
+  for (int i = 0; i < 6; ++i) {
+    net.AddNode("a" + std::to_string(i), 10 * kGB, 10 * kGB, "r1");
+    net.AddNode("b" + std::to_string(i), 10 * kGB, 10 * kGB, "r2");
+  }
+  std::vector<Micros> cross(4, -1);
+  for (int i = 0; i < 4; ++i) {
+    net.StartFlow({Endpoint::Memory("a" + std::to_string(i)), Endpoint::Memory("b" + std::to_string(i)), 1 * kGB, 0,
+                   [&, i] { cross[i] = engine.Now(); }});
+  }
+  Micros local = -1;
+  net.StartFlow({Endpoint::Memory("a4"), Endpoint::Memory("a5"), 10 * kGB, 0, [&] { local = engine.Now(); }});
+  engine.RunUntilIdle();
+  // Four flows share r1's 1 GB/s uplink; the flow inside the rack never touches it.
+  for (Micros t : cross) EXPECT_EQ(t, 4 * kSecond);
+  EXPECT_EQ(local, 1 * kSecond);
+  EXPECT_DOUBLE_EQ(net.Link("r1/up").bytes_carried, 4 * kGB);
+  EXPECT_DOUBLE_EQ(net.Link("r2/down").bytes_carried, 4 * kGB);
+  EXPECT_DOUBLE_EQ(net.Link("r1/down").bytes_carried, 0);
+}
+
+TEST(NetworkTest, DownloadsIntoARackShareItsDownlinkAndTheStorage) {
+  Engine engine;
+  Network net(engine, NetworkConfig{.storage_bps = 10 * kGB});
+  net.AddRack("r1", 1 * kGB);
+  net.AddNode("a0", 10 * kGB, 10 * kGB, "r1");
+  net.AddNode("a1", 10 * kGB, 10 * kGB, "r1");
+  net.AddNode("flat", 10 * kGB, 10 * kGB);  // on the spine
+  const FlowId r0 = net.StartFlow({Endpoint::Storage(), Endpoint::Disk("a0"), 1 * kGB});
+  net.StartFlow({Endpoint::Storage(), Endpoint::Disk("a1"), 1 * kGB});
+  const FlowId spine = net.StartFlow({Endpoint::Storage(), Endpoint::Disk("flat"), 100 * kGB});
+  engine.RunUntil(0);
+  EXPECT_DOUBLE_EQ(net.Rate(r0), 0.5 * kGB);
+  EXPECT_DOUBLE_EQ(net.Rate(spine), 9 * kGB);
+}
+
+TEST(NetworkTest, ManyDownloadsFinishTogetherOnTheStorage) {
+  Fixture fx(1000, 10 * kGB, 10 * kGB, NetworkConfig{.storage_bps = 1 * kGB});
+  for (int i = 0; i < 1000; ++i) fx.Start(Endpoint::Storage(), Endpoint::Disk(Fixture::Name(i)), 1e6, "d");
+  fx.engine.RunUntilIdle();
+  ASSERT_EQ(fx.done.size(), 1000u);
+  for (const auto& [label, t] : fx.done) EXPECT_EQ(t, 1 * kSecond);
+  EXPECT_EQ(fx.net.rerates(), 2u);  // once when they all started, once when they all ended
+}
+
+TEST(NetworkTest, ReratingTouchesOnlyTheAffectedComponent) {
+  Fixture fx(20);
+  for (int i = 0; i < 10; ++i) fx.Send(2 * i, 2 * i + 1, 1 * kGB, "pair" + std::to_string(i));
+  fx.engine.RunUntil(0);
+  const std::uint64_t before = fx.net.flows_rerated();
+  fx.Send(0, 1, 1 * kGB, "extra");
+  fx.engine.RunUntil(1);
+  EXPECT_EQ(fx.net.flows_rerated() - before, 2u);  // pair0 and the new flow, not the other nine
+}
+
+// Runs a seeded mixed workload and returns every completion as (label, time). Every 100 ms it
+// checks that no link carries more than its capacity and counts the links that are saturated.
+std::vector<std::pair<std::string, Micros>> RunMixedWorkload(std::uint64_t seed, int* saturated_samples = nullptr) {
+  Engine engine;
+  Network net(engine, NetworkConfig{.storage_bps = 2 * kGB});
+  net.AddRack("r0", 5 * kGB);
+  net.AddRack("r1", 5 * kGB);
+  for (int i = 0; i < 40; ++i) net.AddNode("n" + std::to_string(i), 3 * kGB, 1 * kGB, "r" + std::to_string(i % 2));
+  RandomStream rng(seed);
+  std::vector<std::pair<std::string, Micros>> done;
+  std::vector<FlowId> ids;
+  for (int k = 0; k < 300; ++k) {
+    const Micros at = rng.UniformInt(0, 20 * kSecond);
+    const int a = static_cast<int>(rng.UniformInt(0, 39));
+    const int b = static_cast<int>(rng.UniformInt(0, 39));
+    const double bytes = rng.Uniform(1e6, 3e9);
+    const bool from_storage = rng.Bernoulli(0.3);
+    const double cap = rng.Bernoulli(0.2) ? rng.Uniform(1e8, 1e9) : 0;
+    engine.ScheduleAt(at, [&, k, a, b, bytes, from_storage, cap] {
+      const std::string label = "f" + std::to_string(k);
+      ids.push_back(net.StartFlow({from_storage ? Endpoint::Storage() : Endpoint::Disk("n" + std::to_string(a)),
+                                   Endpoint::Disk("n" + std::to_string(b)), bytes, cap,
+                                   [&, label] { done.emplace_back(label, engine.Now()); }}));
+    });
+  }
+  engine.ScheduleAt(7 * kSecond, [&] { net.SetNodeNicFactor("n3", 0.2); });
+  engine.ScheduleAt(12 * kSecond, [&] {
+    for (std::size_t i = 0; i < ids.size(); i += 7) net.CancelFlow(ids[i]);
+    net.SetNodeNicFactor("n3", 1);
+  });
+  std::function<void()> check = [&] {
+    for (const LinkStats& link : net.Links()) {
+      EXPECT_LE(link.rate_bps, link.capacity_bps * (1 + 1e-9)) << link.name << " at " << engine.Now();
+      if (saturated_samples != nullptr && link.active_flows > 0 && link.rate_bps >= link.capacity_bps * (1 - 1e-9)) {
+        ++*saturated_samples;
+      }
+    }
+    if (net.active_flows() > 0 || engine.Now() < 20 * kSecond) engine.Schedule(100 * kMillisecond, check);
+  };
+  engine.Schedule(50 * kMillisecond, check);
+  engine.RunUntilIdle();
+  return done;
+}
+
+TEST(NetworkTest, NoLinkIsEverOversubscribedAndBusyLinksAreFull) {
+  int saturated = 0;
+  RunMixedWorkload(7, &saturated);
+  EXPECT_GT(saturated, 100);
+}
+
+TEST(NetworkTest, SameWorkloadAndSeedGiveTheSameCompletions) {
+  const auto first = RunMixedWorkload(42);
+  EXPECT_GT(first.size(), 200u);
+  EXPECT_EQ(RunMixedWorkload(42), first);
+  EXPECT_EQ(RunMixedWorkload(42), first);
+  EXPECT_NE(RunMixedWorkload(43), first);
+}
+
+}  // namespace
+}  // namespace sim
