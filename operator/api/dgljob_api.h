@@ -4,6 +4,7 @@
 #pragma once
 
 #include "fakeapi/client/status.h"
+#include "operator/api/vocabulary.h"
 
 #include <nlohmann/json.hpp>
 
@@ -19,16 +20,6 @@ inline constexpr const char* kApiVersion = "kubeflow.org/v1alpha1";
 inline constexpr const char* kLegacyApiVersion = "qihoo.net/v1alpha1";
 inline constexpr const char* kKind = "DGLJob";
 inline constexpr int kDglPort = 30050;
-
-// Labels on every object created for a job (replica-index on pods only).
-inline constexpr const char* kLabelJobName = "training.kubeflow.org/job-name";
-inline constexpr const char* kLabelReplicaType = "training.kubeflow.org/replica-type";
-inline constexpr const char* kLabelReplicaIndex = "training.kubeflow.org/replica-index";
-
-// Keys of spec.dglReplicaSpecs.
-inline constexpr const char* kReplicaLauncher = "Launcher";
-inline constexpr const char* kReplicaWorker = "Worker";
-inline constexpr const char* kReplicaPartitioner = "Partitioner";
 
 // The GPU resource whose Worker limit defaults slotsPerWorker.
 inline constexpr const char* kGpuResource = "nvidia.com/gpu";

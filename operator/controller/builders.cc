@@ -240,13 +240,6 @@ std::string JobName(const json& job) {
   const json* meta = Member(job, "metadata");
   return meta != nullptr ? StringMember(*meta, "name") : std::string();
 }
-std::string ConfigMapName(std::string_view job_name) { return std::string(job_name) + "-config"; }
-std::string WorkerServiceName(std::string_view job_name) { return std::string(job_name) + "-worker"; }
-std::string LauncherName(std::string_view job_name) { return std::string(job_name) + "-launcher"; }
-std::string PartitionerName(std::string_view job_name) { return std::string(job_name) + "-partitioner"; }
-std::string WorkerName(std::string_view job_name, std::int64_t index) {
-  return std::string(job_name) + "-worker-" + std::to_string(index);
-}
 
 json ControllerOwnerRef(const json& job) {
   return {{"apiVersion", kApiVersion},
@@ -315,7 +308,7 @@ json BuildRole(const json& job, std::string_view role) {
   const std::string job_name = JobName(job);
   const std::string name = job_name + "-" + std::string(role);
   json targets = json::array();
-  if (role == "partitioner") {
+  if (role == kRolePartitioner) {
     targets.push_back(LauncherName(job_name));  // copies the partitions into the launcher
   } else {
     for (std::int64_t i = 0; i < GetReplicas(job, kReplicaWorker); ++i) targets.push_back(WorkerName(job_name, i));
@@ -354,10 +347,10 @@ json BuildWorkerService(const json& job) {
   }
   json svc = {{"apiVersion", "v1"},
               {"kind", "Service"},
-              {"metadata", OwnedMetadata(job, WorkerServiceName(job_name), "worker")},
+              {"metadata", OwnedMetadata(job, WorkerServiceName(job_name), kRoleWorker)},
               {"spec",
                {{"clusterIP", "None"},
-                {"selector", {{kLabelJobName, job_name}, {kLabelReplicaType, "worker"}}},
+                {"selector", {{kLabelJobName, job_name}, {kLabelReplicaType, kRoleWorker}}},
                 {"ports", ports}}}};
   svc["metadata"].erase("annotations");
   return svc;
@@ -383,7 +376,7 @@ bool PartitionsOnPersistentVolume(const json& job) {
 json BuildLauncherPod(const json& job, const BuildOptions& options, std::int64_t restart_epoch) {
   const std::string job_name = JobName(job);
   const PartitionMode mode = GetPartitionMode(job);
-  json pod = PodFromTemplate(job, kReplicaLauncher, LauncherName(job_name), "launcher", 0, options, restart_epoch);
+  json pod = PodFromTemplate(job, kReplicaLauncher, LauncherName(job_name), kRoleLauncher, 0, options, restart_epoch);
   json& spec = pod["spec"];
   json& main = spec["containers"][0];
   DefaultLauncherResources(main);
@@ -433,7 +426,7 @@ json BuildLauncherPod(const json& job, const BuildOptions& options, std::int64_t
 
 json BuildWorkerPod(const json& job, std::int64_t index, const BuildOptions& options, std::int64_t restart_epoch) {
   const std::string job_name = JobName(job);
-  json pod = PodFromTemplate(job, kReplicaWorker, WorkerName(job_name, index), "worker", index, options, restart_epoch);
+  json pod = PodFromTemplate(job, kReplicaWorker, WorkerName(job_name, index), kRoleWorker, index, options, restart_epoch);
   ApplyWorkerShape(job, pod);
   json& spec = pod["spec"];
   // DNS J-worker-i.J-worker.<ns> through the headless Service.
@@ -450,7 +443,7 @@ json BuildWorkerPod(const json& job, std::int64_t index, const BuildOptions& opt
 
 json BuildPartitionerPod(const json& job, const BuildOptions& options, std::int64_t restart_epoch) {
   const std::string job_name = JobName(job);
-  json pod = PodFromTemplate(job, kReplicaPartitioner, PartitionerName(job_name), "partitioner", 0, options,
+  json pod = PodFromTemplate(job, kReplicaPartitioner, PartitionerName(job_name), kRolePartitioner, 0, options,
                              restart_epoch);
   ApplyWorkerShape(job, pod);
   json& spec = pod["spec"];

@@ -21,9 +21,6 @@ namespace dgl {
 
 // Where dglrun keeps the partitions; a PersistentVolumeClaim mounted here survives restarts.
 inline constexpr const char* kDatasetPath = "/dgl_workspace/dataset";
-// The pod annotation recording status.restartCount when the pod was created, so a restart can tell
-// the pods it replaces from the pods it made.
-inline constexpr const char* kAnnotationRestartEpoch = "training.kubeflow.org/restart-count";
 // The coscheduling plugin's pod label naming the PodGroup.
 inline constexpr const char* kLabelPodGroup = "scheduling.x-k8s.io/pod-group";
 // Names of the operator's init containers.
@@ -43,11 +40,6 @@ struct BuildOptions {
 
 // Object names.
 std::string JobName(const nlohmann::json& job);
-std::string ConfigMapName(std::string_view job_name);      // J-config
-std::string WorkerServiceName(std::string_view job_name);  // J-worker
-std::string LauncherName(std::string_view job_name);       // J-launcher (pod, SA, Role, RoleBinding)
-std::string PartitionerName(std::string_view job_name);    // J-partitioner
-std::string WorkerName(std::string_view job_name, std::int64_t index);  // J-worker-<index>
 
 // The controller ownerReference to the job (blockOwnerDeletion, controller).
 nlohmann::json ControllerOwnerRef(const nlohmann::json& job);

@@ -17,20 +17,6 @@ using kube::Result;
 using kube::Status;
 using nlohmann::json;
 
-constexpr const char* kPhasePending = "Pending";
-constexpr const char* kPhasePartitioning = "Partitioning";
-constexpr const char* kPhasePartitioned = "Partitioned";
-constexpr const char* kPhaseTraining = "Training";
-constexpr const char* kPhaseRestarting = "Restarting";
-constexpr const char* kPhaseSuspended = "Suspended";
-constexpr const char* kPhaseSucceeded = "Succeeded";
-constexpr const char* kPhaseFailed = "Failed";
-
-// Condition types that mirror a phase: exactly the current phase's one is True.
-constexpr const char* kPhaseConditions[] = {kPhasePartitioning, kPhasePartitioned, kPhaseTraining,
-                                            kPhaseRestarting,   kPhaseSuspended,   kPhaseSucceeded,
-                                            kPhaseFailed};
-
 const json* Find(const json& obj, std::initializer_list<const char*> path) {
   const json* cur = &obj;
   for (const char* key : path) {
@@ -53,16 +39,6 @@ std::int64_t Int(const json& obj, std::initializer_list<const char*> path, std::
 }
 
 bool Terminating(const json& obj) { return Find(obj, {"metadata", "deletionTimestamp"}) != nullptr; }
-
-int PhaseRank(const std::string& phase) {
-  if (phase == kPhasePending) return 1;
-  if (phase == kPhasePartitioning) return 2;
-  if (phase == kPhasePartitioned) return 3;
-  if (phase == kPhaseTraining) return 4;
-  return 0;  // not part of the forward progression
-}
-
-bool IsTerminal(const std::string& phase) { return phase == kPhaseSucceeded || phase == kPhaseFailed; }
 
 // A pod of the job as the reconciler sees it.
 struct PodView {
@@ -441,7 +417,7 @@ struct Reconciler::Pass {
         SetCondition(type, false, reason, message);
       }
     }
-    if (IsTerminal(phase) && Find(status, {"completionTime"}) == nullptr) {
+    if (IsTerminalPhase(phase) && Find(status, {"completionTime"}) == nullptr) {
       status["completionTime"] = kube::FormatTime(now);
     }
     if (changed) {
@@ -574,8 +550,8 @@ struct Reconciler::Pass {
   Status EnsureSupportObjects(bool workers_stage) {
     if (Status s = EnsureObject("configmaps", BuildConfigMap(job, Addresses(workers_stage)), {"data"}); !s.ok()) return s;
     if (mode != PartitionMode::kSkip) {
-      for (const char* role : {"launcher", "partitioner"}) {
-        if (std::string_view(role) == "partitioner" && !RunsPartitionerPod(mode)) continue;
+      for (const char* role : {kRoleLauncher, kRolePartitioner}) {
+        if (std::string_view(role) == kRolePartitioner && !RunsPartitionerPod(mode)) continue;
         if (Status s = EnsureObject("serviceaccounts", BuildServiceAccount(job, role), {}); !s.ok()) return s;
         if (Status s = EnsureObject("roles", BuildRole(job, role), {"rules"}); !s.ok()) return s;
         if (Status s = EnsureObject("rolebindings", BuildRoleBinding(job, role), {}); !s.ok()) return s;
@@ -885,14 +861,14 @@ struct Reconciler::Pass {
     if (Find(status, {"restartCount"}) == nullptr) status["restartCount"] = 0;
     bool created_condition = false;
     if (const json* conditions = Find(status, {"conditions"}); conditions != nullptr && conditions->is_array()) {
-      for (const json& c : *conditions) created_condition |= Str(c, {"type"}) == "Created";
+      for (const json& c : *conditions) created_condition |= Str(c, {"type"}) == kConditionCreated;
     }
     if (!created_condition) {
-      SetCondition("Created", true, "DGLJobCreated", "DGLJob " + ns + "/" + name + " is created");
+      SetCondition(kConditionCreated, true, "DGLJobCreated", "DGLJob " + ns + "/" + name + " is created");
       Event("Normal", "DGLJobCreated", "DGLJob " + ns + "/" + name + " is created in " + ToString(mode) + " mode");
     }
 
-    if (IsTerminal(prev_phase)) {
+    if (IsTerminalPhase(prev_phase)) {
       ComputeReplicaStatuses();
       return Terminal();
     }
@@ -969,7 +945,8 @@ struct Reconciler::Pass {
       auto [phase, reason, message] = ObservedPhase();
       // Phases only move forward within one run; going back takes a restart or a resume (the
       // original bounced Partitioned -> Starting while workers came up).
-      const bool regression = !restarting && PhaseRank(prev_phase) > PhaseRank(phase);
+      const int from = PhaseProgress(prev_phase), to = PhaseProgress(phase);
+      const bool regression = !restarting && from >= 0 && to >= 0 && from > to;
       if (!regression) SetPhase(phase, reason, message);
     }
     ComputeReplicaStatuses();

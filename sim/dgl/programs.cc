@@ -2,6 +2,7 @@
 
 #include "fakeapi/client/json_path.h"
 #include "fakeapi/client/quantity.h"
+#include "operator/api/vocabulary.h"
 #include "sim/cluster/cluster.h"
 #include "sim/dgl/flags.h"
 #include "sim/dgl/models.h"
@@ -17,9 +18,9 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kJobLabel = "training.kubeflow.org/job-name";
-constexpr const char* kTypeLabel = "training.kubeflow.org/replica-type";
-constexpr const char* kEpochAnnotation = "training.kubeflow.org/restart-count";
+constexpr const char* kJobLabel = dgl::kLabelJobName;
+constexpr const char* kTypeLabel = dgl::kLabelReplicaType;
+constexpr const char* kEpochAnnotation = dgl::kAnnotationRestartEpoch;
 constexpr const char* kDatasetAnnotation = "dglsim.io/dataset";
 // A kubectl exec round trip of tools/launch.py (revise_hostfile on every worker, in threads):
 // *unconfirmed* planning value.
@@ -82,7 +83,7 @@ class DglWorker : public ContainerProgram {
 
   void Start(ProgramContext& ctx) override {
     sleep_ = MakeSleepProgram();
-    if (Str(ctx.pod(), {"metadata", "labels", kTypeLabel}) == "worker") Register(ctx);
+    if (Str(ctx.pod(), {"metadata", "labels", kTypeLabel}) == dgl::kRoleWorker) Register(ctx);
     sleep_->Start(ctx);
   }
   void Stop(ProgramContext& ctx, Micros grace) override { sleep_->Stop(ctx, grace); }
@@ -143,7 +144,7 @@ class DglRun : public ContainerProgram {
     if (mode_.empty()) mode_ = phase_env_ == "Launcher_Workload" ? "Skip" : "DGL-API";
     cpu_ = ctx.node_spec() && ctx.node_spec()->cpu_speed > 0 ? ctx.node_spec()->cpu_speed : 1.0;
 
-    if (Str(pod, {"metadata", "labels", kTypeLabel}) == "worker") {
+    if (Str(pod, {"metadata", "labels", kTypeLabel}) == dgl::kRoleWorker) {
       // dglrun as a worker's own command: it serves what the launcher execs into it.
       worker_ = std::make_unique<DglWorker>(env_);
       worker_->Register(ctx);
@@ -234,7 +235,7 @@ class DglRun : public ContainerProgram {
 
   // The ConfigMap's `key` (hostfile, leadfile); "" when absent.
   std::string ConfigData(const std::string& key) {
-    auto cm = ctx_->client().Get("configmaps", ns_, job_ + "-config");
+    auto cm = ctx_->client().Get("configmaps", ns_, dgl::ConfigMapName(job_));
     if (!cm.ok()) return "";
     return Str(**cm, {"data", key.c_str()});
   }
@@ -458,7 +459,7 @@ class DglRun : public ContainerProgram {
   // tools/launch.py watches its remote processes: a worker pod that fails or goes away ends the run.
   void WatchWorkers() {
     kube::ListOptions filter{.namespace_ = ns_,
-                                .label_selector = std::string(kJobLabel) + "=" + job_ + "," + kTypeLabel + "=worker"};
+                                .label_selector = std::string(kJobLabel) + "=" + job_ + "," + kTypeLabel + "=" + dgl::kRoleWorker};
     auto check = [this](const kube::ObjectPtr& pod, bool deleted) {
       if (Str(*pod, {"metadata", "annotations", kEpochAnnotation}) != epoch_) return;
       const std::string name = Str(*pod, {"metadata", "name"});

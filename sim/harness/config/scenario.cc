@@ -1145,9 +1145,7 @@ class Loader {
       e.text = subject + " phases " + Join(e.phases, " -> ");
     } else if (kind == "condition") {
       e.kind = ExpectKind::kCondition;
-      static const std::vector<std::string> kTypes = {"Created", "Partitioning", "Partitioned", "Training",
-                                                      "Restarting", "Suspended", "Succeeded", "Failed"};
-      if (auto c = Enum(item, "condition", path, kTypes, true)) e.condition = *c;
+      if (auto c = Enum(item, "condition", path, Names(dgl::kConditionTypes), true)) e.condition = *c;
       if (auto r = String(item, "reason", path)) e.reason = *r;
       if (auto st = Enum(item, "status", path, {"True", "False", "Unknown"})) e.status = *st;
       e.text = subject + " condition " + e.condition + (e.reason.empty() ? "" : " reason " + e.reason);
@@ -1264,8 +1262,8 @@ class Loader {
       std::vector<std::string> known;
       bool found = false;
       for (const JobKey& k : job_keys_) {
-        known.push_back(k.ns + "/" + k.name + "-config");
-        found = found || (k.ns == ns && k.name + "-config" == name);
+        known.push_back(k.ns + "/" + dgl::ConfigMapName(k.name));
+        found = found || (k.ns == ns && dgl::ConfigMapName(k.name) == name);
       }
       if (!found) {
         Problem(cm_path, WithSuggestion("no job of the scenario creates ConfigMap " + Quoted(ns + "/" + name) +

@@ -39,6 +39,7 @@
 #pragma once
 
 #include "fakeapi/client/clock.h"
+#include "operator/api/vocabulary.h"
 #include "sim/dgl/calibration.h"
 #include "sim/harness/config/manifest_check.h"
 #include "sim/harness/config/yaml_json.h"
@@ -194,9 +195,7 @@ enum class FaultKind {
 };
 const char* ToString(FaultKind kind);
 
-// A DGLJob phase as the operator writes it.
-inline constexpr const char* kJobPhases[] = {"Pending",   "Partitioning", "Partitioned", "Training",
-                                             "Restarting", "Suspended",   "Succeeded",   "Failed"};
+using dgl::kJobPhases;  // the DGLJob phases (operator/api/vocabulary.h)
 
 struct FaultTrigger {
   std::optional<Micros> at;  // at a time, or

@@ -1,5 +1,6 @@
 #include "sim/harness/report/report_html.h"
 
+#include "operator/api/vocabulary.h"
 #include "sim/harness/config/units.h"
 #include "sim/harness/report/report.h"
 #include "sim/harness/report/report_layout.h"
@@ -133,9 +134,9 @@ std::string SvgOpen(int height, const char* id, const std::string& label) {
 int JobHue(std::size_t index) { return static_cast<int>(std::fmod(static_cast<double>(index) * 137.508 + 268.0, 360.0)); }
 
 int RoleLightness(const std::string& role) {
-  if (role == "launcher") return 32;
-  if (role == "partitioner") return 44;
-  if (role == "worker") return 56;
+  if (role == dgl::kRoleLauncher) return 32;
+  if (role == dgl::kRolePartitioner) return 44;
+  if (role == dgl::kRoleWorker) return 56;
   return 68;
 }
 
@@ -145,14 +146,14 @@ std::string PodFill(std::optional<std::size_t> job_index, const std::string& rol
 }
 
 std::string PhaseFill(const std::string& phase) {
-  if (phase == "Pending") return "#b8bec7";
-  if (phase == "Partitioning") return "#e0a526";
-  if (phase == "Partitioned") return "#f0cf7a";
-  if (phase == "Training") return "#3a7bd5";
-  if (phase == "Restarting") return "#e8743b";
-  if (phase == "Suspended") return "#9a8fb8";
-  if (phase == "Succeeded") return "#2e9d57";
-  if (phase == "Failed") return "#d0393e";
+  if (phase == dgl::kPhasePending) return "#b8bec7";
+  if (phase == dgl::kPhasePartitioning) return "#e0a526";
+  if (phase == dgl::kPhasePartitioned) return "#f0cf7a";
+  if (phase == dgl::kPhaseTraining) return "#3a7bd5";
+  if (phase == dgl::kPhaseRestarting) return "#e8743b";
+  if (phase == dgl::kPhaseSuspended) return "#9a8fb8";
+  if (phase == dgl::kPhaseSucceeded) return "#2e9d57";
+  if (phase == dgl::kPhaseFailed) return "#d0393e";
   return "#8c96a3";
 }
 
@@ -317,7 +318,7 @@ class Page {
     for (std::size_t i = 0; i < shown; ++i) {
       const JobKey& key = record_.job_order[i];
       const JobRecord& job = record_.jobs.at(key);
-      out_ << "<tr><td><span class=\"chip\" style=\"background:" << PodFill(i, "worker") << "\"></span>"
+      out_ << "<tr><td><span class=\"chip\" style=\"background:" << PodFill(i, dgl::kRoleWorker) << "\"></span>"
            << HtmlEscape(key.ToString());
       if (job.deleted) out_ << " <span class=\"detail\">(deleted)</span>";
       if (!job.dataset.empty()) out_ << "<br><span class=\"detail\">dataset " << HtmlEscape(job.dataset) << "</span>";
@@ -357,7 +358,7 @@ class Page {
     out_ << "<div class=\"legend\">";
     std::size_t shown = std::min<std::size_t>(record_.job_order.size(), 12);
     for (std::size_t i = 0; i < shown; ++i)
-      out_ << "<span><span class=\"chip\" style=\"background:" << PodFill(i, "worker") << "\"></span>"
+      out_ << "<span><span class=\"chip\" style=\"background:" << PodFill(i, dgl::kRoleWorker) << "\"></span>"
            << HtmlEscape(record_.job_order[i].ToString()) << "</span>";
     if (shown < record_.job_order.size()) out_ << "<span>and " << (record_.job_order.size() - shown) << " more jobs</span>";
     out_ << "<span>shade: <b>launcher</b> dark, <b>partitioner</b> middle, <b>worker</b> light</span>"
@@ -404,7 +405,7 @@ class Page {
       if (i % 2 == 1) svg << Rect(0, y, kWidth, kRow, "", "rowband");
       if (text) {
         auto label = FitLabel(key.ToString(), kLabelWidth - 24).value_or("");
-        svg << "<rect x=\"8\" y=\"" << (y + 6) << "\" width=\"10\" height=\"10\" rx=\"2\" fill=\"" << PodFill(i, "worker")
+        svg << "<rect x=\"8\" y=\"" << (y + 6) << "\" width=\"10\" height=\"10\" rx=\"2\" fill=\"" << PodFill(i, dgl::kRoleWorker)
             << "\"/><text class=\"rowlabel\" x=\"24\" y=\"" << (y + 15) << "\">" << HtmlEscape(label) << "<title>"
             << HtmlEscape(key.ToString()) << "</title></text>";
       } else if (i % 10 == 0) {
@@ -427,7 +428,7 @@ class Page {
         } else {
           svg << Rect(x1, y + (text ? 4 : 1), x2 - x1, kRow - (text ? 8 : 2), PhaseFill(span.phase));
           if (auto label = FitLabel(span.phase, x2 - x1); label && text)
-            svg << "<text class=\"barlabel" << (span.phase == "Partitioned" || span.phase == "Pending" ? " dark" : "")
+            svg << "<text class=\"barlabel" << (span.phase == dgl::kPhasePartitioned || span.phase == dgl::kPhasePending ? " dark" : "")
                 << "\" x=\"" << Num(x1 + 4) << "\" y=\"" << (y + 15) << "\">" << HtmlEscape(*label) << "</text>";
         }
         svg << "</g>";

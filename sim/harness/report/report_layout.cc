@@ -1,5 +1,6 @@
 #include "sim/harness/report/report_layout.h"
 
+#include "operator/api/vocabulary.h"
 #include "sim/harness/config/units.h"
 
 #include <algorithm>
@@ -95,7 +96,7 @@ std::vector<PhaseSpan> PhaseSpans(const JobRecord& job, Micros run_end) {
   Micros stop = job.deleted && job.deleted_at ? *job.deleted_at : run_end;
   for (std::size_t i = 0; i < job.phases.size(); ++i) {
     const PhaseChange& p = job.phases[i];
-    PhaseSpan span{p.phase, p.at, p.at, detail::IsTerminalPhase(p.phase)};
+    PhaseSpan span{p.phase, p.at, p.at, dgl::IsTerminalPhase(p.phase)};
     if (!span.terminal) span.end = std::max(p.at, i + 1 < job.phases.size() ? job.phases[i + 1].at : stop);
     out.push_back(std::move(span));
   }

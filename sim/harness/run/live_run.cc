@@ -2,6 +2,7 @@
 #include "sim/harness/run/live_run.h"
 
 #include "fakeapi/server/store.h"
+#include "operator/api/vocabulary.h"
 #include "sim/cluster/simulation.h"
 
 #include <algorithm>
@@ -31,7 +32,7 @@ bool AnyJobInFlight(fakeapi::Store& store) {
     std::string phase;
     if (auto s = job->find("status"); s != job->end() && s->is_object())
       if (auto p = s->find("phase"); p != s->end() && p->is_string()) phase = p->get<std::string>();
-    if (phase != "Succeeded" && phase != "Failed") return true;
+    if (!dgl::IsTerminalPhase(phase)) return true;
   }
   return false;
 }

@@ -4,6 +4,7 @@
 #include "fakeapi/client/quantity.h"
 #include "operator/admission/dgljob_admission.h"
 #include "operator/api/dgljob_api.h"
+#include "operator/api/vocabulary.h"
 #include "sim/cluster/cluster.h"
 #include "sim/cluster/kubelet.h"
 #include "sim/cluster/node_lifecycle.h"
@@ -24,14 +25,13 @@ namespace harness {
 
 using nlohmann::json;
 
-namespace detail {
-bool IsTerminalPhase(const std::string& phase) { return phase == "Succeeded" || phase == "Failed"; }
-}  // namespace detail
-
 namespace {
 
-constexpr const char* kJobNameLabel = "training.kubeflow.org/job-name";
-constexpr const char* kReplicaTypeLabel = "training.kubeflow.org/replica-type";
+using dgl::kLabelJobName;
+using dgl::kLabelReplicaType;
+
+// A pod in a phase it never leaves.
+bool PodFinished(const std::string& phase) { return phase == "Succeeded" || phase == "Failed"; }
 
 std::string Str(const json& obj, std::initializer_list<const char*> path) {
   return kube::JsonString(obj, path);
@@ -83,24 +83,15 @@ sim::Resources AllocatableOf(const json& node) {
   return r;
 }
 
-int PhaseRank(const std::string& phase) {
-  if (phase == "Pending") return 0;
-  if (phase == "Partitioning") return 1;
-  if (phase == "Partitioned") return 2;
-  if (phase == "Training") return 3;
-  if (phase == "Succeeded" || phase == "Failed") return 4;
-  return -1;  // Restarting, Suspended, unknown
-}
-
 // The pod's record, with its identity filled in from the object when first seen.
 PodRecord& NotePod(RunRecord& record, const json& pod) {
   PodRecord& p = record.Pod(Str(pod, {"metadata", "uid"}));
   if (p.name.empty()) {
     p.ns = kube::NamespaceOf(pod);
     p.name = kube::NameOf(pod);
-    std::string job = Str(pod, {"metadata", "labels", kJobNameLabel});
+    std::string job = Str(pod, {"metadata", "labels", kLabelJobName});
     if (!job.empty()) p.job = JobKey{p.ns, job};
-    p.role = Str(pod, {"metadata", "labels", kReplicaTypeLabel});
+    p.role = Str(pod, {"metadata", "labels", kLabelReplicaType});
     p.gpus = GpusOf(pod);
   }
   return p;
@@ -260,16 +251,16 @@ class Recorder : public sim::Actor {
     std::string phase = Str(job, {"status", "phase"});
     if (phase.empty() || phase == r.phase) return;
     ++record_.invariant_checks["phasesMoveForward"];
-    int before = PhaseRank(r.phase), after = PhaseRank(phase);
+    int before = dgl::PhaseProgress(r.phase), after = dgl::PhaseProgress(phase);
     if (!r.phase.empty() && before >= 0 && after >= 0 && after < before)
       Violation("phasesMoveForward", "job " + key.ToString() + " went from " + r.phase + " to " + phase);
-    if (r.phase == "Succeeded")
+    if (r.phase == dgl::kPhaseSucceeded)
       Violation("phasesMoveForward", "job " + key.ToString() + " left Succeeded for " + phase);
     r.phases.push_back({phase, Now()});
     r.phase = phase;
     r.last_status_change = Now();
-    if (detail::IsTerminalPhase(phase) && !r.completed) r.completed = Now();
-    if (phase == "Succeeded") {
+    if (dgl::IsTerminalPhase(phase) && !r.completed) r.completed = Now();
+    if (phase == dgl::kPhaseSucceeded) {
       ++record_.invariant_checks["succeededOnlyIfLauncherSucceeded"];
       if (!launcher_succeeded_.count(key))
         Violation("succeededOnlyIfLauncherSucceeded",
@@ -291,7 +282,7 @@ class Recorder : public sim::Actor {
     if (inserted) {
       info.uid = uid;
       info.gpus = GpusOf(pod);
-      std::string job = Str(pod, {"metadata", "labels", kJobNameLabel});
+      std::string job = Str(pod, {"metadata", "labels", kLabelJobName});
       if (!job.empty()) {
         info.job = JobKey{kube::NamespaceOf(pod), job};
         ++Job(*info.job).pods_created;
@@ -300,16 +291,16 @@ class Recorder : public sim::Actor {
     RecordPod(pod);
     if (info.ended) return;
     std::string phase = Str(pod, {"status", "phase"});
-    if (info.job && phase == "Succeeded" && Str(pod, {"metadata", "labels", kReplicaTypeLabel}) == "launcher")
+    if (info.job && phase == "Succeeded" && Str(pod, {"metadata", "labels", kLabelReplicaType}) == dgl::kRoleLauncher)
       launcher_succeeded_.insert(*info.job);
     std::string node = Str(pod, {"spec", "nodeName"});
-    if (!node.empty() && info.node.empty() && !detail::IsTerminalPhase(phase)) Bind(uid, info, pod, node);
+    if (!node.empty() && info.node.empty() && !PodFinished(phase)) Bind(uid, info, pod, node);
     // Queueing: from the job's submission until its first pod is bound.
     if (!node.empty() && info.job)
       if (JobRecord& j = Job(*info.job); j.submitted && !j.stage_intervals.count("queueing"))
         j.stage_intervals["queueing"].emplace_back(*j.submitted, Now());
     if (phase == "Running" && !info.running_since) info.running_since = StatusTime(pod, "running", false).value_or(Now());
-    if (detail::IsTerminalPhase(phase)) {
+    if (PodFinished(phase)) {
       // A pod seen only once it had finished still ran: from its containers' start to their end.
       if (!info.running_since) info.running_since = StatusTime(pod, "terminated", false);
       Stop(info, StatusTime(pod, "terminated", true));
@@ -684,7 +675,7 @@ RunRecord RunScenario(const Scenario& scenario, const RunOptions& options) {
     if (applied < entries.size()) return false;
     for (const auto& [key, r] : record.jobs) {
       if (!r.submitted) continue;
-      if (!r.deleted && !detail::IsTerminalPhase(r.phase)) return false;
+      if (!r.deleted && !dgl::IsTerminalPhase(r.phase)) return false;
     }
     return true;
   };
@@ -717,7 +708,7 @@ RunRecord RunScenario(const Scenario& scenario, const RunOptions& options) {
     }
   ++record.invariant_checks["jobsTerminalOrProgressing"];
   for (const auto& [key, r] : record.jobs) {
-    if (!r.submitted || r.deleted || detail::IsTerminalPhase(r.phase) || r.phase == "Suspended") continue;
+    if (!r.submitted || r.deleted || dgl::IsTerminalPhase(r.phase) || r.phase == dgl::kPhaseSuspended) continue;
     // Not terminal: fine only when the run was cut by `until` while the job was still moving.
     bool progressing = record.hit_until && record.end - r.last_status_change <= 3600 * kube::kSecond;
     if (!progressing)
@@ -731,12 +722,12 @@ RunRecord RunScenario(const Scenario& scenario, const RunOptions& options) {
     if (!r.deleted) continue;
     ++record.invariant_checks["noObjectsAfterDelete"];
     std::vector<std::string> left;
-    if (auto pods = sim.store().List("pods", {.namespace_ = key.ns, .label_selector = std::string(kJobNameLabel) + "=" + key.name});
+    if (auto pods = sim.store().List("pods", {.namespace_ = key.ns, .label_selector = std::string(kLabelJobName) + "=" + key.name});
         pods.ok())
       for (const auto& pod : pods->items)
         if (Str(*pod, {"metadata", "deletionTimestamp"}).empty()) left.push_back("pod " + kube::NameOf(*pod));
-    if (auto cm = sim.store().Get("configmaps", key.ns, key.name + "-config"); cm.ok())
-      if (Str(**cm, {"metadata", "deletionTimestamp"}).empty()) left.push_back("configmap " + key.name + "-config");
+    if (auto cm = sim.store().Get("configmaps", key.ns, dgl::ConfigMapName(key.name)); cm.ok())
+      if (Str(**cm, {"metadata", "deletionTimestamp"}).empty()) left.push_back("configmap " + dgl::ConfigMapName(key.name));
     if (!left.empty()) {
       std::string list;
       for (const auto& l : left) list += (list.empty() ? "" : ", ") + l;

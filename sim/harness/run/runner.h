@@ -208,8 +208,4 @@ struct RunOptions {
 // Runs the scenario to its end and returns the record. Never throws.
 RunRecord RunScenario(const Scenario& scenario, const RunOptions& options = {});
 
-namespace detail {
-bool IsTerminalPhase(const std::string& phase);
-}  // namespace detail
-
 }  // namespace harness

@@ -1,0 +1,68 @@
+// The DGL operator's vocabulary: the labels it puts on what it creates, the replica types, the
+// job phases and condition types it reports, and the names of the objects it creates for a job.
+// The operator, the simulator, the harness and the reports all spell these through this header,
+// never as literals of their own, so a renamed phase or label cannot leave a reader behind.
+// The contract is docs/dgljob-api.md.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace dgl {
+
+// Labels on every object created for a job (replica-index on pods only).
+inline constexpr const char* kLabelJobName = "training.kubeflow.org/job-name";
+inline constexpr const char* kLabelReplicaType = "training.kubeflow.org/replica-type";
+inline constexpr const char* kLabelReplicaIndex = "training.kubeflow.org/replica-index";
+
+// The pod annotation recording status.restartCount when the pod was created, so a restart can tell
+// the pods it replaces from the pods it made (and a container program which run it belongs to).
+inline constexpr const char* kAnnotationRestartEpoch = "training.kubeflow.org/restart-count";
+
+// Keys of spec.dglReplicaSpecs.
+inline constexpr const char* kReplicaLauncher = "Launcher";
+inline constexpr const char* kReplicaWorker = "Worker";
+inline constexpr const char* kReplicaPartitioner = "Partitioner";
+// Values of the replica-type label: the replica type in lower case.
+inline constexpr const char* kRoleLauncher = "launcher";
+inline constexpr const char* kRoleWorker = "worker";
+inline constexpr const char* kRolePartitioner = "partitioner";
+
+// status.phase of a DGLJob.
+inline constexpr const char* kPhasePending = "Pending";
+inline constexpr const char* kPhasePartitioning = "Partitioning";
+inline constexpr const char* kPhasePartitioned = "Partitioned";
+inline constexpr const char* kPhaseTraining = "Training";
+inline constexpr const char* kPhaseRestarting = "Restarting";
+inline constexpr const char* kPhaseSuspended = "Suspended";
+inline constexpr const char* kPhaseSucceeded = "Succeeded";
+inline constexpr const char* kPhaseFailed = "Failed";
+// Every phase, in the order the API documentation lists them.
+inline constexpr const char* kJobPhases[] = {kPhasePending,    kPhasePartitioning, kPhasePartitioned, kPhaseTraining,
+                                             kPhaseRestarting, kPhaseSuspended,    kPhaseSucceeded,   kPhaseFailed};
+
+// status.conditions[].type: Created, and one per phase but Pending (exactly the current phase's
+// one is True).
+inline constexpr const char* kConditionCreated = "Created";
+inline constexpr const char* kPhaseConditions[] = {kPhasePartitioning, kPhasePartitioned, kPhaseTraining,
+                                                   kPhaseRestarting,   kPhaseSuspended,   kPhaseSucceeded,
+                                                   kPhaseFailed};
+inline constexpr const char* kConditionTypes[] = {kConditionCreated, kPhasePartitioning, kPhasePartitioned,
+                                                  kPhaseTraining,    kPhaseRestarting,   kPhaseSuspended,
+                                                  kPhaseSucceeded,   kPhaseFailed};
+
+// Where a phase stands in the forward progression of one run: Pending 0, Partitioning 1,
+// Partitioned 2, Training 3, Succeeded and Failed 4; -1 for Restarting, Suspended and anything
+// else (they step out of the progression). Within one run a job's phase never goes to a lower rank.
+int PhaseProgress(std::string_view phase);
+bool IsTerminalPhase(std::string_view phase);
+
+// Objects created for job J.
+std::string ConfigMapName(std::string_view job_name);      // J-config
+std::string WorkerServiceName(std::string_view job_name);  // J-worker
+std::string LauncherName(std::string_view job_name);       // J-launcher (pod, SA, Role, RoleBinding)
+std::string PartitionerName(std::string_view job_name);    // J-partitioner
+std::string WorkerName(std::string_view job_name, std::int64_t index);  // J-worker-<index>
+
+}  // namespace dgl
