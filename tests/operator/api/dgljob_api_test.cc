@@ -2,6 +2,7 @@
 // (shared/design/dgljob-api.md) and the original operator's six example manifests, read unmodified.
 #include "operator/api/dgljob_api.h"
 #include "tests/operator/controller/reconcile_fixture.h"
+#include "tests/shared_examples.h"
 
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
@@ -22,7 +23,7 @@ using kube::StatusCause;
 using testing::YamlToJson;
 
 json LoadExample(const std::string& file) {
-  return YamlToJson(YAML::LoadFile(std::string(DGLSIM_SHARED_DIR) + "/reference/dgl-operator-examples/" + file));
+  return YamlToJson(YAML::LoadFile(::testing_shared::ExamplesDir() + file));
 }
 
 // What the loader does: convert, then the API server defaults.
@@ -102,6 +103,7 @@ json& Container(json& job, const std::string& type) {
 class ExampleManifest : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(ExampleManifest, ConvertsDefaultsAndValidatesWithoutCauses) {
+  DGLSIM_REQUIRE_SHARED_EXAMPLES();
   json job = LoadExample(GetParam());
   ASSERT_EQ(job["apiVersion"], kLegacyApiVersion);
   std::vector<std::string> warnings = ConvertLegacy(job);
@@ -114,6 +116,7 @@ TEST_P(ExampleManifest, ConvertsDefaultsAndValidatesWithoutCauses) {
 }
 
 TEST_P(ExampleManifest, IsAlreadyCurrentAfterOneConversion) {
+  DGLSIM_REQUIRE_SHARED_EXAMPLES();
   json job = LoadExample(GetParam());
   ConvertLegacy(job);
   json once = job;
@@ -122,6 +125,7 @@ TEST_P(ExampleManifest, IsAlreadyCurrentAfterOneConversion) {
 }
 
 TEST_P(ExampleManifest, DefaultingTwiceChangesNothing) {
+  DGLSIM_REQUIRE_SHARED_EXAMPLES();
   json job = LoadConvertedDefaulted(GetParam());
   json once = job;
   DefaultDGLJob(job);
@@ -140,6 +144,7 @@ INSTANTIATE_TEST_SUITE_P(OriginalOperator, ExampleManifest,
                          });
 
 TEST(ExampleDefaults, DglKeGetsDglApiModeOneServerAndAPartitionerRunningDglkerun) {
+  DGLSIM_REQUIRE_SHARED_EXAMPLES();
   json job = LoadConvertedDefaulted("DGL-KE.yaml");
   const json& spec = job["spec"];
   EXPECT_EQ(spec["partitionMode"], "DGL-API");
@@ -156,6 +161,7 @@ TEST(ExampleDefaults, DglKeGetsDglApiModeOneServerAndAPartitionerRunningDglkerun
 }
 
 TEST(ExampleDefaults, GraphSageSkipGetsNoPartitionerAndNoWorker) {
+  DGLSIM_REQUIRE_SHARED_EXAMPLES();
   json job = LoadConvertedDefaulted("GraphSAGE.yaml");
   EXPECT_EQ(job["spec"]["partitionMode"], "Skip");
   EXPECT_FALSE(job["spec"]["dglReplicaSpecs"].contains("Partitioner"));
@@ -164,6 +170,7 @@ TEST(ExampleDefaults, GraphSageSkipGetsNoPartitionerAndNoWorker) {
 }
 
 TEST(ExampleDefaults, GraphSageDistReadsNumServersFromLauncherArgs) {
+  DGLSIM_REQUIRE_SHARED_EXAMPLES();
   json job = LoadConvertedDefaulted("GraphSAGE_dist.yaml");
   EXPECT_EQ(job["spec"]["numServers"], 1);
   EXPECT_EQ(GetNumServers(job), 1);
@@ -178,6 +185,7 @@ TEST(ExampleDefaults, GraphSageDistReadsNumServersFromLauncherArgs) {
 // ConvertLegacy
 
 TEST(ConvertLegacy, LegacyManifestGetsOneWarningPerConversion) {
+  DGLSIM_REQUIRE_SHARED_EXAMPLES();
   json dglke = LoadExample("DGL-KE.yaml");  // apiVersion and spec.cleanPodPolicy
   std::vector<std::string> warnings = ConvertLegacy(dglke);
   ASSERT_EQ(warnings.size(), 2u);
@@ -647,6 +655,7 @@ void ExerciseEverything(json job) {
 }
 
 TEST(GarbageInput, NeverThrowsWhateverValueSitsAtAnyPosition) {
+  DGLSIM_REQUIRE_SHARED_EXAMPLES();
   json base = LoadExample("GraphSAGE_dist.yaml");
   base["spec"]["runPolicy"] = {{"schedulingPolicy", {{"minAvailable", 2}, {"queue", "q"}}},
                                {"ttlSecondsAfterFinished", 10}};

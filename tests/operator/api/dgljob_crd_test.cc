@@ -4,6 +4,7 @@
 // deploy/crd.yaml is exactly DGLJobCrd().
 #include "operator/api/dgljob_api.h"
 #include "tests/operator/controller/reconcile_fixture.h"
+#include "tests/shared_examples.h"
 
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
@@ -107,9 +108,10 @@ TEST(DGLJobCrdTest, ValidJobPassesBothValidationAndSchema) {
 }
 
 TEST(DGLJobCrdTest, OriginalExamplesPassTheSchemaAfterConversionAndDefaulting) {
+  DGLSIM_REQUIRE_SHARED_EXAMPLES();
   for (const char* file : {"DGL-KE.yaml", "GraphSAGE.yaml", "GraphSAGE_dist.yaml", "graph_classification.yaml",
                            "link_predict.yaml", "node_classification.yaml"}) {
-    json job = testing::YamlToJson(YAML::LoadFile(std::string(DGLSIM_SHARED_DIR) + "/reference/dgl-operator-examples/" + file));
+    json job = testing::YamlToJson(YAML::LoadFile(::testing_shared::ExamplesDir() + file));
     ConvertLegacy(job);
     DefaultDGLJob(job);
     ASSERT_TRUE(ValidateDGLJob(job).empty()) << file;

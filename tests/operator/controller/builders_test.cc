@@ -3,6 +3,7 @@
 #include "operator/controller/builders.h"
 
 #include "tests/operator/controller/reconcile_fixture.h"
+#include "tests/shared_examples.h"
 
 #include <gtest/gtest.h>
 
@@ -241,6 +242,7 @@ TEST(Builders, PartitionsOnAPvcAreDetectedAndMountedOnThePartitioner) {
 }
 
 TEST(Builders, ExampleManifestsBuildValidPods) {
+  DGLSIM_REQUIRE_SHARED_EXAMPLES();
   for (const char* file : {"DGL-KE.yaml", "GraphSAGE_dist.yaml", "GraphSAGE.yaml"}) {
     SCOPED_TRACE(file);
     json job = Defaulted(LoadExample(file));

@@ -8,6 +8,7 @@
 #include "operator/api/dgljob_api.h"
 #include "operator/controller/builders.h"
 #include "operator/controller/reconciler.h"
+#include "tests/shared_examples.h"
 
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
@@ -53,7 +54,7 @@ inline json YamlToJson(const YAML::Node& node) {
 
 // An example manifest of the original operator, converted as the scenario loader does.
 inline json LoadExample(const std::string& file) {
-  json job = YamlToJson(YAML::LoadFile(std::string(DGLSIM_SHARED_DIR) + "/reference/dgl-operator-examples/" + file));
+  json job = YamlToJson(YAML::LoadFile(::testing_shared::ExamplesDir() + file));
   ConvertLegacy(job);
   return job;
 }

@@ -2,6 +2,7 @@
 // pod status. One or more tests per rule of shared/design/dgljob-api.md, and one per defect of the
 // original operator, each of which fails on the original behaviour.
 #include "tests/operator/controller/reconcile_fixture.h"
+#include "tests/shared_examples.h"
 
 #include <gtest/gtest.h>
 
@@ -588,6 +589,7 @@ struct ExampleCase {
 class ExampleManifests : public ReconcileFixture, public ::testing::WithParamInterface<ExampleCase> {};
 
 TEST_P(ExampleManifests, ReconcileToTheExpectedObjects) {
+  DGLSIM_REQUIRE_SHARED_EXAMPLES();
   const ExampleCase& c = GetParam();
   json job = CreateJob(LoadExample(c.file));
   const std::string name = kube::NameOf(job);

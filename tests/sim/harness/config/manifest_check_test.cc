@@ -1,4 +1,5 @@
 #include "sim/harness/config/manifest_check.h"
+#include "tests/shared_examples.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +8,7 @@
 namespace harness {
 namespace {
 
-std::string Examples() { return std::string(DGLSIM_SHARED_DIR) + "/reference/dgl-operator-examples/"; }
+std::string Examples() { return ::testing_shared::ExamplesDir(); }
 
 std::string AllLines(const ManifestReport& r) {
   std::string out;
@@ -51,6 +52,7 @@ std::string Replace(std::string text, const std::string& from, const std::string
 }
 
 TEST(ManifestCheckTest, EveryOriginalOperatorExampleIsValid) {
+  DGLSIM_REQUIRE_SHARED_EXAMPLES();
   for (const char* name : {"DGL-KE.yaml", "GraphSAGE.yaml", "GraphSAGE_dist.yaml", "graph_classification.yaml",
                            "link_predict.yaml", "node_classification.yaml"}) {
     ManifestReport r = CheckManifestFile(Examples() + name);
@@ -60,6 +62,7 @@ TEST(ManifestCheckTest, EveryOriginalOperatorExampleIsValid) {
 }
 
 TEST(ManifestCheckTest, LegacyApiVersionIsConvertedWithWarningsAtTheApiVersionLine) {
+  DGLSIM_REQUIRE_SHARED_EXAMPLES();
   ManifestReport r = CheckManifestFile(Examples() + "GraphSAGE_dist.yaml");
   ASSERT_TRUE(r.ok()) << AllLines(r);
   ASSERT_FALSE(r.warnings.empty());

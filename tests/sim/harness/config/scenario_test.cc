@@ -1,4 +1,5 @@
 #include "sim/harness/config/scenario.h"
+#include "tests/shared_examples.h"
 
 #include <gtest/gtest.h>
 
@@ -397,7 +398,8 @@ TEST(ScenarioTest, AmbiguousJobNamesNeedTheirNamespace) {
 }
 
 TEST(ScenarioTest, LegacyManifestIsConvertedWithAWarning) {
-  const std::string path = std::string(DGLSIM_SHARED_DIR) + "/reference/dgl-operator-examples/GraphSAGE.yaml";
+  DGLSIM_REQUIRE_SHARED_EXAMPLES();
+  const std::string path = ::testing_shared::SharedDir() + "/reference/dgl-operator-examples/GraphSAGE.yaml";
   ScenarioLoad load = LoadScenarioString(kBase + "  - {at: 1m, manifest: " + path + "}\n", "s.yaml", kDataDir);
   ASSERT_TRUE(load.ok()) << ::testing::PrintToString(load.problems);
   ASSERT_FALSE(load.warnings.empty());
@@ -407,8 +409,9 @@ TEST(ScenarioTest, LegacyManifestIsConvertedWithAWarning) {
 }
 
 TEST(ScenarioTest, EveryOriginalExampleLoadsAsAJob) {
+  DGLSIM_REQUIRE_SHARED_EXAMPLES();
   for (const char* name : {"DGL-KE", "GraphSAGE", "GraphSAGE_dist", "graph_classification", "link_predict", "node_classification"}) {
-    const std::string path = std::string(DGLSIM_SHARED_DIR) + "/reference/dgl-operator-examples/" + name + ".yaml";
+    const std::string path = ::testing_shared::ExamplesDir() + name + ".yaml";
     ScenarioLoad load = LoadScenarioString(kBase + "  - {at: 1m, manifest: " + path + "}\n", "s.yaml", kDataDir);
     EXPECT_TRUE(load.ok()) << name << ": " << ::testing::PrintToString(load.problems);
   }

@@ -1,4 +1,5 @@
 #include "sim/harness/config/yaml_json.h"
+#include "tests/shared_examples.h"
 
 #include <gtest/gtest.h>
 
@@ -257,7 +258,8 @@ TEST(YamlJsonTest, DirectoryIsAnError) {
 }
 
 TEST(YamlJsonTest, LoadsTheOriginalOperatorExamples) {
-  YamlLoad load = LoadYamlFile(std::string(DGLSIM_SHARED_DIR) + "/reference/dgl-operator-examples/GraphSAGE_dist.yaml");
+  DGLSIM_REQUIRE_SHARED_EXAMPLES();
+  YamlLoad load = LoadYamlFile(::testing_shared::SharedDir() + "/reference/dgl-operator-examples/GraphSAGE_dist.yaml");
   ASSERT_TRUE(load.ok()) << load.error->ToString();
   ASSERT_EQ(load.documents.size(), 1u);
   const json& job = load.documents[0].value;
