@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -23,6 +24,7 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kDatasetAnnotation = "dglsim.io/dataset";
+constexpr const char* kPriceAnnotation = "dglsim.io/price-per-hour";
 
 std::string Child(const std::string& path, std::string_view key) {
   std::vector<PathSegment> segments = ParseFieldPath(path);
@@ -454,7 +456,8 @@ class Loader {
     NodeGroup group;
     group.field_path = path;
     if (Get(item, "manifest") != nullptr) {
-      CheckFields(item, path, {"manifest"}, {"manifest", "name", "count", "capacity", "labels", "taints", "network", "disk", "cpuSpeed"});
+      CheckFields(item, path, {"manifest"}, {"manifest", "name", "count", "capacity", "labels", "taints", "network", "disk", "cpuSpeed",
+                                             "pricePerHour"});
       auto relative = String(item, "manifest", path, true);
       if (!relative) return;
       NodeManifestSpec manifest;
@@ -464,8 +467,8 @@ class Loader {
       c.nodes.push_back(std::move(group));
       return;
     }
-    CheckFields(item, path, {"name", "count", "capacity", "labels", "taints", "network", "disk", "cpuSpeed"},
-                {"name", "count", "capacity", "labels", "taints", "network", "disk", "cpuSpeed", "manifest"});
+    CheckFields(item, path, {"name", "count", "capacity", "labels", "taints", "network", "disk", "cpuSpeed", "pricePerHour"},
+                {"name", "count", "capacity", "labels", "taints", "network", "disk", "cpuSpeed", "pricePerHour", "manifest"});
     NodeTemplateSpec t;
     auto name = String(item, "name", path, true);
     if (name && !IsDns1123Label(*name)) {
@@ -518,6 +521,7 @@ class Loader {
     if (auto b = Bandwidth(item, "network", path)) t.network_bytes_per_second = *b;
     if (auto b = Bandwidth(item, "disk", path)) t.disk_bytes_per_second = *b;
     if (auto speed = Number(item, "cpuSpeed", path, 0, 1000, true)) t.cpu_speed = *speed;
+    if (auto price = Number(item, "pricePerHour", path, 0, 1e9)) t.price_per_hour = *price;
     if (!name) return;
     t.name = *name;
     for (int i = 0; i < t.count; ++i) AddNodeName(t.name + "-" + std::to_string(i), Child(path, "name"));
@@ -567,6 +571,17 @@ class Loader {
             if (const json* a = Get(*annotations, key)) {
               Parsed<double> b = ParseBandwidthValue(*a);
               if (!b.ok()) problem(JoinPath(path, std::string("metadata.annotations[") + key + "]"), b.error);
+            }
+          }
+          if (const json* a = Get(*annotations, kPriceAnnotation)) {
+            const std::string text = a->is_string() ? a->get<std::string>() : "";
+            char* end = nullptr;
+            const double price = text.empty() ? -1 : std::strtod(text.c_str(), &end);
+            if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(price) || price < 0) {
+              problem(JoinPath(path, std::string("metadata.annotations[") + kPriceAnnotation + "]"),
+                      "must be a price per hour such as \"32.77\", got " + a->dump());
+            } else {
+              manifest.price_per_hour_total += price;
             }
           }
         }
@@ -1405,6 +1420,15 @@ std::vector<std::string> ClusterSpec::NodeNames() const {
     }
   }
   return names;
+}
+
+double ClusterSpec::PricePerHour() const {
+  double price = 0;
+  for (const NodeGroup& group : nodes) {
+    if (group.node_template) price += group.node_template->price_per_hour * group.node_template->count;
+    if (group.manifest) price += group.manifest->price_per_hour_total;
+  }
+  return price;
 }
 
 std::string SuggestName(std::string_view word, const std::vector<std::string>& candidates) {

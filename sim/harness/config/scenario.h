@@ -20,6 +20,8 @@
 //   cluster.nodes[].network         100Gbps (12.5 GB/s each direction, the calibration machines)
 //   cluster.nodes[].disk            2GBps
 //   cluster.nodes[].cpuSpeed        1.0 (the calibration machine)
+//   cluster.nodes[].pricePerHour    0 (unpriced: reports give no cost); Node manifests: the annotation
+//                                   dglsim.io/price-per-hour
 //   Node manifests: the same network, disk and cpuSpeed, unless the annotations dglsim.io/network,
 //                   dglsim.io/disk, dglsim.io/cpu-speed say otherwise
 //   cluster.storage.bandwidth       550MBps (one NFS client, calibration.md "Storage")
@@ -84,6 +86,9 @@ struct NodeTemplateSpec {
   double network_bytes_per_second = kDefaultNicBytesPerSecond;
   double disk_bytes_per_second = kDefaultDiskBytesPerSecond;
   double cpu_speed = 1.0;
+  // pricePerHour: what one node costs per hour (any currency); reports turn the time the cluster
+  // is needed into money with it (RunRecord's cost in the JSON report, dglsim sweep's cost).
+  double price_per_hour = 0;
 };
 
 // Real v1 Node objects read from a file (a Node, a NodeList or a v1 List of Nodes, one or more
@@ -91,6 +96,8 @@ struct NodeTemplateSpec {
 struct NodeManifestSpec {
   std::string path;  // resolved against the scenario file's folder
   std::vector<nlohmann::json> nodes;
+  // The nodes' annotation dglsim.io/price-per-hour ("32.77"), summed.
+  double price_per_hour_total = 0;
 };
 
 // One entry of cluster.nodes: a template or a manifest.
@@ -132,6 +139,8 @@ struct ClusterSpec {
   Timings timings;
   // Every node name, templates expanded, in file order.
   std::vector<std::string> NodeNames() const;
+  // The whole cluster's price per hour: every node's pricePerHour (or price annotation), summed.
+  double PricePerHour() const;
 };
 
 struct ApiSettings {

@@ -8,7 +8,8 @@
 // The JSON report has the documented fields. Values the simulator does not model yet are null
 // (breakdown, peakMemoryBytes, idleGpuSeconds, cluster.gpuUtilization) rather than invented.
 // Added fields: description, endedBy ("jobs" or "until"), traceRecords, faults, notes,
-// jobs[].dataset, jobs[].deleted. `wallSeconds` is the only field that differs run to run.
+// jobs[].dataset, jobs[].deleted, cluster.pricePerHour and cluster.cost (RunSpanSeconds times the
+// price; both null when no node has a pricePerHour). `wallSeconds` is the only field that differs run to run.
 #pragma once
 
 #include "sim/harness/checks/expectations.h"
@@ -20,6 +21,11 @@
 #include <vector>
 
 namespace harness {
+
+// How long the cluster was needed: from the first job's submission to the last job's completion,
+// or to the run's end when a job never completed; 0 without jobs. The cost is this times the
+// cluster's price per hour.
+double RunSpanSeconds(const RunRecord& record);
 
 bool AllPassed(const std::vector<ExpectationResult>& results);
 std::string FormatSummary(const RunRecord& record, const std::vector<ExpectationResult>& results);

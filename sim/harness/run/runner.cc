@@ -770,6 +770,7 @@ RunRecord RunScenario(const Scenario& scenario, const RunOptions& options) {
       record.node_list.push_back({kube::NameOf(*node), AllocatableOf(*node).gpu});
     }
   }
+  record.price_per_hour = scenario.cluster.PricePerHour();
   record.fault_log = faults->log();
   record.events = sim.engine().events_executed();
   record.api_writes = sim.store().Stats().writes;

@@ -178,6 +178,7 @@ struct RunRecord {
   int nodes = 0;
   std::int64_t gpus = 0;
   double gpu_seconds = 0;  // every pod's, jobs or not
+  double price_per_hour = 0;  // the cluster's (ClusterSpec::PricePerHour); 0 = unpriced
   // For the visual reports (--html, --trace).
   std::vector<PodRecord> pods;                   // every pod seen, in the order first seen
   std::map<std::string, std::size_t> pod_index;  // uid -> index into pods
