@@ -1,6 +1,7 @@
 #include "sim/harness/config/scenario.h"
 
 #include "sim/harness/config/calibration_file.h"
+#include "sim/harness/config/generators.h"
 
 #include "fakeapi/client/quantity.h"
 #include "fakeapi/client/selector.h"
@@ -16,6 +17,7 @@
 #include <limits>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <utility>
 
 namespace harness {
@@ -120,7 +122,8 @@ std::string PodSummary(const std::string& job, const std::vector<std::string>& p
 // Reads one scenario file (and the files it names) into a Scenario, collecting problems.
 class Loader {
  public:
-  Loader(std::string file, std::string base_dir, ScenarioLoad* out) : file_(std::move(file)), base_dir_(std::move(base_dir)), out_(out) {}
+  Loader(std::string file, std::string base_dir, ScenarioLoad* out, std::optional<std::uint64_t> seed = std::nullopt)
+      : file_(std::move(file)), base_dir_(std::move(base_dir)), out_(out), seed_override_(seed) {}
 
   void Load(const YamlLoad& load) {
     if (!load.ok()) {
@@ -341,7 +344,7 @@ class Loader {
   void LoadTop(const json& top, Scenario& s) {
     if (!ExpectObject(top, "", "a mapping (apiVersion, kind, metadata, cluster, jobs, ...)")) return;
     CheckFields(top, "", {"apiVersion", "kind", "metadata", "seed", "until", "cluster", "api", "operator", "datasets",
-                          "jobs", "faults", "expect", "calibration"});
+                          "jobs", "arrivals", "faults", "expect", "calibration"});
     if (std::optional<std::string> v = String(top, "apiVersion", "", true); v && *v != kScenarioApiVersion) {
       Problem("apiVersion", "unsupported value " + Quoted(*v) + ": must be " + Quoted(kScenarioApiVersion));
     }
@@ -355,7 +358,10 @@ class Loader {
       if (auto description = String(*metadata, "description", "metadata")) s.description = *description;
     }
     if (auto seed = Integer(top, "seed", "", 0, std::numeric_limits<std::int64_t>::max())) s.seed = static_cast<std::uint64_t>(*seed);
+    if (seed_override_) s.seed = *seed_override_;
     if (auto until = Duration(top, "until", "", true)) s.until = *until;
+    seed_ = s.seed;
+    until_ = s.until;
 
     if (const json* cluster = Get(top, "cluster"); cluster == nullptr) {
       Problem("cluster", "required field is missing: a scenario needs cluster.nodes");
@@ -387,8 +393,10 @@ class Loader {
     }
     Sequence(top, "datasets", "", [&](const json& item, const std::string& path, std::size_t) { LoadDataset(item, path, s); });
     Sequence(top, "jobs", "", [&](const json& item, const std::string& path, std::size_t) { LoadJob(item, path, s); });
+    Sequence(top, "arrivals", "", [&](const json& item, const std::string& path, std::size_t) { LoadArrival(item, path, s); });
     CheckJobOrder(s);
     Sequence(top, "faults", "", [&](const json& item, const std::string& path, std::size_t) { LoadFault(item, path, s); });
+    for (FaultSpec& fault : generated_faults_) s.faults.push_back(std::move(fault));
     Sequence(top, "expect", "", [&](const json& item, const std::string& path, std::size_t) { LoadExpectation(item, path, s); });
 
     std::set<std::string> namespaces;
@@ -467,8 +475,8 @@ class Loader {
       c.nodes.push_back(std::move(group));
       return;
     }
-    CheckFields(item, path, {"name", "count", "capacity", "labels", "taints", "network", "disk", "cpuSpeed", "pricePerHour"},
-                {"name", "count", "capacity", "labels", "taints", "network", "disk", "cpuSpeed", "pricePerHour", "manifest"});
+    CheckFields(item, path, {"name", "count", "capacity", "labels", "taints", "network", "disk", "cpuSpeed", "pricePerHour", "mtbf", "repairTime"},
+                {"name", "count", "capacity", "labels", "taints", "network", "disk", "cpuSpeed", "pricePerHour", "mtbf", "repairTime", "manifest"});
     NodeTemplateSpec t;
     auto name = String(item, "name", path, true);
     if (name && !IsDns1123Label(*name)) {
@@ -525,8 +533,139 @@ class Loader {
     if (!name) return;
     t.name = *name;
     for (int i = 0; i < t.count; ++i) AddNodeName(t.name + "-" + std::to_string(i), Child(path, "name"));
+    LoadNodeFailures(item, path, t);
     group.node_template = std::move(t);
     c.nodes.push_back(std::move(group));
+  }
+
+  // mtbf / repairTime: NodeDown faults drawn per node from the run's seed (generators.h).
+  void LoadNodeFailures(const json& item, const std::string& path, NodeTemplateSpec& t) {
+    auto mtbf = Duration(item, "mtbf", path, true);
+    auto repair = Duration(item, "repairTime", path, true);
+    if (repair && !mtbf) Problem(Child(path, "repairTime"), "repairTime goes with mtbf (the mean time between a node's failures)");
+    if (!mtbf) return;
+    if (*mtbf < 60 * kube::kSecond) return Problem(Child(path, "mtbf"), "must be at least 1m");
+    t.mtbf = *mtbf;
+    if (repair) t.repair_time = *repair;
+    constexpr std::size_t kLimit = 10000;
+    for (int i = 0; i < t.count; ++i) {
+      const std::string node = t.name + "-" + std::to_string(i);
+      std::vector<Outage> outages = NodeOutages(seed_, node, t.mtbf, t.repair_time, until_, kLimit + 1);
+      if (outages.size() > kLimit) return Problem(Child(path, "mtbf"), "draws more than " + std::to_string(kLimit) + " failures of " + node + " before until");
+      for (const Outage& o : outages) {
+        FaultSpec f;
+        f.field_path = Child(path, "mtbf");
+        f.kind = FaultKind::kNodeDown;
+        f.trigger.at = o.at;
+        f.duration = o.duration;
+        f.node = node;
+        generated_faults_.push_back(std::move(f));
+      }
+    }
+  }
+
+  // arrivals[]: jobs submitted by a seeded process, each a copy of a template (generators.h).
+  void LoadArrival(const json& item, const std::string& path, Scenario& s) {
+    if (!ExpectObject(item, path, "an arrival {name, process, templates, ...}")) return;
+    CheckFields(item, path, {"name", "process", "meanInterval", "count", "start", "file", "templates"});
+    auto name = String(item, "name", path, true);
+    if (name && !IsDns1123Label(*name + "-0")) Problem(Child(path, "name"), "must be a DNS label: jobs are named " + Quoted(*name + "-0") + ", ...");
+    auto process = Enum(item, "process", path, {"Poisson", "Trace"}, true);
+    std::vector<json> templates;
+    std::vector<double> weights;
+    std::vector<std::string> template_names;
+    Sequence(item, "templates", path, [&](const json& t, const std::string& t_path, std::size_t) {
+      if (!ExpectObject(t, t_path, "a job template {weight, name, dataset, manifest | inline}")) return;
+      json job = t;
+      weights.push_back(Number(t, "weight", t_path, 0, 1e9, true).value_or(1));
+      template_names.push_back(String(t, "name", t_path).value_or(""));
+      job.erase("weight");
+      job.erase("name");
+      templates.push_back(std::move(job));
+    });
+    if (templates.empty()) Problem(Child(path, "templates"), "at least one job template is required");
+    if (!name || !process || templates.empty() || !out_->problems.empty()) return;
+    std::vector<Micros> times;
+    std::vector<std::optional<std::size_t>> named;
+    if (*process == "Poisson") {
+      auto mean = Duration(item, "meanInterval", path, true, true);
+      auto count = Integer(item, "count", path, 1, 100000, true);
+      auto start = Duration(item, "start", path);
+      if (Get(item, "file") != nullptr) Problem(Child(path, "file"), "file goes with process: Trace");
+      if (!mean || !count) return;
+      times = PoissonTimes(s.seed, *name, start.value_or(0), *mean, *count);
+      named.resize(times.size());
+    } else {
+      for (const char* key : {"meanInterval", "count", "start"})
+        if (Get(item, key) != nullptr) Problem(Child(path, key), std::string(key) + " goes with process: Poisson");
+      auto file = String(item, "file", path, true);
+      if (!file || !ReadTrace(Resolve(*file), Child(path, "file"), template_names, times, named)) return;
+    }
+    const std::vector<std::size_t> picks = PickTemplates(s.seed, *name, weights, times.size());
+    std::set<std::size_t> reported;
+    for (std::size_t k = 0; k < times.size(); ++k) {
+      const std::size_t t = named[k].value_or(picks[k]);
+      json job = templates[t];
+      job["at"] = static_cast<double>(times[k]) / kube::kSecond;
+      const std::string job_name = *name + "-" + std::to_string(k);
+      const std::size_t before = out_->problems.size(), warnings = out_->warnings.size();
+      if (job.contains("manifest") && job["manifest"].is_string()) InlineTemplateManifest(job, Index(Child(path, "templates"), t));
+      if (job.contains("inline") && job["inline"].is_object()) job["inline"]["metadata"]["name"] = job_name;
+      LoadJob(job, Index(Child(path, "templates"), t), s);
+      // A template's problems are said once, not once per job drawn from it.
+      if (!reported.insert(t).second) {
+        out_->problems.resize(before);
+        out_->warnings.resize(warnings);
+      }
+      if (out_->problems.size() > before) return;
+    }
+  }
+
+  // A template naming a manifest file: its one DGLJob, inline, so each job gets a name of its own.
+  void InlineTemplateManifest(json& job, const std::string& path) {
+    YamlLoad load = LoadYamlFile(Resolve(job["manifest"].get<std::string>()));
+    std::vector<const json*> objects;
+    for (const YamlDocument& d : load.documents)
+      if (!d.value.is_null()) objects.push_back(&d.value);
+    if (!load.ok() || objects.size() != 1) {
+      return Problem(Child(path, "manifest"), load.ok() ? "a template's manifest holds one DGLJob; found " + std::to_string(objects.size())
+                                                        : "cannot load " + Quoted(job["manifest"].get<std::string>()) + ": " + load.error->message);
+    }
+    job["inline"] = *objects[0];
+    job.erase("manifest");
+  }
+
+  // A trace of submit times: one per line, a duration or seconds, then optionally a template name;
+  // blank lines and lines starting with # are skipped; times must not go backwards.
+  bool ReadTrace(const std::string& file, const std::string& field, const std::vector<std::string>& names, std::vector<Micros>& times,
+                 std::vector<std::optional<std::size_t>>& named) {
+    std::ifstream in(file);
+    if (!in || std::filesystem::is_directory(file)) {
+      Problem(field, "cannot open " + Quoted(file));
+      return false;
+    }
+    std::string line;
+    const std::size_t before = out_->problems.size();
+    for (int number = 1; std::getline(in, line); ++number) {
+      std::istringstream words(line);
+      std::string time, template_name, extra;
+      if (!(words >> time) || time.starts_with("#")) continue;
+      const std::string where = file + ":" + std::to_string(number) + ":1: ";
+      Parsed<Micros> at = ParseDuration(time);
+      if (!at.ok()) out_->problems.push_back(where + at.error);
+      else if (!times.empty() && *at.value < times.back()) out_->problems.push_back(where + "submit times must not go backwards");
+      std::optional<std::size_t> pick;
+      if (words >> template_name) {
+        auto it = std::find(names.begin(), names.end(), template_name);
+        if (it == names.end()) out_->problems.push_back(where + WithSuggestion("no template named " + Quoted(template_name), template_name, names));
+        else pick = static_cast<std::size_t>(it - names.begin());
+      }
+      if (words >> extra) out_->problems.push_back(where + "expected a submit time and at most a template name");
+      if (at.ok()) times.push_back(*at.value), named.push_back(pick);
+    }
+    if (times.empty() && out_->problems.size() == before) Problem(field, "no submit times in " + Quoted(file));
+    if (times.size() > 100000) Problem(field, "more than 100000 submit times in " + Quoted(file));
+    return out_->problems.size() == before;
   }
 
   // Nodes from a v1 Node / NodeList / List file, reported against that file.
@@ -1330,6 +1469,10 @@ class Loader {
   std::string file_;
   std::string base_dir_;
   ScenarioLoad* out_;
+  std::optional<std::uint64_t> seed_override_;
+  std::uint64_t seed_ = 1;     // the run's seed and until, for the generators
+  Micros until_ = 0;
+  std::vector<FaultSpec> generated_faults_;  // node failures drawn from mtbf
   const SourceMap* positions_ = nullptr;
   std::set<std::string> node_names_;
   std::vector<std::string> node_order_;
@@ -1339,10 +1482,11 @@ class Loader {
   std::vector<PendingAction> pending_actions_;
 };
 
-ScenarioLoad LoadFrom(const YamlLoad& load, const std::string& file, const std::string& base_dir) {
+ScenarioLoad LoadFrom(const YamlLoad& load, const std::string& file, const std::string& base_dir,
+                      std::optional<std::uint64_t> seed = std::nullopt) {
   ScenarioLoad out;
   try {
-    Loader(file, base_dir, &out).Load(load);
+    Loader(file, base_dir, &out, seed).Load(load);
   } catch (const std::exception& e) {
     // Every check above is written not to throw; should one ever do, it is a problem line, not a crash.
     out.problems.push_back(file + ": internal error while loading the scenario: " + e.what());
@@ -1448,9 +1592,9 @@ std::string SuggestName(std::string_view word, const std::vector<std::string>& c
   return best;
 }
 
-ScenarioLoad LoadScenario(const std::string& path) {
+ScenarioLoad LoadScenario(const std::string& path, std::optional<std::uint64_t> seed) {
   const std::string base = std::filesystem::path(path).parent_path().string();
-  return LoadFrom(LoadYamlFile(path), path, base);
+  return LoadFrom(LoadYamlFile(path), path, base, seed);
 }
 
 ScenarioLoad LoadScenarioString(std::string_view text, std::string_view file, std::string_view base_dir) {
