@@ -19,8 +19,10 @@ double Percentile(const std::vector<double>& sorted, int p) {
   return sorted[std::min(sorted.size(), std::max<std::size_t>(rank, 1)) - 1];
 }
 
+using PodsOf = std::map<JobKey, std::vector<const PodRecord*>>;
+
 // The Failed condition's "reason: message", and what the job's failed containers said.
-std::string FailureReason(const JobRecord& job, const RunRecord& record) {
+std::string FailureReason(const JobRecord& job, const std::vector<const PodRecord*>& pods) {
   if (!job.submit_error.empty()) return "Refused: " + job.submit_error;
   std::string out;
   for (const json& c : job.conditions) {
@@ -30,11 +32,10 @@ std::string FailureReason(const JobRecord& job, const RunRecord& record) {
     }
   }
   if (out.empty()) out = "Failed";
-  for (const PodRecord& pod : record.pods) {
-    if (pod.job != job.key) continue;
-    for (const ContainerRun& run : pod.containers) {
+  for (const PodRecord* pod : pods) {
+    for (const ContainerRun& run : pod->containers) {
       if (run.finished && run.exit_code != 0 && !run.reason.empty() && out.find(run.reason) == std::string::npos) {
-        out += " (" + pod.name + ": " + run.reason + ")";
+        out += " (" + pod->name + ": " + run.reason + ")";
         return out;
       }
     }
@@ -43,18 +44,33 @@ std::string FailureReason(const JobRecord& job, const RunRecord& record) {
 }
 
 // GPU-seconds the job's pods held before its last restart.
-double LostGpuSeconds(const JobRecord& job, const RunRecord& record) {
+double LostGpuSeconds(const JobRecord& job, const std::vector<const PodRecord*>& pods, Micros end_of_run) {
   std::optional<Micros> restart;
   for (const PhaseChange& change : job.phases)
     if (change.phase == "Restarting") restart = change.at;
   if (!restart) return 0;
   double lost = 0;
-  for (const PodRecord& pod : record.pods) {
-    if (pod.job != job.key || pod.gpus == 0 || !pod.started) continue;
-    const Micros end = std::min(pod.released.value_or(record.end), *restart);
-    if (end > *pod.started) lost += static_cast<double>(pod.gpus) * Seconds(end - *pod.started);
+  for (const PodRecord* pod : pods) {
+    if (pod->gpus == 0 || !pod->started) continue;
+    const Micros end = std::min(pod->released.value_or(end_of_run), *restart);
+    if (end > *pod->started) lost += static_cast<double>(pod->gpus) * Seconds(end - *pod->started);
   }
   return lost;
+}
+
+// From the job's submission until every pod of its first attempt (created before any restart) was
+// bound to a node: how long the job waited for the cluster.
+double QueueingSeconds(const JobRecord& job, const std::vector<const PodRecord*>& pods, Micros end_of_run) {
+  if (!job.submitted) return 0;
+  std::optional<Micros> restart;
+  for (const PhaseChange& change : job.phases)
+    if (change.phase == "Restarting" && !restart) restart = change.at;
+  Micros last_bound = *job.submitted;
+  for (const PodRecord* pod : pods) {
+    if (restart && pod->created && *pod->created >= *restart) continue;
+    last_bound = std::max(last_bound, pod->bound.value_or(pod->deleted ? *pod->deleted : end_of_run));
+  }
+  return Seconds(last_bound - *job.submitted);
 }
 
 }  // namespace
@@ -77,12 +93,16 @@ json RowOf(const Scenario& scenario, const RunRecord& record) {
   std::vector<double> queueing;
   std::int64_t restarts = 0;
   double lost = 0;
+  PodsOf pods_of;
+  for (const PodRecord& pod : record.pods)
+    if (pod.job) pods_of[*pod.job].push_back(&pod);
   for (const JobKey& key : record.job_order) {
+    const std::vector<const PodRecord*>& pods = pods_of[key];
     const JobRecord& job = record.jobs.at(key);
     if (outcome == "Succeeded" && job.phase != "Succeeded") {
       const bool failed = job.phase == "Failed" || !job.submit_error.empty();
       outcome = failed ? "Failed" : "Unfinished";
-      reason = failed ? FailureReason(job, record)
+      reason = failed ? FailureReason(job, pods)
                       : "job " + key.ToString() + " was " + (job.phase.empty() ? "not created" : job.phase) +
                             " when the run stopped at " + FormatDuration(record.end);
     }
@@ -91,10 +111,10 @@ json RowOf(const Scenario& scenario, const RunRecord& record) {
       auto it = stages.find(stage);
       breakdown[stage] += it == stages.end() ? 0 : Seconds(it->second);
     }
-    queueing.push_back(stages.contains("queueing") ? Seconds(stages.at("queueing")) : 0);
+    queueing.push_back(QueueingSeconds(job, pods, record.end));
     for (const auto& [role, bytes] : job.peak_memory) peaks[role] = std::max(peaks[role], bytes);
     restarts += job.restarts;
-    lost += LostGpuSeconds(job, record);
+    lost += LostGpuSeconds(job, pods, record.end);
   }
   const std::size_t jobs = record.job_order.size();
   for (auto& [stage, seconds] : breakdown) seconds = jobs == 0 ? 0 : seconds / static_cast<double>(jobs);
