@@ -136,6 +136,7 @@ void NoteContainerRuns(PodRecord& p, const json& pod, Micros epoch) {
           run->finished = time(*state, "finishedAt");
           run->exit_code = Int(*state, {"exitCode"});
           run->reason = Str(*state, {"reason"});
+          run->message = Str(*state, {"message"});
         }
       }
     }

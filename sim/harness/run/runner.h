@@ -99,6 +99,7 @@ struct ContainerRun {
   std::optional<Micros> finished;
   std::int64_t exit_code = 0;
   std::string reason;  // of the termination
+  std::string message;  // of the termination (the log's tail under FallbackToLogsOnError)
 };
 
 // A stage of a job's breakdown one pod reported (see sim::WorkloadObserver).

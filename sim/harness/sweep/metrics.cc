@@ -34,10 +34,10 @@ std::string FailureReason(const JobRecord& job, const std::vector<const PodRecor
   if (out.empty()) out = "Failed";
   for (const PodRecord* pod : pods) {
     for (const ContainerRun& run : pod->containers) {
-      if (run.finished && run.exit_code != 0 && !run.reason.empty() && out.find(run.reason) == std::string::npos) {
-        out += " (" + pod->name + ": " + run.reason + ")";
-        return out;
-      }
+      if (!run.finished || run.exit_code == 0) continue;
+      std::string said = run.message.empty() ? run.reason : run.message;
+      std::replace(said.begin(), said.end(), '\n', ' ');
+      if (!said.empty() && out.find(said) == std::string::npos) return out + " (" + pod->name + ": " + said + ")";
     }
   }
   return out;
