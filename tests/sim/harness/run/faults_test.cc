@@ -135,6 +135,35 @@ TEST(FaultsTest, ImagePullErrorsForAWhileDelayTheJobWhichStillSucceeds) {
   EXPECT_GE(*J(r).Makespan() - *J(clean).Makespan(), 2 * 60 * kS) << Describe(r);
 }
 
+TEST(FaultsTest, ImagePullErrorOnOneNodeFailsPullsThereOnly) {
+  RunRecord r = RunWith("  - {at: 0s, kind: ImagePullError, image: \"dgloperator/*\", node: n-1, for: 3m}\n");
+  EXPECT_TRUE(LogHas(r, "ImagePullError dgloperator/* on n-1 for 3m")) << Describe(r);
+  EXPECT_EQ(J(r).phase, "Succeeded") << Describe(r);
+  int on_n1 = 0;
+  for (const auto& pod : r.pods)
+    for (const auto& stage : pod.stages) {
+      if (stage.stage != "imagePull") continue;
+      // 1 GB at 200 MB/s is 5 s; on n-1 the first pull succeeds only once the fault ends (3m).
+      if (pod.node == "n-1") {
+        ++on_n1;
+        EXPECT_GE(stage.end, 3 * 60 * kS) << pod.name;
+      } else {
+        EXPECT_LT(stage.end, 60 * kS) << pod.name << " on " << pod.node;
+      }
+    }
+  EXPECT_GT(on_n1, 0) << "no pod pulled on n-1: the case proves nothing";
+}
+
+TEST(FaultsTest, OperatorRestartForKeepsTheOperatorDownThatLong) {
+  RunRecord quick = RunWith("  - {at: 30s, kind: OperatorRestart}\n");
+  RunRecord slow = RunWith("  - {at: 30s, kind: OperatorRestart, for: 10m}\n");
+  EXPECT_TRUE(LogHas(slow, "OperatorRestart down for 10m")) << Describe(slow);
+  EXPECT_EQ(J(slow).phase, "Succeeded") << Describe(slow);
+  ASSERT_TRUE(J(quick).Makespan() && J(slow).Makespan());
+  // Whatever the operator had to do after 30 s waits for it to come back at 10m30s.
+  EXPECT_GE(*J(slow).Makespan() - *J(quick).Makespan(), 5 * 60 * kS) << Describe(slow);
+}
+
 // The longest imagePull stage any pod of the run reported.
 Micros LongestPull(const RunRecord& r) {
   Micros longest = 0;
