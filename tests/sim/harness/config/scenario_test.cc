@@ -313,8 +313,8 @@ TEST(ScenarioTest, ExpectationShapes) {
   ExpectOneProblem(kBase + "expect:\n  - {invariants: [phasesMoveFoward]}\n",
                    "s.yaml:25:19: expect[0].invariants[0]: unknown invariant \"phasesMoveFoward\": one of "
                    "nodeNotOvercommitted, noPodOnNotReadyNode, succeededOnlyIfLauncherSucceeded, "
-                   "noTrainingBeforePartition, phasesMoveForward, noObjectsAfterDelete, resourceVersionsIncrease "
-                   "(did you mean \"phasesMoveForward\"?)");
+                   "noTrainingBeforePartition, phasesMoveForward, noObjectsAfterDelete, resourceVersionsIncrease, "
+                   "jobsTerminalOrProgressing (did you mean \"phasesMoveForward\"?)");
 }
 
 TEST(ScenarioTest, RegexMustCompileAndSelectorMustParse) {

@@ -451,6 +451,11 @@ TEST(SchemaTest, EveryExpectationFieldChangesTheVerdictAndNotTheRun) {
   // moved from j to k fails.
   json base = Small();
   AddJob(base, GenericJob("k"), "13h");
+  // The operator gives workers the DGL worker's command, which reports no memory; the generic
+  // program reports the figure it is told.
+  json& worker_annotations = Job(base)["spec"]["dglReplicaSpecs"]["Worker"]["template"]["metadata"]["annotations"];
+  worker_annotations["dglsim.io/program"] = "generic";
+  worker_annotations["dglsim.io/peak-memory"] = "1Gi";
   base["expect"] = json::array();
   for (const VerdictCase& c : VerdictCases()) base["expect"].push_back(c.expect);
   Scenario scenario = LoadOrFail(base);
