@@ -72,47 +72,9 @@ Parsed<kube::Micros> MicrosFrom(long double micros, std::string_view text) {
 }  // namespace
 
 Parsed<kube::Micros> ParseDuration(std::string_view text) {
-  const std::string_view original = text;
-  text = Trim(text);
-  auto invalid = [&] { return Parsed<kube::Micros>::Error("invalid duration " + Quoted(original)); };
-  if (text.empty()) return invalid();
-  if (text.front() == '-') {
-    return Parsed<kube::Micros>::Error("invalid duration " + Quoted(original) + ": must not be negative");
-  }
-  if (text.front() == '+') text.remove_prefix(1);
-  long double total = 0;
-  bool first = true;
-  while (!text.empty()) {
-    std::optional<long double> number = TakeNumber(text);
-    if (!number) return invalid();
-    if (text.empty()) {
-      if (!first) return invalid();  // "1h30": the unit of the second part is missing
-      return MicrosFrom(*number * kube::kSecond, original);
-    }
-    long double unit = 0;
-    if (text.starts_with("ms")) {
-      unit = kube::kMillisecond;
-      text.remove_prefix(2);
-    } else if (text.starts_with("d")) {
-      unit = 86400.0L * kube::kSecond;
-      text.remove_prefix(1);
-    } else if (text.starts_with("h")) {
-      unit = 3600.0L * kube::kSecond;
-      text.remove_prefix(1);
-    } else if (text.starts_with("m")) {
-      unit = 60.0L * kube::kSecond;
-      text.remove_prefix(1);
-    } else if (text.starts_with("s")) {
-      unit = kube::kSecond;
-      text.remove_prefix(1);
-    } else {
-      return invalid();
-    }
-    total += *number * unit;
-    if (!(total <= kMaxMicros)) return MicrosFrom(total, original);
-    first = false;
-  }
-  return MicrosFrom(total, original);
+  std::string why;
+  if (std::optional<kube::Micros> d = kube::ParseDuration(text, &why)) return Parsed<kube::Micros>::Ok(*d);
+  return Parsed<kube::Micros>::Error("invalid duration " + Quoted(text) + (why.empty() ? "" : ": " + why));
 }
 
 Parsed<kube::Micros> ParseDurationValue(const json& value) {

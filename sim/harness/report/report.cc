@@ -1,5 +1,6 @@
 #include "sim/harness/report/report.h"
 
+#include "sim/harness/config/invariants.h"
 #include "sim/harness/config/units.h"
 
 #include <cstdio>
@@ -75,6 +76,8 @@ json ReportJson(const RunRecord& record, const std::vector<ExpectationResult>& r
   json report;
   report["scenario"] = record.scenario;
   report["description"] = record.description;
+  report["labels"] = record.labels;
+  report["annotations"] = record.annotations;
   report["seed"] = record.seed;
   report["passed"] = AllPassed(results);
   report["simulatedSeconds"] = Seconds(record.end);
@@ -129,6 +132,19 @@ json ReportJson(const RunRecord& record, const std::vector<ExpectationResult>& r
   for (const auto& v : record.invariant_violations)
     violations.push_back({{"invariant", v.name}, {"at", Seconds(v.at)}, {"detail", v.detail}});
   report["invariantViolations"] = violations;
+  json invariants = json::array();
+  for (const InvariantInfo& info : Invariants()) {
+    const std::string name(info.name);
+    auto checks = record.invariant_checks.find(name);
+    std::int64_t violated = 0;
+    for (const auto& v : record.invariant_violations) violated += v.name == name;
+    invariants.push_back({{"name", name},
+                          {"description", std::string(info.description)},
+                          {"checked", std::string(info.checked)},
+                          {"checks", checks == record.invariant_checks.end() ? 0 : checks->second},
+                          {"violations", violated}});
+  }
+  report["invariants"] = invariants;
   report["faults"] = record.fault_log;
   report["notes"] = record.notes;
   return report;
