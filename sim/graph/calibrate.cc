@@ -289,6 +289,7 @@ std::string CalibrationYaml(const std::string& name, const CalibrationResult& re
   out << "  metisBytesPerEdge: " << Format("%.2f", result.fit.bytes_per_edge) << "\n";
   out << "  metisFixedSeconds: " << Format("%.6f", result.fit.fixed_seconds) << "\n";
   out << "  metisFixedBytes: " << Format("%.0f", result.fit.fixed_bytes) << "\n";
+  out << "  structure: random   # synthetic graphs: no locality (sim/dgl/laws.h)\n";
   out << "points:\n";
   for (const CalibrationPoint& p : result.points) {
     out << "  - {nodes: " << p.nodes << ", edges: " << p.edges << ", parts: " << p.parts

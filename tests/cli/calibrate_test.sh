@@ -86,6 +86,7 @@ fi
 if run parts 0 calibrate --sizes 2048 32768 --parts 4 16; then
   expect_line parts out ' cut$'
   expect_line parts out '^fit \(4 parts\): seconds = '
+  expect_line parts out '^  structure: random'
   for n in 2048 32768; do
     for k in 4 16; do
       expect_line parts out "^  - \\{nodes: $n, edges: [0-9]+, parts: $k, seconds: [0-9.]+, peakBytes: [0-9]+, edgeCut: [0-9]+\\}$"

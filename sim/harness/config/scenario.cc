@@ -594,7 +594,7 @@ class Loader {
   // ---- datasets -------------------------------------------------------------------------------------
   void LoadDataset(const json& item, const std::string& path, Scenario& s) {
     if (!ExpectObject(item, path, "a dataset {name, preset | nodes, edges, featureDim | edgeList}")) return;
-    CheckFields(item, path, {"name", "preset", "nodes", "edges", "featureDim", "url", "edgeList"});
+    CheckFields(item, path, {"name", "preset", "nodes", "edges", "featureDim", "url", "edgeList", "structure"});
     DatasetSpec d;
     d.field_path = path;
     auto name = String(item, "name", path, true);
@@ -634,6 +634,7 @@ class Loader {
     }
     if (auto f = Integer(item, "featureDim", path, 0, 1 << 20)) d.feature_dim = *f;
     if (auto url = String(item, "url", path)) d.url = *url;
+    if (auto structure = Enum(item, "structure", path, {"real", "random"})) d.structure = *structure;
     if (has_edge_list) {
       if (auto file = String(item, "edgeList", path, true)) {
         d.edge_list = Resolve(*file);

@@ -458,6 +458,7 @@ std::shared_ptr<const sim::dglmodels::DglEnvironment> MakeDglEnvironment(const S
     d.feature_dim = spec.feature_dim;
     d.url = spec.url;
     d.edge_list = spec.edge_list;
+    d.structure = spec.structure == "random" ? sim::dglmodels::Structure::kRandom : sim::dglmodels::Structure::kReal;
     d.train_nodes = sim::dglmodels::TrainNodesFor(spec.preset.empty() ? spec.name : spec.preset, spec.nodes);
     datasets.push_back(std::move(d));
   }
@@ -467,6 +468,18 @@ std::shared_ptr<const sim::dglmodels::DglEnvironment> MakeDglEnvironment(const S
       for (const JobKey& key : entry.targets) job_datasets.emplace(key.ToString(), entry.dataset);
   return std::make_shared<const sim::dglmodels::DglEnvironment>(scenario.calibration.value_or(sim::dglmodels::Calibration{}),
                                                           std::move(datasets), std::move(job_datasets));
+}
+
+// The ranges the DGL programs computed for their stages and memory peaks, into the job records.
+void CopyPredictions(const sim::dglmodels::PredictionLog& log, RunRecord& record) {
+  for (const auto& [job, predicted] : log.jobs()) {
+    const auto slash = job.find('/');
+    auto it = record.jobs.find(JobKey{job.substr(0, slash), slash == std::string::npos ? "" : job.substr(slash + 1)});
+    if (it == record.jobs.end()) continue;
+    for (const auto& [stage, spread] : predicted.stages) it->second.stage_spread[stage] = {spread.low, spread.high};
+    for (const auto& [role, range] : predicted.peaks) it->second.peak_memory_range[role] = {range.low, range.high};
+    for (const auto& note : predicted.notes) record.notes.push_back("job " + job + ": " + note);
+  }
 }
 
 }  // namespace
@@ -496,6 +509,36 @@ std::map<std::string, Micros> JobRecord::Breakdown() const {
     out[stage] = total;
   }
   return out;
+}
+
+std::array<double, 3> JobRecord::StageRange(const std::string& stage) const {
+  auto stages = Breakdown();
+  auto it = stages.find(stage);
+  const double value = it == stages.end() ? 0.0 : static_cast<double>(it->second) / kube::kSecond;
+  auto spread = stage_spread.find(stage);
+  if (spread == stage_spread.end()) return {value, value, value};
+  return {value, std::max(0.0, value + spread->second.first), std::max(value, value + spread->second.second)};
+}
+
+std::optional<std::array<double, 3>> JobRecord::MakespanRange() const {
+  auto makespan = Makespan();
+  if (!makespan) return std::nullopt;
+  const double value = static_cast<double>(*makespan) / kube::kSecond;
+  double low = value, high = value;
+  for (const auto& [stage, spread] : stage_spread) {
+    low += spread.first;
+    high += spread.second;
+  }
+  return std::array<double, 3>{value, std::max(0.0, std::min(low, value)), std::max(high, value)};
+}
+
+std::optional<std::array<double, 3>> JobRecord::PeakRange(const std::string& role) const {
+  auto peak = peak_memory.find(role);
+  if (peak == peak_memory.end()) return std::nullopt;
+  const double value = static_cast<double>(peak->second);
+  auto range = peak_memory_range.find(role);
+  if (range == peak_memory_range.end()) return std::array<double, 3>{value, value, value};
+  return std::array<double, 3>{value, std::min(value, range->second.first), std::max(value, range->second.second)};
 }
 
 RunRecord RunScenario(const Scenario& scenario, const RunOptions& options) {
@@ -770,6 +813,7 @@ RunRecord RunScenario(const Scenario& scenario, const RunOptions& options) {
       record.node_list.push_back({kube::NameOf(*node), AllocatableOf(*node).gpu});
     }
   }
+  CopyPredictions(dgl_env->predictions(), record);
   record.fault_log = faults->log();
   record.events = sim.engine().events_executed();
   record.api_writes = sim.store().Stats().writes;
