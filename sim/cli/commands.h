@@ -21,5 +21,6 @@ struct Subcommand {
 // One declaration per file of sim/cli/ (add yours here, and one line in main.cc's list):
 Subcommand AddServeCommand(CLI::App& app);          // sim/cli/serve.cc
 Subcommand AddCalibrateCommand(CLI::App& app);      // sim/cli/calibrate.cc
+Subcommand AddModelsCommand(CLI::App& app);         // sim/cli/models.cc (models validate)
 
 }  // namespace dglsim_cli

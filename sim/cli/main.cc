@@ -4,7 +4,8 @@
 // input or bad usage. Bad input gets one line per problem naming file, line, column and field path;
 // never a crash and never a stack trace.
 //
-// Subcommands: validate, run, suite (in parallel, --jobs). (sweep, chaos and serve are not built yet.)
+// Subcommands: validate, run, suite (in parallel, --jobs), and in files of their own serve, calibrate
+// and models validate (sim/cli/commands.h). (sweep and chaos are not built yet.)
 #include "sim/cli/commands.h"
 #include "sim/harness/config/manifest_check.h"
 #include "sim/harness/config/scenario.h"
@@ -195,6 +196,7 @@ int Main(int argc, char** argv) {
   std::vector<dglsim_cli::Subcommand> more;
   more.push_back(dglsim_cli::AddServeCommand(app));
   more.push_back(dglsim_cli::AddCalibrateCommand(app));
+  more.push_back(dglsim_cli::AddModelsCommand(app));
 
   try {
     app.parse(argc, argv);
