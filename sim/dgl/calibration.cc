@@ -36,6 +36,7 @@ const std::vector<UncertainParameter>& UncertainParameters() {
       {"parmetisWorkFactor", &C::parmetis_work_factor, 1.0, 2.0, "planning"},
       {"parmetisEfficiencyDecay", &C::parmetis_efficiency_decay, 0.06, 0.25, "calibration.md: 0.5-0.8 per rank"},
       {"parmetisExchangeVolume", &C::parmetis_exchange_volume, 4, 16, "planning"},
+      {"parmetisBytesPerCutEdge", &C::parmetis_bytes_per_cut_edge, 8, 32, "planning"},
       {"parmetisRounds", &C::parmetis_rounds, 50, 200, "planning"},
       {"parmetisMessageSeconds", &C::parmetis_message_seconds, 20e-6, 200e-6, "planning"},
       {"parmetisRankOverheadBytes", &C::parmetis_rank_overhead_bytes, 256 * kMi, 1024 * kMi, "planning"},

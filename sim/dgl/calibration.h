@@ -157,7 +157,7 @@ struct Calibration {
   // parmetis_exchange_volume times (levels shrink geometrically: about 4 sweeps per level, twice
   // the finest graph in all; 4-16), 16 B per cut edge; and parmetis_rounds rounds of one message to
   // every other rank (matching and refinement steps over all levels; 50-200), 50 us each over a
-  // network (a tenth of that between ranks of one machine).
+  // network (a tenth of that between ranks of one machine); the bytes per cut edge *unconfirmed* 8-32.
   double parmetis_exchange_volume = 8;
   double parmetis_bytes_per_cut_edge = 16;
   double parmetis_rounds = 100;
@@ -213,8 +213,8 @@ struct Calibration {
   double sampling_seconds_per_seed = 35.8e-6;
   int sampling_reference_trainers = 4;
   // DistDGL (Zheng et al. 2020): 13 s per epoch on ogbn-papers100M on 16 machines. The epoch law is
-  // anchored there: the training compute per seed is what remains of 13 s after the sampling, the
-  // remote fetches and the RPCs of that run (laws.h, EpochTrainSecondsPerSeed). The run's
+  // anchored there: the time per seed left of 13 s after the sampling and the RPCs of that run is
+  // split by remote_share into compute and remote fetches (laws.h, Epoch). The run's
   // configuration is not in the abstract (*unconfirmed*): one CPU trainer per machine, no sampler
   // processes, batch 1000, METIS partitions.
   double epoch_reference_seconds = 13.0;
