@@ -79,7 +79,9 @@ Subcommand AddModelsCommand(CLI::App& app) {
       "validate", "Write every published point with the models' prediction, range and ratio (Markdown); exit 1 when "
                   "a fitted point drifted past the tolerance");
   validate->add_option("--out", args->out, "The Markdown file to write, \"-\" for stdout")->capture_default_str();
-  validate->add_option("--calibration", args->calibration, "A dglsim/v1 Calibration file over the defaults")
+  validate->add_option("--calibration", args->calibration,
+                       "A dglsim/v1 Calibration file: the points as its machine would run them (the METIS points then "
+                       "move by that machine's speed and drift)")
       ->check(CLI::ExistingFile);
   validate->add_option("--tolerance", args->tolerance, "How far a fitted point may drift (0.10 = 10 %)")
       ->check(CLI::Range(0.0, 1.0))
