@@ -24,5 +24,6 @@ Subcommand AddRunCommand(CLI::App& app);            // sim/cli/run.cc
 Subcommand AddSuiteCommand(CLI::App& app);          // sim/cli/suite.cc
 Subcommand AddServeCommand(CLI::App& app);          // sim/cli/serve.cc
 Subcommand AddCalibrateCommand(CLI::App& app);      // sim/cli/calibrate.cc
+Subcommand AddModelsCommand(CLI::App& app);         // sim/cli/models.cc (models validate)
 
 }  // namespace dglsim_cli

@@ -49,6 +49,7 @@ void Loader::LoadDataset(const json& item, const std::string& path, Scenario& s)
   }
   if (auto f = Integer(item, "featureDim", path, 0, 1 << 20)) d.feature_dim = *f;
   if (auto url = String(item, "url", path)) d.url = *url;
+  if (auto structure = Enum(item, "structure", path, {"real", "random"})) d.structure = *structure;
   if (has_edge_list) {
     if (auto file = String(item, "edgeList", path, true)) {
       d.edge_list = Resolve(*file);

@@ -40,6 +40,7 @@
 //   operator                        {enabled: true, reconcileLatency: 1ms (sim::kDefaultReconcileLatency),
 //                                    gangScheduling: false}
 //   calibration                     none: the workload models' defaults (sim/dgl/calibration.h)
+//   datasets[].structure            real (locality; "random" for R-MAT-like graphs METIS partitions slower)
 //   jobs[].at                       0s; a DGLJob without metadata.namespace goes to "default"
 //   faults[].after                  0s (with `when`); faults[].for: unset, the fault is never undone
 //   PodKill.exitCode                137 (SIGKILL); OOM.exitCode 137, reason OOMKilled
@@ -164,6 +165,7 @@ struct DatasetSpec {
   std::int64_t feature_dim = 0;
   std::string url;
   std::string edge_list;       // a real graph file, resolved; "" when sizes are given
+  std::string structure = "real";  // "real" (locality, the default) or "random" (R-MAT-like): METIS's laws
 };
 
 // The built-in dataset presets (calibration.md and the OGB leaderboards).
@@ -239,8 +241,8 @@ enum class ExpectKind {
 const char* ToString(ExpectKind kind);
 
 // The stages of a job's breakdown, and the pods whose peak memory is reported.
-inline constexpr const char* kBreakdownStages[] = {"queueing", "imagePull", "download", "partition",
-                                                   "dispatch", "load",      "training"};
+inline constexpr const char* kBreakdownStages[] = {"queueing", "imagePull", "download", "prepare",
+                                                   "partition", "dispatch", "load",     "training"};
 inline constexpr const char* kMemoryRoles[] = {"partitioner", "launcher", "worker"};
 
 struct ExpectationSpec {

@@ -65,6 +65,7 @@ constexpr SchemaField kSchema[] = {
   {"datasets[].featureDim", R::kRun},
   {"datasets[].url", R::kRun},
   {"datasets[].edgeList", R::kRun},
+  {"datasets[].structure", R::kRun},
   {"jobs", R::kRun},
   {"jobs[].at", R::kRun},
   {"jobs[].manifest", R::kRun},

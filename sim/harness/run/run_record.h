@@ -24,6 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -60,9 +61,21 @@ struct JobRecord {
   // Peak memory use per replica type ("partitioner", "launcher", "worker"), in bytes: the largest
   // any one container of that type reached.
   std::map<std::string, std::int64_t> peak_memory;
+  // The ranges of the workload models' predictions (sim/dgl/predictions.h): seconds a stage would
+  // take beyond (low, high) the simulated one at the ends of the uncertain parameters' ranges, and a
+  // role's memory peak at those ends, in bytes. Empty for stages and roles no DGL program reported.
+  std::map<std::string, std::pair<double, double>> stage_spread;
+  std::map<std::string, std::pair<double, double>> peak_memory_range;
   // Stage name -> time the job spent in it: the length of the union of its intervals, so stages
   // running on several pods at once count once.
   std::map<std::string, Micros> Breakdown() const;
+  // A breakdown stage in seconds with its range: {value, low, high} (low = high = value without one).
+  std::array<double, 3> StageRange(const std::string& stage) const;
+  // The makespan's range: the makespan plus every stage's spread (the stages of a job follow one
+  // another); nullopt without a makespan.
+  std::optional<std::array<double, 3>> MakespanRange() const;
+  // A role's peak memory with its range, in bytes; nullopt when the role reported none.
+  std::optional<std::array<double, 3>> PeakRange(const std::string& role) const;
   std::optional<Micros> Makespan() const {
     if (!submitted || !completed) return std::nullopt;
     return *completed - *submitted;

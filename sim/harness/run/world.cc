@@ -45,6 +45,7 @@ std::shared_ptr<const sim::dglmodels::DglEnvironment> MakeDglEnvironment(const S
     d.feature_dim = spec.feature_dim;
     d.url = spec.url;
     d.edge_list = spec.edge_list;
+    d.structure = spec.structure == "random" ? sim::dglmodels::Structure::kRandom : sim::dglmodels::Structure::kReal;
     d.train_nodes = sim::dglmodels::TrainNodesFor(spec.preset.empty() ? spec.name : spec.preset, spec.nodes);
     datasets.push_back(std::move(d));
   }
@@ -54,6 +55,18 @@ std::shared_ptr<const sim::dglmodels::DglEnvironment> MakeDglEnvironment(const S
       for (const JobKey& key : entry.targets) job_datasets.emplace(key.ToString(), entry.dataset);
   return std::make_shared<const sim::dglmodels::DglEnvironment>(
       scenario.calibration.value_or(sim::dglmodels::Calibration{}), std::move(datasets), std::move(job_datasets));
+}
+
+// The ranges the DGL programs computed for their stages and memory peaks, into the job records.
+void CopyPredictions(const sim::dglmodels::PredictionLog& log, RunRecord& record) {
+  for (const auto& [job, predicted] : log.jobs()) {
+    const auto slash = job.find('/');
+    auto it = record.jobs.find(JobKey{job.substr(0, slash), slash == std::string::npos ? "" : job.substr(slash + 1)});
+    if (it == record.jobs.end()) continue;
+    for (const auto& [stage, spread] : predicted.stages) it->second.stage_spread[stage] = {spread.low, spread.high};
+    for (const auto& [role, range] : predicted.peaks) it->second.peak_memory_range[role] = {range.low, range.high};
+    for (const auto& note : predicted.notes) record.notes.push_back("job " + job + ": " + note);
+  }
 }
 
 sim::ClusterOptions ClusterOptionsFor(const Scenario& scenario) {
@@ -203,6 +216,7 @@ void World::Finish(Micros until) {
   checker_->CheckAtEnd();
   for (std::string& note : ExplainUnfinishedJobs(sim_.store(), record_, sim_.engine().epoch()))
     record_.notes.push_back(std::move(note));
+  CopyPredictions(dgl_->predictions(), record_);
   record_.fault_log = faults_->log();
   RecordFigures();
 }

@@ -228,6 +228,7 @@ std::vector<RunCase> RunCases() {
       {"datasets[].nodes", Models, none, [](json& s) { s["datasets"][0]["nodes"] = 400000; }},
       {"datasets[].edges", Models, none, [](json& s) { s["datasets"][0]["edges"] = 8000000; }},
       {"datasets[].featureDim", Models, none, [](json& s) { s["datasets"][0]["featureDim"] = 256; }},
+      {"datasets[].structure", Models, none, [](json& s) { s["datasets"][0]["structure"] = "random"; }},
       {"datasets[].url", Models,
        [](json& s) {
          s["jobs"][0].erase("dataset");
