@@ -1,34 +1,57 @@
 #!/usr/bin/env bash
-# Builds and runs every test, as CI does (.ci/run calls this):
-#   1. RelWithDebInfo build in build/: every CTest test (GoogleTest units, the dglsim CLI test).
-#   2. Debug build with AddressSanitizer and UndefinedBehaviorSanitizer in build-asan/: the unit
-#      tests and the CLI test again, so memory errors and undefined behaviour fail the run.
-# Installs missing Debian packages first (scripts/deps.sh). Exits non-zero if anything fails.
-# DGLSIM_JOBS sets build and test parallelism (default 2).
+# Builds and runs every test, as CI does (.ci/run calls this). Each piece of code is compiled once
+# per build that needs it, and each test runs where it proves the most:
+#   1. RelWithDebInfo build in build/ (the binaries users run, and the benchmarks so they keep
+#      compiling; no GoogleTest binaries): the scenario suite and the shell tests of dglsim and
+#      dgl-operator as users run them.
+#   2. Debug build with AddressSanitizer and UndefinedBehaviorSanitizer in build-asan/: every
+#      GoogleTest unit and the shell tests again, so memory errors and undefined behaviour fail the run.
+# Installs missing Debian packages first (scripts/deps.sh). Exits non-zero if anything fails and
+# prints how long each step took.
+# DGLSIM_JOBS sets build and test parallelism (default: the number of cores).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-jobs=${DGLSIM_JOBS:-2}
+jobs=${DGLSIM_JOBS:-$(nproc)}
 status=0
+started=$SECONDS
+step_started=$SECONDS
+declare -a timings=()
 
+step() {
+  if [ "${#timings[@]}" -gt 0 ] || [ -n "${current:-}" ]; then
+    timings+=("$(printf '%-44s %4d s' "$current" $((SECONDS - step_started)))")
+  fi
+  current=$1
+  step_started=$SECONDS
+  echo "== $1"
+}
+
+step "Debian packages (scripts/deps.sh)"
 bash scripts/deps.sh
 
-echo "== RelWithDebInfo build (build/)"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDGLSIM_WERROR=ON
+step "RelWithDebInfo build (build/)"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDGLSIM_WERROR=ON -DDGLSIM_UNIT_TESTS=OFF
 cmake --build build -j "$jobs"
-echo "== Tests (build/)"
-ctest --test-dir build --output-on-failure -j "$jobs" || status=1
 
-echo "== Debug build with ASan + UBSan (build-asan/)"
+step "scenario suite and shell tests (build/)"
+ctest --test-dir build --output-on-failure -j "$jobs" -L 'scenario|cli' || status=1
+
+step "Debug build with ASan + UBSan (build-asan/)"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DDGLSIM_SANITIZE=ON -DDGLSIM_BENCH=OFF -DDGLSIM_WERROR=ON
 cmake --build build-asan -j "$jobs"
-echo "== Unit and CLI tests under sanitizers (build-asan/)"
+
+step "unit and shell tests under sanitizers (build-asan/)"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 ctest --test-dir build-asan --output-on-failure -j "$jobs" -L 'unit|cli' || status=1
 
+step "done"
+echo "test.sh: time per step"
+printf '  %s\n' "${timings[@]}"
+echo "  total $((SECONDS - started)) s"
 if [ "$status" -eq 0 ]; then
-  echo "test.sh: all tests passed (RelWithDebInfo, and ASan+UBSan)"
+  echo "test.sh: all tests passed (scenarios and shell tests on RelWithDebInfo; units and shell tests under ASan+UBSan)"
 else
   echo "test.sh: FAILED (see the CTest output above)"
 fi

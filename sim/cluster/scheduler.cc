@@ -721,15 +721,11 @@ bool Scheduler::Bind(const std::string& key, const std::string& node) {
   if (!result.ok()) {
     ++stats_.bind_errors;
     Log("bind " + key + " to " + node + " failed: " + result.status().ToString());
-    if (result.status().IsNotFound() || result.status().IsConflict()) {
-      // Gone, being deleted or bound elsewhere: the watch will tell; stop trying.
-      Cancel(it->second->backoff_event);
-      Cancel(it->second->flush_event);
-      unschedulable_.erase(key);
-      pending_.erase(it);
-      return false;
-    }
-    // An API error: retry after the back-off, as a failed binding cycle does.
+    // Whatever the answer (a conflict, a server error, not found), the pod goes back to the queue
+    // after its back-off, as kube-scheduler's failure handler does: a 409 may come from a
+    // concurrent write, not from a binding, and then no watch event ever tells that the pod needs
+    // scheduling again. A pod truly bound elsewhere or deleted leaves the queue when its watch
+    // event arrives.
     PendingPod& p = *it->second;
     ++p.attempts;
     p.backoff_until = Now() + BackoffFor(p.attempts);
