@@ -229,8 +229,9 @@ std::vector<RunCase> RunCases() {
       {"cluster.nodes[].network", Small, none, [](json& s) { Nodes(s)["network"] = "10Mbps"; }},
       {"cluster.nodes[].disk", Small, none, [](json& s) { Nodes(s)["disk"] = "10MBps"; }},
       {"cluster.nodes[].cpuSpeed", Models, none, [](json& s) { Nodes(s)["cpuSpeed"] = 0.25; }},
-      {"cluster.nodes[].mtbf", Small, none, [](json& s) { Nodes(s)["mtbf"] = "1h"; }},
-      {"cluster.nodes[].repairTime", Small, [](json& s) { Nodes(s)["mtbf"] = "1h"; }, [](json& s) { Nodes(s)["repairTime"] = "5m"; }},
+      // A mean time between failures short enough that nodes fail while the 6-minute job runs.
+      {"cluster.nodes[].mtbf", Small, none, [](json& s) { Nodes(s)["mtbf"] = "2m"; }},
+      {"cluster.nodes[].repairTime", Small, [](json& s) { Nodes(s)["mtbf"] = "2m"; }, [](json& s) { Nodes(s)["repairTime"] = "5m"; }},
       {"cluster.nodes[].manifest", Small, none, set({"cluster", "nodes", "#0"}, {{"manifest", "nodes.yaml"}})},
       {"cluster.storage.bandwidth", Models, none, set({"cluster", "storage", "bandwidth"}, "5MBps")},
       {"cluster.scheduler.scoring", Small, none, set({"cluster", "scheduler", "scoring"}, "MostAllocated")},

@@ -102,7 +102,7 @@ TEST(SweepRunner, TheOutputsCarryEveryFigure) {
   const std::string csv = ResultCsv(whole);
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "run,point,seed,workers,minutes,memory,outcome,lostTo,reason,partitionMode,makespanSeconds,spanSeconds,queueingSeconds,"
-            "imagePullSeconds,downloadSeconds,partitionSeconds,dispatchSeconds,loadSeconds,trainingSeconds,gpuHours,idleGpuHours,"
+            "imagePullSeconds,downloadSeconds,prepareSeconds,partitionSeconds,dispatchSeconds,loadSeconds,trainingSeconds,gpuHours,idleGpuHours,"
             "lostGpuHours,partitionerPeakMemoryBytes,launcherPeakMemoryBytes,workerPeakMemoryBytes,restarts,cost,queueingP50Seconds,"
             "queueingP90Seconds,queueingP95Seconds,queueingP99Seconds,queueingMaxSeconds,gpuUtilization,jobs,nodes,gpus,"
             "simulatedSeconds,traceHash");
