@@ -402,7 +402,9 @@ json BuildLauncherPod(const json& job, const BuildOptions& options, std::int64_t
     // MSP: wait for the workers, then ParMETIS with one rank per worker partitions in place.
     init.push_back(WatcherContainer(job, options, kWatcherWorker, "ready", "hostfile", false, dataset_volume));
     json dist = {{"name", kDistPartitioner}, {"image", main.value("image", "")}};
-    for (const char* key : {"command", "args", "resources", "imagePullPolicy"}) {
+    // What the user asked of the container that does their work carries over to the one that now
+    // does it (terminationMessagePolicy: the failure's words in the pod status).
+    for (const char* key : {"command", "args", "resources", "imagePullPolicy", "terminationMessagePolicy"}) {
       if (main.contains(key)) dist[key] = main[key];
     }
     SetLauncherEnv(dist);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 namespace harness::sweep {
 namespace {
@@ -21,6 +22,25 @@ double Percentile(const std::vector<double>& sorted, int p) {
 
 using PodsOf = std::map<JobKey, std::vector<const PodRecord*>>;
 
+// The last `lines` non-empty lines of `text`, joined by spaces.
+std::string LastLines(const std::string& text, std::size_t lines) {
+  std::vector<std::string> all;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) all.push_back(line);
+  std::string out;
+  for (std::size_t i = all.size() > lines ? all.size() - lines : 0; i < all.size(); ++i) out += (out.empty() ? "" : " ") + all[i];
+  return out;
+}
+
+// What a failed container said: a reason of its own (OOMKilled, StartError), else the last two
+// lines of its termination message (the log's tail: the program's last words); "" when it said
+// no more than "Error".
+std::string ContainerSaid(const ContainerRun& run) {
+  if (!run.reason.empty() && run.reason != "Error") return run.reason;
+  return LastLines(run.message, 2);
+}
+
 // The Failed condition's "reason: message", and what the job's failed containers said.
 std::string FailureReason(const JobRecord& job, const std::vector<const PodRecord*>& pods) {
   if (!job.submit_error.empty()) return "Refused: " + job.submit_error;
@@ -35,8 +55,7 @@ std::string FailureReason(const JobRecord& job, const std::vector<const PodRecor
   for (const PodRecord* pod : pods) {
     for (const ContainerRun& run : pod->containers) {
       if (!run.finished || run.exit_code == 0) continue;
-      std::string said = run.message.empty() ? run.reason : run.message;
-      std::replace(said.begin(), said.end(), '\n', ' ');
+      const std::string said = ContainerSaid(run);
       if (!said.empty() && out.find(said) == std::string::npos) return out + " (" + pod->name + ": " + said + ")";
     }
   }

@@ -7,9 +7,10 @@
 //   outcome        Succeeded (every job succeeded), Failed (a job failed or its submission was
 //                  refused), Unfinished (a job was not done when the run stopped at `until`)
 //   reason         why it did not succeed: the Failed condition's reason and message of the first
-//                  failed job, with the words its first failed container ended with: its
-//                  termination message on one line (the MPI error, when its pod template sets
-//                  terminationMessagePolicy: FallbackToLogsOnError), else its reason
+//                  failed job, with the words its first failed container ended with: its own
+//                  termination reason (OOMKilled), else the last two lines of its termination
+//                  message (the MPI error, when its pod template sets terminationMessagePolicy:
+//                  FallbackToLogsOnError); a container that said no more than "Error" adds nothing
 //   lostTo         the reason's kind: OOMKilled, MPI limit, DeadlineExceeded, failed, unfinished
 //   span           RunSpanSeconds (report.h): from the first submission to the last job's
 //                  completion (the run's end when a job never completed): how long the cluster is needed
