@@ -77,19 +77,28 @@ double LostGpuSeconds(const JobRecord& job, const std::vector<const PodRecord*>&
   return lost;
 }
 
-// From the job's submission until every pod of its first attempt (created before any restart) was
-// bound to a node: how long the job waited for the cluster.
+// How long the job waited for the cluster: the time during which some pod of its first attempt
+// (created before any restart) was created and not yet bound to a node (the union of those
+// intervals), so an SMP job's partitioner wait and its workers' later wait both count, and the
+// partitioning between them does not.
 double QueueingSeconds(const JobRecord& job, const std::vector<const PodRecord*>& pods, Micros end_of_run) {
   if (!job.submitted) return 0;
   std::optional<Micros> restart;
   for (const PhaseChange& change : job.phases)
     if (change.phase == "Restarting" && !restart) restart = change.at;
-  Micros last_bound = *job.submitted;
+  std::vector<std::pair<Micros, Micros>> waits;
   for (const PodRecord* pod : pods) {
-    if (restart && pod->created && *pod->created >= *restart) continue;
-    last_bound = std::max(last_bound, pod->bound.value_or(pod->deleted ? *pod->deleted : end_of_run));
+    if (!pod->created || (restart && *pod->created >= *restart)) continue;
+    waits.emplace_back(*pod->created, pod->bound.value_or(pod->deleted ? *pod->deleted : end_of_run));
   }
-  return Seconds(last_bound - *job.submitted);
+  std::sort(waits.begin(), waits.end());
+  Micros total = 0, covered = 0;
+  for (const auto& [from, to] : waits) {
+    const Micros begin = std::max(from, covered);
+    if (to > begin) total += to - begin;
+    covered = std::max(covered, to);
+  }
+  return Seconds(total);
 }
 
 }  // namespace

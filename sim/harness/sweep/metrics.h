@@ -23,8 +23,10 @@
 //   restarts       summed over the jobs
 //   cost           the span times the cluster's price per hour (nodes' pricePerHour); null when no
 //                  node has a price
-//   queueing       per-job queueing delays, from submission until every pod of the job's first
-//                  attempt was bound (the stage "queueing" ends at the first): p50, p90, p95, p99, max
+//   queueing       per-job queueing delays: the time some pod of the job's first attempt waited
+//                  between its creation and its binding (the union of those waits; an SMP job's
+//                  partitioning between its partitioner's and its workers' waits does not count):
+//                  p50, p90, p95, p99, max
 //   gpuUtilization GPU-hours held / (the cluster's GPUs x span); null without GPUs
 #pragma once
 
