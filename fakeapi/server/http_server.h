@@ -36,6 +36,7 @@
 
 #include "fakeapi/client/clock.h"
 #include "fakeapi/client/status.h"
+#include "fakeapi/server/table.h"
 
 #include <nlohmann/json.hpp>
 
@@ -49,31 +50,6 @@
 namespace fakeapi {
 
 class Store;
-
-// One column of a server-side Table (meta.k8s.io/v1 TableColumnDefinition).
-struct TableColumn {
-  std::string name;
-  std::string type = "string";  // "string", "integer", "date", ...: cosmetic for kubectl
-  std::string format;           // "name" for the column holding the object's name
-  std::string description;
-  int priority = 0;             // > 0: shown only with `-o wide`
-};
-
-// How one resource renders as Table rows. `cells` returns a JSON array with one cell per column,
-// in order; `now` is the API's current time, for ages. It runs inside the executor.
-struct TableConverter {
-  std::vector<TableColumn> columns;
-  std::function<nlohmann::json(const nlohmann::json& object, kube::Micros now)> cells;
-};
-
-// An elapsed time as kubectl prints ages: "45s", "2m30s", "17m", "5h12m", "3d4h", "400d", "2y10d".
-std::string HumanAge(kube::Micros elapsed);
-// The age of `object` at `now` from its metadata.creationTimestamp; "<unknown>" without one.
-std::string AgeOf(const nlohmann::json& object, kube::Micros now);
-
-// The converters the server uses for built-in kinds (pods, nodes, events, namespaces, services,
-// configmaps); kinds without one get Name and Age.
-TableConverter DefaultTableConverter(const std::string& plural);
 
 // A container's log, as the provider knows it.
 struct ContainerLog {
