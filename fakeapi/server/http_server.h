@@ -29,9 +29,15 @@
 // much wall time. Responses are never compressed (a compressed watch would be held back in the
 // compressor's buffer).
 //
-// Thread model: cpp-httplib serves each connection on a thread of its own (up to `max_threads`).
-// Every access to the store, to the clock and to the hooks happens inside `executor`, one request
-// at a time; watch streams wait on their own WatchStream outside it.
+// Connections (http_listener.h): TCP_NODELAY and keep-alive, so a reused connection answers in
+// well under a millisecond; at most `max_connections`, the idlest or slowest evicted for a new one;
+// a request must arrive whole within `request_timeout` and within the body limit (chunked or not);
+// at most `max_watches` watch and log streams (429 TooManyRequests past it). One client that
+// misbehaves (hundreds of stalled uploads, a flood of watches) leaves the others served.
+//
+// Thread model: each connection is served on a thread of its own. Every access to the store, to
+// the clock and to the hooks happens inside `executor`, one request at a time; watch streams wait
+// on their own WatchStream outside it.
 #pragma once
 
 #include "fakeapi/client/clock.h"
@@ -71,7 +77,10 @@ struct HttpServerOptions {
   std::string address = "127.0.0.1";
   int port = 0;                              // 0 = a free port, chosen by the kernel
   std::size_t max_body_bytes = 3 * 1024 * 1024;  // kube-apiserver's request limit; 413 above
-  std::size_t max_threads = 256;             // concurrent connections; each open watch holds one
+  std::size_t max_connections = 512;         // open connections, each on a thread (see http_listener.h)
+  std::size_t max_watches = 256;             // open watch and followed-log streams; past it 429
+  kube::Micros request_timeout = 30 * kube::kSecond;  // wall time for a request to arrive whole
+  kube::Micros idle_timeout = 90 * kube::kSecond;     // a kept-alive connection without a request
   kube::Micros watch_keepalive = 1 * kube::kSecond;      // wall time
   kube::Micros log_poll = 200 * kube::kMillisecond;      // wall time between looks at a followed log
   std::string git_version = "v1.32.0-fakeapi";  // kubectl's dispatcher picks its client by minor

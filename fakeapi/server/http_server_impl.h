@@ -37,7 +37,7 @@ struct HttpServer::Impl {
   HttpServerOptions options;
   std::map<std::string, TableConverter> converters;  // by qualified resource name
   OpenApiSchemas schemas;                            // by qualified resource name
-  httplib::Server server;
+  std::unique_ptr<HttpListener> server;
   std::thread listener;
   std::atomic<bool> listener_done{false};
   int bound_port = 0;
@@ -46,11 +46,18 @@ struct HttpServer::Impl {
   std::atomic<bool> stopping{false};
   std::mutex streams_mu;
   std::set<std::shared_ptr<kube::WatchStream>> streams;  // open watches, woken on Stop
+  std::size_t long_running = 0;                          // open watch and followed-log streams
   std::condition_variable stop_cv;                       // wakes log streams on Stop
 
   // Runs `work` with the store to itself (the executor).
   void Run(const std::function<void()>& work);
   kube::Micros Now() const { return options.clock ? options.clock->Now() : 0; }
+
+  // Lifecycle (http_server.cc).
+  void InstallHandlers();
+  // Counts a watch or followed-log stream against max_watches; false (and a 429 in `res`) past it.
+  bool AdmitLongRunning(httplib::Response& res);
+  void EndLongRunning();
 
   // Responses.
   static void SendJson(httplib::Response& res, int code, const nlohmann::json& body);
@@ -90,6 +97,8 @@ struct HttpServer::Impl {
 
   // Logs (log_handler.cc).
   void Logs(const httplib::Request& req, httplib::Response& res, const Target& t);
+  void FollowLog(httplib::Response& res, const Target& t, const std::string& container, bool previous,
+                 std::string text, std::size_t sent);
 };
 
 }  // namespace fakeapi

@@ -74,7 +74,13 @@ void HttpServer::Impl::Logs(const httplib::Request& req, httplib::Response& res,
     res.set_content(text, wire::kText);
     return;
   }
-  // Follow: what is there now, then every new line until the container finishes.
+  FollowLog(res, t, container, previous, std::move(text), log.lines.size());
+}
+
+// Follow: what is there now, then every new line until the container finishes.
+void HttpServer::Impl::FollowLog(httplib::Response& res, const Target& t, const std::string& container, bool previous,
+                                 std::string text, std::size_t sent) {
+  if (!AdmitLongRunning(res)) return;
   struct FollowState {
     std::string pending;
     std::size_t sent = 0;  // lines of the log already sent
@@ -82,10 +88,10 @@ void HttpServer::Impl::Logs(const httplib::Request& req, httplib::Response& res,
   };
   auto state = std::make_shared<FollowState>();
   state->pending = std::move(text);
-  state->sent = log.lines.size();
+  state->sent = sent;
   const std::string ns = t.ns, pod_name = t.name;
   res.status = 200;
-  res.set_chunked_content_provider(wire::kText, [this, state, ns, pod_name, container, previous](std::size_t, httplib::DataSink& sink) {
+  auto provider = [this, state, ns, pod_name, container, previous](std::size_t, httplib::DataSink& sink) {
     if (!state->pending.empty()) {
       if (!sink.write(state->pending.data(), state->pending.size())) return false;
       state->pending.clear();
@@ -117,7 +123,8 @@ void HttpServer::Impl::Logs(const httplib::Request& req, httplib::Response& res,
     });
     if (state->pending.empty() && !sink.is_writable()) return false;
     return true;
-  });
+  };
+  res.set_chunked_content_provider(wire::kText, provider, [this](bool) { EndLongRunning(); });
 }
 
 }  // namespace fakeapi

@@ -36,6 +36,7 @@ void HttpServer::Impl::Watch(const httplib::Request& req, httplib::Response& res
     if (!secs || *secs < 0) return SendStatus(res, kube::Status::BadRequest("timeoutSeconds must be a non-negative integer"));
     if (*secs > 0) state->deadline = SteadyClock::now() + std::chrono::seconds(*secs);
   }
+  if (!AdmitLongRunning(res)) return;
   kube::Status failed;
   Run([&] {
     auto watch = store.Watch(t.type->QualifiedName(), opts);
@@ -45,11 +46,15 @@ void HttpServer::Impl::Watch(const httplib::Request& req, httplib::Response& res
     }
     state->stream = *watch;
   });
-  if (!failed.ok()) return SendStatus(res, failed);
+  if (!failed.ok()) {
+    EndLongRunning();
+    return SendStatus(res, failed);
+  }
   {
     std::lock_guard<std::mutex> lock(streams_mu);
     if (stopping) {
       state->stream->Stop();
+      if (long_running > 0) --long_running;
       return SendStatus(res, wire::MakeStatus(503, "ServiceUnavailable", "the server is shutting down"));
     }
     streams.insert(state->stream);
@@ -62,6 +67,7 @@ void HttpServer::Impl::Watch(const httplib::Request& req, httplib::Response& res
         state->stream->Stop();
         std::lock_guard<std::mutex> lock(streams_mu);
         streams.erase(state->stream);
+        if (long_running > 0) --long_running;
       });
 }
 
