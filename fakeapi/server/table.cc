@@ -247,6 +247,16 @@ std::string HumanAge(kube::Micros elapsed) {
 
 std::string AgeOf(const json& object, kube::Micros now) { return TimestampAge(object, {"metadata", "creationTimestamp"}, now); }
 
+// kube-apiserver's columns for coordination.k8s.io Leases: who holds it.
+TableConverter LeaseTable() {
+  TableConverter t;
+  t.columns = {Column("Name"), Column("Holder"), Column("Age")};
+  t.cells = [](const json& lease, kube::Micros now) {
+    return json::array({kube::NameOf(lease), Str(lease, {"spec", "holderIdentity"}), AgeOf(lease, now)});
+  };
+  return t;
+}
+
 TableConverter DefaultTableConverter(const std::string& plural) {
   if (plural == "pods") return PodTable();
   if (plural == "nodes") return NodeTable();
@@ -254,6 +264,7 @@ TableConverter DefaultTableConverter(const std::string& plural) {
   if (plural == "namespaces") return NamespaceTable();
   if (plural == "services") return ServiceTable();
   if (plural == "configmaps") return ConfigMapTable();
+  if (plural == "leases") return LeaseTable();
   TableConverter t;
   t.columns = {Column("Name"), Column("Age")};
   t.cells = [](const json& obj, kube::Micros now) { return json::array({kube::NameOf(obj), AgeOf(obj, now)}); };

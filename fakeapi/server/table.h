@@ -37,7 +37,7 @@ std::string HumanAge(kube::Micros elapsed);
 std::string AgeOf(const nlohmann::json& object, kube::Micros now);
 
 // The converters the server uses for built-in kinds (pods, nodes, events, namespaces, services,
-// configmaps); kinds without one get Name and Age.
+// configmaps, leases); kinds without one get Name and Age.
 TableConverter DefaultTableConverter(const std::string& plural);
 
 // The Table of `objects` (meta.k8s.io/`version`, "v1" or "v1beta1") at resourceVersion `rv` ("" for

@@ -177,6 +177,18 @@ TEST_F(HttpServerTest, PodTableHasKubectlColumnsAgesAndPartialObjectMetadataRows
   EXPECT_EQ(single["rows"][0]["object"]["kind"], "Pod");
 }
 
+TEST_F(HttpServerTest, LeaseTableNamesTheHolder) {
+  store.Create("leases", {{"apiVersion", "coordination.k8s.io/v1"}, {"kind", "Lease"},
+                          {"metadata", {{"name", "dgl-operator"}, {"namespace", "default"}}},
+                          {"spec", {{"holderIdentity", "replica-a"}, {"leaseDurationSeconds", 15}}}});
+  json table = Body(GetTable("/apis/coordination.k8s.io/v1/namespaces/default/leases"));
+  std::vector<std::string> names;
+  for (const json& c : table["columnDefinitions"]) names.push_back(c["name"]);
+  EXPECT_EQ(names, (std::vector<std::string>{"Name", "Holder", "Age"}));
+  ASSERT_EQ(table["rows"].size(), 1u);
+  EXPECT_EQ(table["rows"][0]["cells"][1], "replica-a");
+}
+
 TEST_F(HttpServerTest, PodStatusColumnShowsWaitingReasonsInitProgressAndTermination) {
   int ready = 0;
   (void)ready;
