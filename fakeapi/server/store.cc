@@ -20,6 +20,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <string_view>
 #include <unordered_map>
 
@@ -418,9 +419,23 @@ struct Store::Impl {
   mutable std::mutex mu;
   std::int64_t rv = 0;
   std::uint64_t uid_counter = 0;
-  std::map<const kube::ResourceType*, ResourceData> data;
+  // Kinds and an owner's dependents in an order that does not depend on where the registry's types
+  // sit in memory (group, plural, then key), so that namespace cleanup and the collector delete in
+  // the same order in every build (ordered by pointer, the trace hash changed with the heap layout).
+  struct TypeOrder {
+    bool operator()(const kube::ResourceType* a, const kube::ResourceType* b) const {
+      return std::tie(a->group, a->plural) < std::tie(b->group, b->plural);
+    }
+  };
+  struct DependentOrder {
+    using Ref = std::pair<const kube::ResourceType*, std::string>;
+    bool operator()(const Ref& a, const Ref& b) const {
+      return std::tie(a.first->group, a.first->plural, a.second) < std::tie(b.first->group, b.first->plural, b.second);
+    }
+  };
+  std::map<const kube::ResourceType*, ResourceData, TypeOrder> data;
   std::unordered_map<std::string, ObjectRef> by_uid;  // lookups only, never iterated
-  std::unordered_map<std::string, std::set<std::pair<const kube::ResourceType*, std::string>>> dependents;
+  std::unordered_map<std::string, std::set<std::pair<const kube::ResourceType*, std::string>, DependentOrder>> dependents;
   std::deque<GcItem> gc_queue;
   std::function<void(const WriteRecord&)> observer;
   StoreStats stats;

@@ -674,6 +674,27 @@ TEST_F(StoreTest, BackgroundDeletionCollectsDependentsAfterTheOwnerIsGone) {
   EXPECT_EQ(store.Stats().gc_deletes, 2);
 }
 
+TEST_F(StoreTest, DependentsAreCollectedInGroupKindAndNameOrderNotMemoryOrder) {
+  auto job = *store.Create("dgljobs", {{"metadata", {{"name", "j"}}}, {"spec", json::object()}});
+  auto owned = [&](json obj) {
+    obj["metadata"]["ownerReferences"] = json::array({OwnerRef(*job)});
+    return obj;
+  };
+  // Created in an order unlike the one expected.
+  store.Create("roles", owned({{"metadata", {{"name", "j-b"}, {"namespace", "default"}}}}));
+  MustCreate("pods", owned(Pod("j-b")));
+  MustCreate("configmaps", owned(ConfigMap("j-a")));
+  MustCreate("pods", owned(Pod("j-a")));
+  std::vector<std::string> collected;
+  store.SetWriteObserver([&](const WriteRecord& w) {
+    if (std::string_view(w.verb) == "gc") collected.push_back(w.type->plural + " " + *w.key);
+  });
+  ASSERT_TRUE(store.Delete("dgljobs", "default", "j").ok());
+  // Core kinds (group "") first, then rbac.authorization.k8s.io; within a kind, by name.
+  EXPECT_EQ(collected, (std::vector<std::string>{"configmaps default/j-a", "pods default/j-a", "pods default/j-b",
+                                                 "roles default/j-b"}));
+}
+
 TEST_F(StoreTest, ForegroundDeletionRemovesTheOwnerOnlyAfterBlockingDependents) {
   auto job = *store.Create("dgljobs", {{"metadata", {{"name", "j"}}}, {"spec", json::object()}});
   json pod = Pod("j-worker-0");
