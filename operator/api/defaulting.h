@@ -1,0 +1,28 @@
+// Defaulting of DGLJobs: what admission fills in before validation (the fake API server's
+// defaulter, `dglsim validate`), and the defaults the typed accessors fall back on for a job that
+// was never defaulted (a real cluster without the webhook). Tolerates any input; only absent (or
+// null) fields are filled, fields of the wrong type are left for validation.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+
+namespace dgl {
+
+// Fills in every default of the contract (partitionMode, slotsPerWorker, numServers, runPolicy,
+// restartPolicy, the Partitioner spec where a partitioner runs). Idempotent.
+// Launcher.replicas defaults to 1 (the only valid value); Worker.replicas has no default.
+void DefaultDGLJob(nlohmann::json& job);
+
+// slotsPerWorker default: the first Worker container with a whole nvidia.com/gpu limit, else 1.
+std::int64_t DefaultSlotsPerWorker(const nlohmann::json& job);
+// numServers default: --num-servers of the first Launcher container that passes it, else 1.
+std::int64_t DefaultNumServers(const nlohmann::json& job);
+// The original operator's partitioner: the Worker template running the Launcher's command (dglrun
+// reads its phase from the environment, so the same command line partitions). nullopt without a
+// Worker template.
+std::optional<nlohmann::json> DefaultPartitionerTemplate(const nlohmann::json& job);
+
+}  // namespace dgl
