@@ -1,0 +1,151 @@
+// The pod steps of a reconcile pass: reading the job's pods, creating the current stage's, and
+// deleting what a restart replaces, what is stuck on a dead node, and what a finished job leaves.
+#include "operator/controller/reconcile_pass.h"
+
+#include "operator/controller/builders.h"
+#include "operator/controller/events.h"
+
+#include <utility>
+
+namespace dgl {
+
+using kube::Micros;
+using kube::ObjectPtr;
+using kube::Result;
+using kube::Status;
+using nlohmann::json;
+
+void ReconcilePass::LoadPods() {
+  const std::string& uid = kube::UidOf(job_);
+  for (const ObjectPtr& pod : r_.reader_.PodsOfJob(ns_, name_)) {
+    const json* owner = kube::ControllerRefOf(*pod);
+    if (owner == nullptr || StringField(*owner, {"uid"}) != uid) continue;  // a previous job's pod
+    pods_.Put(pod);
+  }
+}
+
+Status ReconcilePass::CreatePod(json pod) {
+  auto result = r_.client_.Create("pods", std::move(pod), ns_);
+  if (result.ok()) {
+    pods_.Put(*result);
+    return Status::Ok();
+  }
+  // The cache had not seen it yet: it exists, which is what we wanted.
+  if (result.status().IsAlreadyExists()) return Status::Ok();
+  return result.status();
+}
+
+Status ReconcilePass::DeletePod(const PodView& pod, std::optional<std::int64_t> grace) {
+  kube::DeleteOptions options;
+  options.grace_period_seconds = grace;
+  options.precondition_uid = kube::UidOf(pod.obj());
+  const std::string pod_name = pod.Name();
+  auto result = r_.client_.Delete("pods", ns_, pod_name, options);
+  if (!result.ok()) {
+    if (result.status().IsNotFound()) {
+      pods_.Forget(pod_name);
+      return Status::Ok();
+    }
+    // A precondition failure means the pod was replaced meanwhile: not ours to delete any more.
+    if (result.status().IsConflict() && Terminating(pod.obj())) return Status::Ok();
+    return result.status();
+  }
+  if (Terminating(**result)) {
+    pods_.Put(*result);
+  } else {
+    pods_.Forget(pod_name);
+  }
+  return Status::Ok();
+}
+
+bool ReconcilePass::WorkersStage() const {
+  if (mode_ == PartitionMode::kSkip) return false;
+  if (mode_ == PartitionMode::kDistParMetis) return true;
+  const auto& partitioner = pods_.partitioner();
+  return partitioner && !partitioner->terminating && partitioner->Succeeded();
+}
+
+Result<bool> ReconcilePass::EnsurePods(bool workers_stage) {
+  bool complete = true;
+  const BuildOptions& build = r_.options_.build;
+  auto ensure = [&](const std::optional<PodView>& current, auto make) -> Status {
+    if (current) {
+      if (current->terminating) complete = false;  // the name frees when the old pod is gone
+      return Status::Ok();
+    }
+    return CreatePod(make());
+  };
+  if (RunsPartitionerPod(mode_)) {
+    if (Status s = ensure(pods_.partitioner(), [&] { return BuildPartitionerPod(job_, build, restart_count_); });
+        !s.ok()) {
+      return s;
+    }
+  }
+  if (Status s = ensure(pods_.launcher(), [&] { return BuildLauncherPod(job_, build, restart_count_); }); !s.ok()) {
+    return s;
+  }
+  if (!workers_stage) return complete;
+  const auto& workers = pods_.Indexed(kRoleWorker);
+  for (std::int64_t i = 0; i < workers_; ++i) {
+    auto it = workers.find(i);
+    std::optional<PodView> current = it == workers.end() ? std::nullopt : std::optional<PodView>(it->second);
+    if (Status s = ensure(current, [&] { return BuildWorkerPod(job_, i, build, restart_count_); }); !s.ok()) {
+      return s;
+    }
+  }
+  return complete;
+}
+
+// The pods a restart replaces: Failed pods, the launcher of an older epoch, and the partitioner of
+// an older epoch when the partitions it made lived on the (deleted) launcher's emptyDir.
+Status ReconcilePass::DeleteReplacedPods() {
+  for (const PodView& pod : pods_.All()) {
+    if (pod.terminating) continue;
+    bool replace = pod.Failed();
+    if (pods_.IsLauncher(pod) && pod.epoch < restart_count_) replace = true;
+    if (pods_.IsPartitioner(pod) && pod.epoch < restart_count_ && !pvc_) replace = true;
+    if (!replace) continue;
+    if (Status s = DeletePod(pod); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+// Pods past their deletion grace on a NotReady node have no kubelet to confirm: force-delete.
+Status ReconcilePass::ForceDeleteStuckPods() {
+  for (const PodView& pod : pods_.All()) {
+    if (!pod.terminating) continue;
+    const std::string node = StringField(pod.obj(), {"spec", "nodeName"});
+    if (node.empty()) continue;
+    ObjectPtr node_obj = r_.reader_.Get("nodes", "", node);
+    if (NodeReady(node_obj.get())) continue;
+    auto deadline = kube::ParseTime(StringField(pod.obj(), {"metadata", "deletionTimestamp"}));
+    if (!deadline) continue;
+    if (*deadline > now_) {
+      Requeue(*deadline - now_);
+      continue;
+    }
+    const std::string pod_name = pod.Name();
+    if (Status s = DeletePod(pod, 0); !s.ok()) return s;
+    status_.AddEvent("Warning", "ForceDeletedPod",
+                     "Force-deleted pod " + pod_name + " stuck terminating on NotReady node " + node);
+  }
+  return Status::Ok();
+}
+
+// Deletes pods per the terminal cleanup rules: cleanPodPolicy, and every active pod of a job that
+// failed on its deadline or its unschedulable timeout.
+Status ReconcilePass::CleanUpTerminal() {
+  const std::string policy = GetCleanPodPolicy(job_);
+  const std::string failed_reason = status_.Phase() == kPhaseFailed ? status_.ConditionReason(kPhaseFailed) : "";
+  const bool delete_active =
+      policy != "None" || failed_reason == "DeadlineExceeded" || failed_reason == "Unschedulable";
+  for (const PodView& pod : pods_.All()) {
+    if (pod.terminating) continue;
+    const bool doomed = policy == "All" || (delete_active && pod.Active());
+    if (!doomed) continue;
+    if (Status s = DeletePod(pod); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+}  // namespace dgl
