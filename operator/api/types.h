@@ -28,14 +28,20 @@ inline constexpr std::size_t kMaxPodNameLength = 63;
 
 // The values the spec's enumerations allow, in the order errors list them.
 inline constexpr const char* kPartitionModes[] = {"DGL-API", "ParMETIS", "DistParMETIS", "Skip"};
-inline constexpr const char* kCleanPodPolicies[] = {"Running", "All", "None"};
-inline constexpr const char* kRestartPolicies[] = {"Never", "OnFailure", "ExitCode"};
+inline constexpr const char* kCleanPodRunning = "Running";
+inline constexpr const char* kCleanPodAll = "All";
+inline constexpr const char* kCleanPodNone = "None";
+inline constexpr const char* kCleanPodPolicies[] = {kCleanPodRunning, kCleanPodAll, kCleanPodNone};
+inline constexpr const char* kRestartNever = "Never";
+inline constexpr const char* kRestartOnFailure = "OnFailure";
+inline constexpr const char* kRestartExitCode = "ExitCode";
+inline constexpr const char* kRestartPolicies[] = {kRestartNever, kRestartOnFailure, kRestartExitCode};
 inline constexpr const char* kReplicaTypes[] = {kReplicaLauncher, kReplicaWorker, kReplicaPartitioner};
 
 // Defaults of the spec (also the CRD schema's defaults).
 inline constexpr std::int64_t kDefaultBackoffLimit = 3;
-inline constexpr const char* kDefaultCleanPodPolicy = "Running";
-inline constexpr const char* kDefaultRestartPolicy = "OnFailure";
+inline constexpr const char* kDefaultCleanPodPolicy = kCleanPodRunning;
+inline constexpr const char* kDefaultRestartPolicy = kRestartOnFailure;
 
 enum class PartitionMode { kDglApi, kParMetis, kDistParMetis, kSkip };
 // "DGL-API", "ParMETIS", "DistParMETIS", "Skip".

@@ -52,6 +52,48 @@ inline constexpr const char* kConditionTypes[] = {kConditionCreated, kPhaseParti
                                                   kPhaseTraining,    kPhaseRestarting,   kPhaseSuspended,
                                                   kPhaseSucceeded,   kPhaseFailed};
 
+// status.conditions[].reason, CamelCase. Created:
+inline constexpr const char* kReasonJobCreated = "DGLJobCreated";
+// Progress (the phase the pods show):
+inline constexpr const char* kReasonPodsPending = "PodsPending";
+inline constexpr const char* kReasonPartitionerRunning = "PartitionerRunning";
+inline constexpr const char* kReasonPartitionerSucceeded = "PartitionerSucceeded";
+inline constexpr const char* kReasonDistPartitionerRunning = "DistPartitionerRunning";
+inline constexpr const char* kReasonPartitionsReady = "PartitionsReady";
+inline constexpr const char* kReasonTrainingRunning = "TrainingRunning";
+inline constexpr const char* kReasonLauncherRunning = "LauncherRunning";
+inline constexpr const char* kReasonLauncherSucceeded = "LauncherSucceeded";
+inline constexpr const char* kReasonJobSuspended = "JobSuspended";
+inline constexpr const char* kReasonJobResumed = "JobResumed";
+// Failures (Restarting while backoffLimit allows, else Failed):
+inline constexpr const char* kReasonPartitionerFailed = "PartitionerFailed";
+inline constexpr const char* kReasonPartitionerOOMKilled = "PartitionerOOMKilled";
+inline constexpr const char* kReasonLauncherFailed = "LauncherFailed";
+inline constexpr const char* kReasonLauncherLost = "LauncherLost";
+inline constexpr const char* kReasonWorkerFailed = "WorkerFailed";
+inline constexpr const char* kReasonWorkerLost = "WorkerLost";
+inline constexpr const char* kReasonDeadlineExceeded = "DeadlineExceeded";
+inline constexpr const char* kReasonUnschedulable = "Unschedulable";
+// Event reasons beyond the condition reasons (every phase change records its condition reason).
+inline constexpr const char* kEventPodFailed = "PodFailed";
+inline constexpr const char* kEventForceDeletedPod = "ForceDeletedPod";
+
+// Keys of the ConfigMap J-config (the files the launcher, partitioner and workers read).
+inline constexpr const char* kConfigIpconfig = "ipconfig";
+inline constexpr const char* kConfigHostfile = "hostfile";
+inline constexpr const char* kConfigPartfile = "partfile";
+inline constexpr const char* kConfigLeadfile = "leadfile";
+inline constexpr const char* kConfigKubexec = "kubexec.sh";
+inline constexpr const char* kConfigMapKeys[] = {kConfigIpconfig, kConfigHostfile, kConfigPartfile, kConfigLeadfile,
+                                                 kConfigKubexec};
+
+// The environment dglrun reads its role from, and the roles it names.
+inline constexpr const char* kEnvPhase = "DGL_OPERATOR_PHASE_ENV";
+inline constexpr const char* kEnvPartitionMode = "DGL_OPERATOR_PARTITION_MODE";
+inline constexpr const char* kPhaseEnvPartitioner = "Partitioner";
+inline constexpr const char* kPhaseEnvDistPartitioner = "DistPartitioner";
+inline constexpr const char* kPhaseEnvLauncherWorkload = "Launcher_Workload";
+
 // Where a phase stands in the forward progression of one run: Pending 0, Partitioning 1,
 // Partitioned 2, Training 3, Succeeded and Failed 4; -1 for Restarting, Suspended and anything
 // else (they step out of the progression). Within one run a job's phase never goes to a lower rank.

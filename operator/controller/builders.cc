@@ -75,7 +75,7 @@ void AddVolume(json& pod_spec, json volume) {
 json ConfigVolume(const std::string& job_name, const std::vector<const char*>& keys) {
   json items = json::array();
   for (const char* key : keys) {
-    const int mode = std::string_view(key) == "kubexec.sh" ? kModeExecutable : kModeReadOnly;
+    const int mode = std::string_view(key) == kConfigKubexec ? kModeExecutable : kModeReadOnly;
     items.push_back({{"key", key}, {"path", key}, {"mode", mode}});
   }
   return {{"name", kConfigVolume}, {"configMap", {{"name", ConfigMapName(job_name)}, {"items", items}}}};
@@ -198,9 +198,9 @@ void DefaultLauncherResources(json& container) {
 
 // The launcher's env for dglrun (original: DGL_OPERATOR_* paths).
 void SetLauncherEnv(json& container) {
-  SetEnv(container, "DGL_OPERATOR_KUBEXEC_PATH", std::string(kConfigPath) + "/kubexec.sh");
-  SetEnv(container, "DGL_OPERATOR_HOSTFILE_PATH", std::string(kConfigPath) + "/hostfile");
-  SetEnv(container, "DGL_OPERATOR_IPCONFIG_PATH", std::string(kConfigPath) + "/ipconfig");
+  SetEnv(container, "DGL_OPERATOR_KUBEXEC_PATH", std::string(kConfigPath) + "/" + kConfigKubexec);
+  SetEnv(container, "DGL_OPERATOR_HOSTFILE_PATH", std::string(kConfigPath) + "/" + kConfigHostfile);
+  SetEnv(container, "DGL_OPERATOR_IPCONFIG_PATH", std::string(kConfigPath) + "/" + kConfigIpconfig);
   SetEnv(container, "DGL_OPERATOR_KUBECTL_PATH", std::string(kKubePath) + "/kubectl");
   SetEnv(container, "DGL_OPERATOR_ENV", "1");
 }
@@ -229,7 +229,7 @@ void ApplyWorkerShape(const json& job, json& pod) {
     }
   }
   AddVolume(spec, std::move(shm));
-  AddVolume(spec, ConfigVolume(JobName(job), {"kubexec.sh", "hostfile", "partfile", "leadfile", "ipconfig"}));
+  AddVolume(spec, ConfigVolume(JobName(job), {kConfigKubexec, kConfigHostfile, kConfigPartfile, kConfigLeadfile, kConfigIpconfig}));
 }
 
 std::string Line(const std::string& ip, const std::string& rest) { return ip + " " + std::to_string(kDglPort) + " " + rest + "\n"; }
@@ -282,11 +282,11 @@ std::map<std::string, std::string> BuildConfigData(const json& job, const PodAdd
   for (std::int64_t index : addresses.workers_without_ip) hosts.emplace(index, "");
   for (const auto& [index, ip] : hosts) hostfile += Line(ip, WorkerName(name, index) + " slots=" + slots);
   std::map<std::string, std::string> data;
-  data["ipconfig"] = std::move(ipconfig);
-  data["hostfile"] = std::move(hostfile);
-  data["partfile"] = addresses.partitioner ? Line(*addresses.partitioner, PartitionerName(name)) : "";
-  data["leadfile"] = addresses.launcher ? Line(*addresses.launcher, LauncherName(name)) : "";
-  data["kubexec.sh"] = KubexecScript();
+  data[kConfigIpconfig] = std::move(ipconfig);
+  data[kConfigHostfile] = std::move(hostfile);
+  data[kConfigPartfile] = addresses.partitioner ? Line(*addresses.partitioner, PartitionerName(name)) : "";
+  data[kConfigLeadfile] = addresses.launcher ? Line(*addresses.launcher, LauncherName(name)) : "";
+  data[kConfigKubexec] = KubexecScript();
   return data;
 }
 
@@ -380,9 +380,9 @@ json BuildLauncherPod(const json& job, const BuildOptions& options, std::int64_t
   json& spec = pod["spec"];
   json& main = spec["containers"][0];
   DefaultLauncherResources(main);
-  SetEnv(main, "DGL_OPERATOR_PARTITION_MODE", ToString(mode));
+  SetEnv(main, kEnvPartitionMode, ToString(mode));
   if (mode == PartitionMode::kSkip) {
-    SetEnv(main, "DGL_OPERATOR_PHASE_ENV", "Launcher_Workload");
+    SetEnv(main, kEnvPhase, kPhaseEnvLauncherWorkload);
     return pod;
   }
   spec["serviceAccountName"] = LauncherName(job_name);
@@ -396,18 +396,18 @@ json BuildLauncherPod(const json& job, const BuildOptions& options, std::int64_t
   json init = json::array();
   init.push_back(KubectlDownloadContainer(options));
   if (RunsPartitionerPod(mode)) {
-    init.push_back(WatcherContainer(job, options, kWatcherPartitioner, "finished", "partfile", true, dataset_volume));
-    init.push_back(WatcherContainer(job, options, kWatcherWorker, "ready", "hostfile", false, dataset_volume));
+    init.push_back(WatcherContainer(job, options, kWatcherPartitioner, "finished", kConfigPartfile, true, dataset_volume));
+    init.push_back(WatcherContainer(job, options, kWatcherWorker, "ready", kConfigHostfile, false, dataset_volume));
   } else {
     // MSP: wait for the workers, then ParMETIS with one rank per worker partitions in place.
-    init.push_back(WatcherContainer(job, options, kWatcherWorker, "ready", "hostfile", false, dataset_volume));
+    init.push_back(WatcherContainer(job, options, kWatcherWorker, "ready", kConfigHostfile, false, dataset_volume));
     json dist = {{"name", kDistPartitioner}, {"image", main.value("image", "")}};
     for (const char* key : {"command", "args", "resources", "imagePullPolicy"}) {
       if (main.contains(key)) dist[key] = main[key];
     }
     SetLauncherEnv(dist);
-    SetEnv(dist, "DGL_OPERATOR_PARTITION_MODE", ToString(mode));
-    SetEnv(dist, "DGL_OPERATOR_PHASE_ENV", "DistPartitioner");
+    SetEnv(dist, kEnvPartitionMode, ToString(mode));
+    SetEnv(dist, kEnvPhase, kPhaseEnvDistPartitioner);
     AddMount(dist, kKubeVolume, kKubePath);
     AddMount(dist, kConfigVolume, kConfigPath);
     AddMount(dist, dataset_volume, kDatasetPath);
@@ -420,7 +420,7 @@ json BuildLauncherPod(const json& job, const BuildOptions& options, std::int64_t
   spec["initContainers"] = std::move(init);
   AddVolume(spec, EmptyDir(kKubeVolume));
   AddVolume(spec, EmptyDir(dataset_volume.c_str()));
-  AddVolume(spec, ConfigVolume(job_name, {"kubexec.sh", "hostfile", "partfile", "ipconfig"}));
+  AddVolume(spec, ConfigVolume(job_name, {kConfigKubexec, kConfigHostfile, kConfigPartfile, kConfigIpconfig}));
   return pod;
 }
 
@@ -437,7 +437,7 @@ json BuildWorkerPod(const json& job, std::int64_t index, const BuildOptions& opt
     ports.push_back({{"name", "c-port-" + std::to_string(i)}, {"containerPort", kDglPort + i}, {"protocol", "TCP"}});
   }
   spec["containers"][0]["ports"] = std::move(ports);
-  SetEnv(spec["containers"][0], "DGL_OPERATOR_PARTITION_MODE", ToString(GetPartitionMode(job)));
+  SetEnv(spec["containers"][0], kEnvPartitionMode, ToString(GetPartitionMode(job)));
   return pod;
 }
 
@@ -449,9 +449,9 @@ json BuildPartitionerPod(const json& job, const BuildOptions& options, std::int6
   json& spec = pod["spec"];
   json& main = spec["containers"][0];
   main.erase("ports");
-  SetEnv(main, "DGL_OPERATOR_PHASE_ENV", "Partitioner");
-  SetEnv(main, "DGL_OPERATOR_PARTITION_MODE", ToString(GetPartitionMode(job)));
-  SetEnv(main, "DGL_OPERATOR_KUBEXEC_PATH", std::string(kConfigPath) + "/kubexec.sh");
+  SetEnv(main, kEnvPhase, kPhaseEnvPartitioner);
+  SetEnv(main, kEnvPartitionMode, ToString(GetPartitionMode(job)));
+  SetEnv(main, "DGL_OPERATOR_KUBEXEC_PATH", std::string(kConfigPath) + "/" + kConfigKubexec);
   SetEnv(main, "DGL_OPERATOR_KUBECTL_PATH", std::string(kKubePath) + "/kubectl");
   AddMount(main, kKubeVolume, kKubePath);
   spec["serviceAccountName"] = PartitionerName(job_name);

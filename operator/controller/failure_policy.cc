@@ -34,17 +34,17 @@ FailureDecision PartitionerFailed(const FailureContext& c, const PodView& partit
   const json& pod = partitioner.obj();
   const std::string pod_name = partitioner.Name();
   FailureDecision decision;
-  decision.pod_events.push_back({"Warning", "PodFailed", "Pod " + pod_name + " failed: " + FailureDescription(pod)});
+  decision.pod_events.push_back({"Warning", kEventPodFailed, "Pod " + pod_name + " failed: " + FailureDescription(pod)});
   if (OomKilled(pod)) {
     const std::string limit = MemoryLimit(pod);
     decision.action = Action::kFail;
-    decision.reason = "PartitionerOOMKilled";
+    decision.reason = kReasonPartitionerOOMKilled;
     decision.message = "Partitioner " + pod_name + " was OOMKilled at its memory limit " +
                        (limit.empty() ? std::string("(none set)") : limit) +
                        "; a retry would fail the same way: raise the Partitioner memory limit";
     return decision;
   }
-  Failure failure{"PartitionerFailed", "Partitioner " + pod_name + " failed (" + FailureDescription(pod) + ")",
+  Failure failure{kReasonPartitionerFailed, "Partitioner " + pod_name + " failed (" + FailureDescription(pod) + ")",
                   Retryable(c.job, kReplicaPartitioner, pod)};
   if (!failure.retryable) {
     failure.what += "; restartPolicy " + GetRestartPolicy(c.job, kReplicaPartitioner) + " does not retry it";
@@ -58,15 +58,15 @@ Failure FailedRunPods(const FailureContext& c, FailureDecision& decision) {
   const auto& launcher = c.pods.launcher();
   if (launcher && launcher->Failed()) {
     const std::string how = FailureDescription(launcher->obj());
-    failure = {"LauncherFailed", "Launcher " + launcher->Name() + " failed (" + how + ")",
+    failure = {kReasonLauncherFailed, "Launcher " + launcher->Name() + " failed (" + how + ")",
                Retryable(c.job, kReplicaLauncher, launcher->obj())};
-    decision.pod_events.push_back({"Warning", "PodFailed", "Pod " + launcher->Name() + " failed: " + how});
+    decision.pod_events.push_back({"Warning", kEventPodFailed, "Pod " + launcher->Name() + " failed: " + how});
   }
   for (const auto& [i, w] : c.pods.Indexed(kRoleWorker)) {
     if (!w.Failed()) continue;
     const std::string how = FailureDescription(w.obj());
-    decision.pod_events.push_back({"Warning", "PodFailed", "Pod " + w.Name() + " failed: " + how});
-    if (failure.reason.empty()) failure = {"WorkerFailed", "Worker " + w.Name() + " failed (" + how + ")", true};
+    decision.pod_events.push_back({"Warning", kEventPodFailed, "Pod " + w.Name() + " failed: " + how});
+    if (failure.reason.empty()) failure = {kReasonWorkerFailed, "Worker " + w.Name() + " failed (" + how + ")", true};
     failure.retryable = failure.retryable && Retryable(c.job, kReplicaWorker, w.obj());
   }
   return failure;
@@ -79,14 +79,14 @@ Failure LostRunPods(const FailureContext& c) {
   for (std::int64_t i = 0; i < c.pods.Wanted(kRoleWorker); ++i) {
     auto it = workers.find(i);
     if (it == workers.end() || it->second.terminating) {
-      return {"WorkerLost", "Worker " + WorkerName(name, i) + " disappeared during training",
-              GetRestartPolicy(c.job, kReplicaWorker) != "Never"};
+      return {kReasonWorkerLost, "Worker " + WorkerName(name, i) + " disappeared during training",
+              GetRestartPolicy(c.job, kReplicaWorker) != kRestartNever};
     }
   }
   const auto& launcher = c.pods.launcher();
   if (!launcher || launcher->terminating) {
-    return {"LauncherLost", "Launcher " + LauncherName(name) + " disappeared during training",
-            GetRestartPolicy(c.job, kReplicaLauncher) != "Never"};
+    return {kReasonLauncherLost, "Launcher " + LauncherName(name) + " disappeared during training",
+            GetRestartPolicy(c.job, kReplicaLauncher) != kRestartNever};
   }
   return {};
 }
@@ -95,8 +95,8 @@ Failure LostRunPods(const FailureContext& c) {
 
 bool Retryable(const json& job, const char* replica_type, const json& pod) {
   const std::string policy = GetRestartPolicy(job, replica_type);
-  if (policy == "Never") return false;
-  if (policy == "ExitCode") {
+  if (policy == kRestartNever) return false;
+  if (policy == kRestartExitCode) {
     const json* t = TerminatedState(pod);
     if (t == nullptr) return true;  // evicted, node lost: no exit code, retryable
     const std::int64_t code = IntField(*t, {"exitCode"});

@@ -126,7 +126,7 @@ Status ReconcilePass::ForceDeleteStuckPods() {
     }
     const std::string pod_name = pod.Name();
     if (Status s = DeletePod(pod, 0); !s.ok()) return s;
-    status_.AddEvent("Warning", "ForceDeletedPod",
+    status_.AddEvent("Warning", kEventForceDeletedPod,
                      "Force-deleted pod " + pod_name + " stuck terminating on NotReady node " + node);
   }
   return Status::Ok();
@@ -138,10 +138,10 @@ Status ReconcilePass::CleanUpTerminal() {
   const std::string policy = GetCleanPodPolicy(job_);
   const std::string failed_reason = status_.Phase() == kPhaseFailed ? status_.ConditionReason(kPhaseFailed) : "";
   const bool delete_active =
-      policy != "None" || failed_reason == "DeadlineExceeded" || failed_reason == "Unschedulable";
+      policy != kCleanPodNone || failed_reason == kReasonDeadlineExceeded || failed_reason == kReasonUnschedulable;
   for (const PodView& pod : pods_.All()) {
     if (pod.terminating) continue;
-    const bool doomed = policy == "All" || (delete_active && pod.Active());
+    const bool doomed = policy == kCleanPodAll || (delete_active && pod.Active());
     if (!doomed) continue;
     if (Status s = DeletePod(pod); !s.ok()) return s;
   }

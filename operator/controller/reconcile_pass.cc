@@ -64,8 +64,8 @@ void ReconcilePass::InitStatus() {
   if (FindField(status, {"restartCount"}) == nullptr) status["restartCount"] = 0;
   if (!status_.HasCondition(kConditionCreated)) {
     const std::string job_ref = "DGLJob " + ns_ + "/" + name_;
-    status_.SetCondition(kConditionCreated, true, "DGLJobCreated", job_ref + " is created");
-    status_.AddEvent("Normal", "DGLJobCreated", job_ref + " is created in " + ToString(mode_) + " mode");
+    status_.SetCondition(kConditionCreated, true, kReasonJobCreated, job_ref + " is created");
+    status_.AddEvent("Normal", kReasonJobCreated, job_ref + " is created in " + ToString(mode_) + " mode");
   }
 }
 
@@ -76,7 +76,7 @@ Result<ReconcileResult> ReconcilePass::Suspend() {
     if (pods_.IsPartitioner(pod) && pod.Succeeded() && pvc_) continue;
     if (Status s = DeletePod(pod); !s.ok()) return s;
   }
-  status_.SetPhase(kPhaseSuspended, "JobSuspended", "runPolicy.suspend is true: pods deleted");
+  status_.SetPhase(kPhaseSuspended, kReasonJobSuspended, "runPolicy.suspend is true: pods deleted");
   ComputeReplicaStatuses();
   if (Status s = WriteStatus(); !s.ok()) return s;
   return Finish();
@@ -85,7 +85,7 @@ Result<ReconcileResult> ReconcilePass::Suspend() {
 // Resumed: the deadline counts from now, as for a Kubernetes Job.
 void ReconcilePass::Resume() {
   status_.value()["startTime"] = kube::FormatTime(now_);
-  status_.SetCondition(kPhaseSuspended, false, "JobResumed", "runPolicy.suspend is false: the current stage restarts");
+  status_.SetCondition(kPhaseSuspended, false, kReasonJobResumed, "runPolicy.suspend is false: the current stage restarts");
 }
 
 bool ReconcilePass::DeadlineExceeded() {
@@ -94,7 +94,7 @@ bool ReconcilePass::DeadlineExceeded() {
   auto start = kube::ParseTime(StringField(status_.value(), {"startTime"}));
   const Micros at = (start ? *start : now_) + *deadline_s * kube::kSecond;
   if (now_ >= at) {
-    status_.Fail("DeadlineExceeded", "The job ran longer than activeDeadlineSeconds " + std::to_string(*deadline_s));
+    status_.Fail(kReasonDeadlineExceeded, "The job ran longer than activeDeadlineSeconds " + std::to_string(*deadline_s));
     return true;
   }
   Requeue(at - now_);
@@ -111,7 +111,7 @@ bool ReconcilePass::ScheduleTimedOut() {
     if (!since) continue;
     const Micros at = *since + *timeout * kube::kSecond;
     if (now_ >= at) {
-      status_.Fail("Unschedulable", "Pod " + pod.Name() + " could not be scheduled within scheduleTimeoutSeconds " +
+      status_.Fail(kReasonUnschedulable, "Pod " + pod.Name() + " could not be scheduled within scheduleTimeoutSeconds " +
                                         std::to_string(*timeout));
       return true;
     }
@@ -123,7 +123,7 @@ bool ReconcilePass::ScheduleTimedOut() {
 bool ReconcilePass::LauncherSucceeded() {
   const auto& launcher = pods_.launcher();
   if (!launcher || !launcher->Succeeded()) return false;
-  status_.SetPhase(kPhaseSucceeded, "LauncherSucceeded", "The launcher " + launcher->Name() + " completed training");
+  status_.SetPhase(kPhaseSucceeded, kReasonLauncherSucceeded, "The launcher " + launcher->Name() + " completed training");
   return true;
 }
 
