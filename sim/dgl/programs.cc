@@ -139,9 +139,9 @@ class DglRun : public ContainerProgram {
       auto it = ctx.env().find(name);
       return it == ctx.env().end() ? std::string() : it->second;
     };
-    phase_env_ = env_of("DGL_OPERATOR_PHASE_ENV");
-    mode_ = env_of("DGL_OPERATOR_PARTITION_MODE");
-    if (mode_.empty()) mode_ = phase_env_ == "Launcher_Workload" ? "Skip" : "DGL-API";
+    phase_env_ = env_of(dgl::kEnvPhase);
+    mode_ = env_of(dgl::kEnvPartitionMode);
+    if (mode_.empty()) mode_ = phase_env_ == dgl::kPhaseEnvLauncherWorkload ? "Skip" : "DGL-API";
     cpu_ = ctx.node_spec() && ctx.node_spec()->cpu_speed > 0 ? ctx.node_spec()->cpu_speed : 1.0;
 
     if (Str(pod, {"metadata", "labels", kTypeLabel}) == dgl::kRoleWorker) {
@@ -170,9 +170,9 @@ class DglRun : public ContainerProgram {
         data_ = &measured_;
       }
     }
-    if (phase_env_ == "Partitioner") return StartPartitioner();
-    if (phase_env_ == "DistPartitioner") return StartDistPartitioner();
-    if (phase_env_ == "Launcher_Workload" || mode_ == "Skip") return StartLocal();
+    if (phase_env_ == dgl::kPhaseEnvPartitioner) return StartPartitioner();
+    if (phase_env_ == dgl::kPhaseEnvDistPartitioner) return StartDistPartitioner();
+    if (phase_env_ == dgl::kPhaseEnvLauncherWorkload || mode_ == "Skip") return StartLocal();
     return StartLauncher();
   }
 
@@ -246,7 +246,7 @@ class DglRun : public ContainerProgram {
   }
   // The workers in hostfile order with their nodes; false (after failing) when one is missing.
   bool ResolveWorkers() {
-    workers_ = Column(ConfigData("hostfile"), 2);
+    workers_ = Column(ConfigData(dgl::kConfigHostfile), 2);
     worker_nodes_.clear();
     if (workers_.empty()) {
       Fail("FileNotFoundError: [Errno 2] No such file or directory: '/etc/dgl/hostfile' (no worker in it)");
@@ -337,7 +337,7 @@ class DglRun : public ContainerProgram {
 
   // Phase 2/5: copy the partitions into the launcher's watcher-loop-partitioner container.
   void Deliver() {
-    std::vector<std::string> leads = Column(ConfigData("leadfile"), 2);
+    std::vector<std::string> leads = Column(ConfigData(dgl::kConfigLeadfile), 2);
     std::string node = leads.empty() ? "" : NodeOfPod(leads[0]);
     if (node.empty()) {
       if (++lead_attempts_ >= kLeadAttempts)
