@@ -32,6 +32,13 @@ void DefaultPartitioner(const json& job, json& replicas) {
     }
   } else if (partitioner->is_object() && !Has(*partitioner, "template")) {
     if (auto tmpl = DefaultPartitionerTemplate(job)) (*partitioner)["template"] = std::move(*tmpl);
+  } else if (partitioner->is_object()) {
+    json* tmpl = MutableMember(*partitioner, "template");
+    json* pod_spec = tmpl != nullptr ? MutableMember(*tmpl, "spec") : nullptr;
+    json* containers = pod_spec != nullptr ? MutableMember(*pod_spec, "containers") : nullptr;
+    if (containers != nullptr && containers->is_array() && !containers->empty()) {
+      DefaultPartitionerCommand(job, (*containers)[0]);
+    }
   }
 }
 
@@ -73,6 +80,20 @@ std::optional<json> DefaultPartitionerTemplate(const json& job) {
     }
   }
   return tmpl;
+}
+
+bool DefaultPartitionerCommand(const json& job, json& container) {
+  if (!container.is_object() || Has(container, "command") || Has(container, "args")) return false;
+  const json* launcher = FirstContainer(ReplicaSpec(job, kReplicaLauncher));
+  if (launcher == nullptr) return false;
+  bool changed = false;
+  for (const char* key : {"command", "args"}) {
+    if (const json* value = Member(*launcher, key)) {
+      container[key] = *value;
+      changed = true;
+    }
+  }
+  return changed;
 }
 
 void DefaultDGLJob(json& job) {

@@ -12,7 +12,8 @@
 namespace dgl {
 
 // Fills in every default of the contract (partitionMode, slotsPerWorker, numServers, runPolicy,
-// restartPolicy, the Partitioner spec where a partitioner runs). Idempotent.
+// restartPolicy, the Partitioner spec where a partitioner runs, the partitioner's command).
+// Idempotent.
 // Launcher.replicas defaults to 1 (the only valid value); Worker.replicas has no default.
 void DefaultDGLJob(nlohmann::json& job);
 
@@ -24,5 +25,11 @@ std::int64_t DefaultNumServers(const nlohmann::json& job);
 // reads its phase from the environment, so the same command line partitions). nullopt without a
 // Worker template.
 std::optional<nlohmann::json> DefaultPartitionerTemplate(const nlohmann::json& job);
+// A Partitioner template that gives its container no command and no args (the usual one sets only
+// resources: the partitioner needs far more memory than a worker) would run the image's default
+// command. The partitioner runs the Launcher's command line instead, as in the original operator:
+// copies the first Launcher container's command and args into `container` when it has neither.
+// Returns whether it changed `container`.
+bool DefaultPartitionerCommand(const nlohmann::json& job, nlohmann::json& container);
 
 }  // namespace dgl

@@ -445,6 +445,8 @@ json BuildPartitionerPod(const json& job, const BuildOptions& options, std::int6
   const std::string job_name = JobName(job);
   json pod = PodFromTemplate(job, kReplicaPartitioner, PartitionerName(job_name), kRolePartitioner, 0, options,
                              restart_epoch);
+  // Also for jobs that were never defaulted (a real cluster without the admission webhook).
+  DefaultPartitionerCommand(job, pod["spec"]["containers"][0]);
   ApplyWorkerShape(job, pod);
   json& spec = pod["spec"];
   json& main = spec["containers"][0];

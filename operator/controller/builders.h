@@ -82,6 +82,8 @@ bool PartitionsOnPersistentVolume(const nlohmann::json& job);
 nlohmann::json BuildLauncherPod(const nlohmann::json& job, const BuildOptions& options, std::int64_t restart_epoch);
 nlohmann::json BuildWorkerPod(const nlohmann::json& job, std::int64_t index, const BuildOptions& options,
                               std::int64_t restart_epoch);
+// The partitioner's container runs the Launcher's command line when its template gives no command
+// and no args (DefaultPartitionerCommand), never the image's default.
 nlohmann::json BuildPartitionerPod(const nlohmann::json& job, const BuildOptions& options,
                                    std::int64_t restart_epoch);
 

@@ -323,11 +323,40 @@ TEST(DefaultDGLJob, DistParMetisAndSkipGetNoPartitioner) {
 
 TEST(DefaultDGLJob, UserPartitionerKeepsItsTemplateAndGetsReplicasOne) {
   json job = ValidJob();
-  json custom = {{"spec", {{"containers", json::array({{{"name", "part"}, {"image", "part:1"}}})}}}};
+  json custom = {{"spec", {{"containers", json::array({{{"name", "part"}, {"image", "part:1"},
+                                                        {"command", {"python"}}, {"args", {"part.py"}}}})}}}};
   Replica(job, "Partitioner") = {{"template", custom}};
   DefaultDGLJob(job);
   EXPECT_EQ(Replica(job, "Partitioner")["template"], custom);
   EXPECT_EQ(Replica(job, "Partitioner")["replicas"], 1);
+}
+
+// The usual reason to write a Partitioner: more memory than a worker. Without a command it would run
+// the image's default forever; it runs the Launcher's command line, as the original did.
+TEST(DefaultDGLJob, PartitionerTemplateWithOnlyResourcesRunsTheLauncherCommand) {
+  json job = ValidJob();
+  Replica(job, "Partitioner") = {
+      {"template",
+       {{"spec",
+         {{"containers",
+           json::array({{{"name", "part"}, {"image", "part:1"},
+                         {"resources", {{"limits", {{"memory", "200Gi"}}}}}}})}}}}}};
+  DefaultDGLJob(job);
+  const json& container = Replica(job, "Partitioner")["template"]["spec"]["containers"][0];
+  EXPECT_EQ(container["command"], json::array({"dglrun"}));
+  EXPECT_EQ(container["args"], json::array({"--num-servers", "2"}));
+  EXPECT_EQ(container["image"], "part:1");
+  EXPECT_EQ(container["resources"]["limits"]["memory"], "200Gi");
+  EXPECT_TRUE(ValidateDGLJob(job).empty()) << Describe(ValidateDGLJob(job));
+}
+
+TEST(DefaultDGLJob, PartitionerWithOnlyArgsKeepsTheImageEntrypoint) {
+  json job = ValidJob();
+  json custom = {{"spec", {{"containers", json::array({{{"name", "part"}, {"image", "part:1"},
+                                                        {"args", {"--num-partitions", "2"}}}})}}}};
+  Replica(job, "Partitioner") = {{"template", custom}};
+  DefaultDGLJob(job);
+  EXPECT_EQ(Replica(job, "Partitioner")["template"], custom);
 }
 
 TEST(DefaultDGLJob, UserValuesAreKept) {

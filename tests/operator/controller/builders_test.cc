@@ -188,6 +188,26 @@ TEST(Builders, PartitionerIsTheWorkerTemplateRunningTheLauncherCommand) {
   EXPECT_NE(FindNamed(pod["spec"]["volumes"], "kube-volume"), nullptr);
 }
 
+// A job stored without defaulting (a real cluster has no webhook): the builder still gives the
+// partitioner the Launcher's command line instead of the worker shape's `sleep 365d`.
+TEST(Builders, PartitionerWithoutCommandRunsTheLauncherCommandEvenUndefaulted) {
+  json job = MakeJob("DGL-API", 2);
+  job["metadata"]["uid"] = "uid-1";
+  job["spec"]["dglReplicaSpecs"]["Partitioner"] = {
+      {"replicas", 1},
+      {"template",
+       {{"spec",
+         {{"containers",
+           json::array({{{"name", "part"}, {"image", "dgl:1"},
+                         {"resources", {{"limits", {{"memory", "200Gi"}}}}}}})}}}}}};
+  json pod = BuildPartitionerPod(job, BuildOptions{}, 0);
+  const json& main = pod["spec"]["containers"][0];
+  EXPECT_EQ(main["command"], json::array({"dglrun", "--num-servers", "1"}));
+  EXPECT_FALSE(main.contains("args"));
+  EXPECT_EQ(main["resources"]["limits"]["memory"], "200Gi");
+  EXPECT_EQ(Env(main, "DGL_OPERATOR_PHASE_ENV"), "Partitioner");
+}
+
 TEST(Builders, RbacIsLeastPrivilege) {
   json job = Defaulted(MakeJob("DGL-API", 3));
   json launcher = BuildRole(job, "launcher");
