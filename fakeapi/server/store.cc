@@ -12,6 +12,7 @@
 #include "fakeapi/server/merge_patch.h"
 
 #include <algorithm>
+#include <tuple>
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
@@ -283,9 +284,23 @@ struct Store::Impl {
   mutable std::mutex mu;
   std::int64_t rv = 0;
   std::uint64_t uid_counter = 0;
-  std::map<const kube::ResourceType*, ResourceData> data;
+  // Ordered by the resource's plural and group, never by address: the types live on the heap, so an order by
+  // address changed with the allocator (and so did the garbage collector's writes, trace hashes).
+  struct ByPlural {
+    bool operator()(const kube::ResourceType* a, const kube::ResourceType* b) const {
+      return std::tie(a->plural, a->group) < std::tie(b->plural, b->group);
+    }
+  };
+  struct DependentOrder {
+    bool operator()(const std::pair<const kube::ResourceType*, std::string>& a,
+                    const std::pair<const kube::ResourceType*, std::string>& b) const {
+      return std::tie(a.first->plural, a.first->group, a.second) < std::tie(b.first->plural, b.first->group, b.second);
+    }
+  };
+  std::map<const kube::ResourceType*, ResourceData, ByPlural> data;
   std::unordered_map<std::string, ObjectRef> by_uid;  // lookups only, never iterated
-  std::unordered_map<std::string, std::set<std::pair<const kube::ResourceType*, std::string>>> dependents;
+  std::unordered_map<std::string, std::set<std::pair<const kube::ResourceType*, std::string>, DependentOrder>>
+      dependents;
   std::deque<GcItem> gc_queue;
   std::function<void(const WriteRecord&)> observer;
   StoreStats stats;
