@@ -52,4 +52,14 @@ std::optional<std::string> FindCommandFlag(const json& container, std::string_vi
   return value;
 }
 
+bool CommandRuns(const json& container, std::string_view program) {
+  if (!container.is_object() || program.empty()) return false;
+  for (const std::string& word : CommandWords(container)) {
+    std::string_view w = word;
+    if (w == program) return true;
+    if (w.size() > program.size() && w.ends_with(program) && w[w.size() - program.size() - 1] == '/') return true;
+  }
+  return false;
+}
+
 }  // namespace dgl

@@ -16,4 +16,7 @@ namespace dgl {
 // argparse. nullopt when absent or when the container is not a JSON object.
 std::optional<std::string> FindCommandFlag(const nlohmann::json& container, std::string_view flag);
 
+// Whether a word of the container's command line is `program` or a path ending in "/program".
+bool CommandRuns(const nlohmann::json& container, std::string_view program);
+
 }  // namespace dgl

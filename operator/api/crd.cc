@@ -56,9 +56,9 @@ json ReplicaSchema(const char* type) {
     replicas["maximum"] = 1;
     replicas["default"] = 1;
     replicas["description"] = "must be 1";
-  } else if (std::string_view(type) == kReplicaWorker) {
+  } else if (std::string_view(type) != kReplicaPartitioner) {
     replicas["minimum"] = 1;
-    replicas["description"] = "number of workers, >= 1";
+    replicas["description"] = "number of " + std::string(type) + " pods, >= 1";
     required.push_back("replicas");
   } else {
     replicas["minimum"] = 0;
@@ -115,6 +115,13 @@ nlohmann::json DGLJobOpenApiSchema() {
       {"properties",
        {{"partitionMode",
          {{"type", "string"}, {"enum", EnumValues(kPartitionModes)}, {"default", ToString(PartitionMode::kDglApi)}}},
+        {"partitionerPlacement",
+         {{"type", "string"},
+          {"enum", EnumValues(kPartitionerPlacements)},
+          {"default", kPlacementPod},
+          {"description",
+           "where the partitioner of DGL-API and ParMETIS runs: Pod (its own pod) or LauncherInit (the launcher's "
+           "init container, which then asks for the partitioner's CPU and memory for the whole job)"}}},
         {"slotsPerWorker", IntAtLeastSchema(1, "default: the Worker container's nvidia.com/gpu limit, else 1")},
         {"numServers", IntAtLeastSchema(1, "DGL servers per worker; default: --num-servers of the launcher, else 1")},
         // Listed only so that the rule below can refuse it instead of pruning it silently.
@@ -125,8 +132,15 @@ nlohmann::json DGLJobOpenApiSchema() {
       {"x-kubernetes-validations",
        json::array({{{"rule", "!has(self.cleanPodPolicy)"},
          {"message", std::string("spec.cleanPodPolicy moved to spec.runPolicy.cleanPodPolicy in ") + kApiVersion}},
-        {{"rule", "(has(self.partitionMode) && self.partitionMode == 'Skip') || has(self.dglReplicaSpecs.Worker)"},
-         {"message", "spec.dglReplicaSpecs.Worker is required unless partitionMode is Skip"}}})}};
+        {{"rule", "(has(self.partitionMode) && self.partitionMode == 'Skip') || has(self.dglReplicaSpecs.Worker) || "
+                  "(has(self.dglReplicaSpecs.Server) && has(self.dglReplicaSpecs.Trainer))"},
+         {"message", "spec.dglReplicaSpecs needs Worker, or Server and Trainer, unless partitionMode is Skip"}},
+        {{"rule", "!(has(self.partitionMode) && self.partitionMode == 'Skip') || !(has(self.dglReplicaSpecs.Server) || "
+                  "has(self.dglReplicaSpecs.Sampler) || has(self.dglReplicaSpecs.Trainer))"},
+         {"message", "partitionMode Skip runs the launcher alone: no Server, Sampler or Trainer"}},
+        {{"rule", "!has(self.partitionerPlacement) || self.partitionerPlacement == 'Pod' || !has(self.partitionMode) || "
+                  "self.partitionMode == 'DGL-API' || self.partitionMode == 'ParMETIS'"},
+         {"message", "partitionerPlacement LauncherInit needs a partitioner: partitionMode DGL-API or ParMETIS"}}})}};
   return {{"type", "object"},
           {"required", json::array({"spec"})},
           {"properties",

@@ -2,7 +2,8 @@
 // maximums, defaults and required fields that validation enforces (operator/api/types.h), with CEL
 // rules (x-kubernetes-validations) for the cross-field ones, so schema and admission cannot drift.
 // Rules a schema cannot say (the name budget that keeps pod names within 63 characters,
-// minAvailable <= the job's pod count) stay admission-only.
+// minAvailable <= the job's pod count, dglrun's --num-partitions against the pods that hold a
+// partition, what a LauncherInit partitioner's template may set) stay admission-only.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -62,6 +62,7 @@ std::int64_t DefaultNumServers(const json& job) {
 
 std::optional<json> DefaultPartitionerTemplate(const json& job) {
   const json* worker = ReplicaSpec(job, kReplicaWorker);
+  if (worker == nullptr) worker = ReplicaSpec(job, kReplicaServer);  // a job of servers and trainers
   const json* worker_template = worker != nullptr ? Member(*worker, "template") : nullptr;
   if (worker_template == nullptr || !worker_template->is_object()) return std::nullopt;
   json tmpl = *worker_template;
@@ -103,6 +104,7 @@ void DefaultDGLJob(json& job) {
   if (!spec.is_object()) return;
 
   if (!Has(spec, "partitionMode")) spec["partitionMode"] = ToString(PartitionMode::kDglApi);
+  if (!Has(spec, "partitionerPlacement")) spec["partitionerPlacement"] = kPlacementPod;
   if (!Has(spec, "slotsPerWorker")) spec["slotsPerWorker"] = DefaultSlotsPerWorker(job);
   if (!Has(spec, "numServers")) spec["numServers"] = DefaultNumServers(job);
   DefaultRunPolicy(spec);
@@ -111,12 +113,12 @@ void DefaultDGLJob(json& job) {
   if (replicas == nullptr || !replicas->is_object()) return;
   const std::string* mode_text = AsString(Member(spec, "partitionMode"));
   std::optional<PartitionMode> mode = mode_text != nullptr ? ParsePartitionMode(*mode_text) : std::nullopt;
-  if (mode && RunsPartitionerPod(*mode)) DefaultPartitioner(job, *replicas);
+  if (mode && RunsPartitioner(*mode)) DefaultPartitioner(job, *replicas);
   for (const char* type : kReplicaTypes) {
     json* replica = MutableMember(*replicas, type);
     if (replica == nullptr || !replica->is_object()) continue;
     if (!Has(*replica, "restartPolicy")) (*replica)["restartPolicy"] = kDefaultRestartPolicy;
-    const bool single = std::string_view(type) != kReplicaWorker;
+    const bool single = std::string_view(type) == kReplicaLauncher || std::string_view(type) == kReplicaPartitioner;
     if (single && !Has(*replica, "replicas")) (*replica)["replicas"] = 1;
   }
 }

@@ -11,10 +11,11 @@
 
 namespace dgl {
 
-// Fills in every default of the contract (partitionMode, slotsPerWorker, numServers, runPolicy,
-// restartPolicy, the Partitioner spec where a partitioner runs, the partitioner's command).
-// Idempotent.
-// Launcher.replicas defaults to 1 (the only valid value); Worker.replicas has no default.
+// Fills in every default of the contract (partitionMode, partitionerPlacement, slotsPerWorker,
+// numServers, runPolicy, restartPolicy, the Partitioner spec where a partitioner runs, the
+// partitioner's command). Idempotent.
+// Launcher.replicas and Partitioner.replicas default to 1 (the only useful value); the indexed
+// replica types (Worker, Server, Sampler, Trainer) have no default count.
 void DefaultDGLJob(nlohmann::json& job);
 
 // slotsPerWorker default: the first Worker container with a whole nvidia.com/gpu limit, else 1.
@@ -22,8 +23,8 @@ std::int64_t DefaultSlotsPerWorker(const nlohmann::json& job);
 // numServers default: --num-servers of the first Launcher container that passes it, else 1.
 std::int64_t DefaultNumServers(const nlohmann::json& job);
 // The original operator's partitioner: the Worker template running the Launcher's command (dglrun
-// reads its phase from the environment, so the same command line partitions). nullopt without a
-// Worker template.
+// reads its phase from the environment, so the same command line partitions); the Server template
+// in a job without workers. nullopt without either.
 std::optional<nlohmann::json> DefaultPartitionerTemplate(const nlohmann::json& job);
 // A Partitioner template that gives its container no command and no args (the usual one sets only
 // resources: the partitioner needs far more memory than a worker) would run the image's default

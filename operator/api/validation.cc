@@ -1,10 +1,12 @@
 #include "operator/api/validation.h"
 
 #include "operator/api/cause_list.h"
+#include "operator/api/command_line.h"
 #include "operator/api/json_fields.h"
 #include "operator/api/types.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
 
 namespace dgl {
@@ -99,7 +101,8 @@ std::optional<std::int64_t> ValidateReplica(CauseList& causes, const json& repli
       causes.Invalid(count_path, (*replica)["replicas"], "must be 1");
       count.reset();
     }
-  } else if (type == kReplicaWorker) {
+  } else if (type != kReplicaPartitioner) {
+    // Worker, Server, Sampler, Trainer: indexed pods, at least one (omit the type for none).
     count = causes.IntAtLeast(*replica, "replicas", count_path, 1, /*required=*/true);
   } else {
     count = causes.Int(*replica, "replicas", count_path, false);
@@ -175,6 +178,174 @@ void ValidateName(CauseList& causes, const json& metadata, std::size_t longest_s
   }
 }
 
+// The replica counts a job asks for, once validated (absent or invalid: 0, capped so that sums of
+// absurd counts cannot overflow).
+struct ReplicaCounts {
+  std::int64_t partitioner_pods = 0;  // 1 when a partitioner pod runs
+  std::map<std::string, std::int64_t> indexed;  // by replica type: Worker, Server, Sampler, Trainer
+  std::int64_t Of(const std::string& type) const {
+    auto it = indexed.find(type);
+    return it == indexed.end() ? 0 : it->second;
+  }
+  std::int64_t Total() const {
+    std::int64_t total = 1 + partitioner_pods;  // the launcher
+    for (const auto& [type, n] : indexed) total += n;
+    return total;
+  }
+};
+
+// Which replica types a job may combine. Workers hold partitions and train; without them, Server
+// pods must hold the partitions and Trainer pods must train. Skip runs the launcher alone.
+void ValidateRoleCombination(CauseList& causes, const json& replicas, PartitionMode mode) {
+  const std::string base = "spec.dglReplicaSpecs.";
+  const bool workers = Has(replicas, kReplicaWorker), servers = Has(replicas, kReplicaServer);
+  const bool trainers = Has(replicas, kReplicaTrainer);
+  if (mode == PartitionMode::kSkip) {
+    for (const char* type : {kReplicaServer, kReplicaSampler, kReplicaTrainer}) {
+      if (Has(replicas, type)) causes.Forbidden(base + type, "partitionMode Skip runs the launcher alone");
+    }
+    return;
+  }
+  if (workers) return;
+  if (!servers && !trainers) {
+    causes.Required(base + kReplicaWorker, "a job runs Worker pods, or Server and Trainer pods");
+  } else if (!servers) {
+    causes.Required(base + kReplicaServer, "Trainer pods need Server pods (or Worker pods) to hold the partitions");
+  } else if (!trainers) {
+    causes.Required(base + kReplicaTrainer, "Server pods need Trainer pods (or Worker pods) to train");
+  }
+}
+
+// dglrun's --num-partitions must equal the pods that hold a partition (Worker + Server replicas):
+// partition i goes to the i-th of them. (DGL-KE's dglkerun copies the whole dataset to every worker
+// instead, and other launchers' flags mean what they mean: only dglrun's is checked.)
+void ValidatePartitionCount(CauseList& causes, const json& job, const ReplicaCounts& counts) {
+  const json* launcher = FirstContainer(ReplicaSpec(job, kReplicaLauncher));
+  if (launcher == nullptr || !CommandRuns(*launcher, "dglrun")) return;
+  auto flag = FindCommandFlag(*launcher, "--num-partitions");
+  const std::int64_t parts = flag ? ParseDigits(*flag).value_or(-1) : -1;  // -1: not given as a count
+  const std::int64_t serving = counts.Of(kReplicaWorker) + counts.Of(kReplicaServer);
+  if (parts < 0 || serving == 0 || parts == serving) return;
+  const char* type = counts.Of(kReplicaServer) > 0 ? kReplicaServer : kReplicaWorker;
+  const std::string path = std::string("spec.dglReplicaSpecs.") + type + ".replicas";
+  const std::string held = counts.Of(kReplicaServer) > 0 ? "Worker + Server replicas" : "Worker replicas";
+  const std::string what = parts > serving
+                               ? "more partitions than server pods: " + std::to_string(parts - serving) +
+                                     " partitions would have no server"
+                               : "fewer partitions than server pods: " + std::to_string(serving - parts) +
+                                     " server pods would have no partition";
+  causes.Invalid(path, *Member(*ReplicaSpec(job, type), "replicas"),
+                 "the Launcher's command asks for --num-partitions " + std::to_string(parts) + ", but " + held +
+                     " give " + std::to_string(serving) + " pods that hold a partition (" + what + ")");
+}
+
+// With LauncherInit the partitioner is the launcher's init container: only its one container and
+// the volumes it mounts are used; anything else of the Partitioner template would be ignored.
+void ValidateLauncherInitPartitioner(CauseList& causes, const json& replicas) {
+  const std::string path = std::string("spec.dglReplicaSpecs.") + kReplicaPartitioner;
+  const json* partitioner = Member(replicas, kReplicaPartitioner);
+  if (partitioner == nullptr || !partitioner->is_object()) return;
+  const std::string why = "with partitionerPlacement LauncherInit the partitioner runs in the launcher's pod: set it "
+                          "on the Launcher template";
+  if (auto n = AsInt(partitioner->value("replicas", json(1))); n && *n != 1) {
+    causes.Invalid(path + ".replicas", (*partitioner)["replicas"], "must be 1 with partitionerPlacement LauncherInit");
+  }
+  const json* tmpl = Member(*partitioner, "template");
+  if (tmpl == nullptr || !tmpl->is_object()) return;
+  if (const json* metadata = Member(*tmpl, "metadata"); metadata != nullptr && metadata->is_object()) {
+    for (const auto& item : metadata->items()) causes.Forbidden(path + ".template.metadata." + item.key(), why);
+  }
+  const json* pod_spec = Member(*tmpl, "spec");
+  if (pod_spec == nullptr || !pod_spec->is_object()) return;
+  for (const auto& item : pod_spec->items()) {
+    if (item.key() != "containers" && item.key() != "volumes") causes.Forbidden(path + ".template.spec." + item.key(), why);
+  }
+  const json* containers = Member(*pod_spec, "containers");
+  if (containers != nullptr && containers->is_array() && containers->size() > 1) {
+    causes.Invalid(path + ".template.spec.containers", json(containers->size()),
+                   "must hold one container with partitionerPlacement LauncherInit: it becomes the launcher's init "
+                   "container");
+  }
+}
+
+void ValidatePlacement(CauseList& causes, const json& spec, PartitionMode mode) {
+  const std::string* text = causes.Enum(spec, "partitionerPlacement", "spec.partitionerPlacement", kPartitionerPlacements);
+  if (text == nullptr || *text != kPlacementLauncherInit) return;
+  if (!RunsPartitioner(mode)) {
+    causes.Invalid("spec.partitionerPlacement", spec["partitionerPlacement"],
+                   std::string("LauncherInit needs a partitioner: partitionMode DGL-API or ParMETIS (partitionMode ") +
+                       ToString(mode) + " runs none)");
+    return;
+  }
+  if (const json* replicas = Member(spec, "dglReplicaSpecs"); replicas != nullptr && replicas->is_object()) {
+    ValidateLauncherInitPartitioner(causes, *replicas);
+  }
+}
+
+// Validates every replica spec; returns the counts of the pods they ask for.
+ReplicaCounts ValidateReplicas(CauseList& causes, const json& spec, PartitionMode mode) {
+  ReplicaCounts counts;
+  // Defaulting adds the partitioner pod where one runs.
+  const std::string* placement = AsString(Member(spec, "partitionerPlacement"));
+  const bool launcher_init = placement != nullptr && *placement == kPlacementLauncherInit;
+  counts.partitioner_pods = RunsPartitioner(mode) && !launcher_init ? 1 : 0;
+  const json* replicas = causes.Object(spec, "dglReplicaSpecs", "spec.dglReplicaSpecs", true);
+  if (replicas == nullptr) return counts;
+  for (const auto& item : replicas->items()) {
+    if (!OneOf(item.key(), kReplicaTypes)) {
+      causes.NotSupported("spec.dglReplicaSpecs." + item.key(), json(item.key()), SupportedValues(kReplicaTypes));
+    }
+  }
+  ValidateReplica(causes, *replicas, kReplicaLauncher, true);
+  ValidateRoleCombination(causes, *replicas, mode);
+  for (const IndexedReplica& r : kIndexedReplicas) {
+    auto n = ValidateReplica(causes, *replicas, r.type, false);
+    // Skip runs the launcher alone.
+    if (mode != PartitionMode::kSkip) counts.indexed[r.type] = std::min<std::int64_t>(n.value_or(0), 1LL << 40);
+  }
+  auto partitioners = ValidateReplica(causes, *replicas, kReplicaPartitioner, false);
+  if (counts.partitioner_pods > 0 && Has(*replicas, kReplicaPartitioner)) counts.partitioner_pods = partitioners.value_or(1);
+  return counts;
+}
+
+// Pods are named "<job>-launcher", "<job>-partitioner", "<job>-<role>-<i>": the longest name.
+std::string LongestPodSuffix(const ReplicaCounts& counts) {
+  std::string suffix = counts.partitioner_pods > 0 ? "-partitioner" : "-launcher";
+  for (const IndexedReplica& r : kIndexedReplicas) {
+    const std::int64_t n = counts.Of(r.type);
+    if (n < 1) continue;
+    std::string candidate = "-" + std::string(r.role) + "-" + std::to_string(n - 1);
+    if (candidate.size() > suffix.size()) suffix = std::move(candidate);
+  }
+  return suffix;
+}
+
+void ValidateHeader(CauseList& causes, const json& job) {
+  if (const std::string* api = causes.String(job, "apiVersion", "apiVersion", false); api != nullptr && *api != kApiVersion) {
+    causes.NotSupported("apiVersion", job["apiVersion"], Quoted(kApiVersion));
+  }
+  if (const std::string* kind = causes.String(job, "kind", "kind", false); kind != nullptr && *kind != kKind) {
+    causes.NotSupported("kind", job["kind"], Quoted(kKind));
+  }
+}
+
+ReplicaCounts ValidateSpec(CauseList& causes, const json& job, const json& spec) {
+  PartitionMode mode = PartitionMode::kDglApi;
+  if (const std::string* text = causes.Enum(spec, "partitionMode", "spec.partitionMode", kPartitionModes)) {
+    mode = *ParsePartitionMode(*text);
+  }
+  causes.IntAtLeast(spec, "slotsPerWorker", "spec.slotsPerWorker", 1);
+  causes.IntAtLeast(spec, "numServers", "spec.numServers", 1);
+  if (Has(spec, "cleanPodPolicy")) {
+    causes.Forbidden("spec.cleanPodPolicy", std::string("moved to spec.runPolicy.cleanPodPolicy in ") + kApiVersion);
+  }
+  ValidatePlacement(causes, spec, mode);
+  ReplicaCounts counts = ValidateReplicas(causes, spec, mode);
+  if (mode != PartitionMode::kSkip) ValidatePartitionCount(causes, job, counts);
+  ValidateRunPolicy(causes, spec, counts.Total());
+  return counts;
+}
+
 }  // namespace
 
 std::vector<StatusCause> ValidateDGLJob(const json& job) {
@@ -183,53 +354,14 @@ std::vector<StatusCause> ValidateDGLJob(const json& job) {
     causes.TypeInvalid("", job, "object");
     return causes.Take();
   }
-  if (const std::string* api = causes.String(job, "apiVersion", "apiVersion", false); api != nullptr && *api != kApiVersion) {
-    causes.NotSupported("apiVersion", job["apiVersion"], Quoted(kApiVersion));
-  }
-  if (const std::string* kind = causes.String(job, "kind", "kind", false); kind != nullptr && *kind != kKind) {
-    causes.NotSupported("kind", job["kind"], Quoted(kKind));
-  }
+  ValidateHeader(causes, job);
   const json* metadata = causes.Object(job, "metadata", "metadata", true);
   const json* spec = causes.Object(job, "spec", "spec", true);
-
-  PartitionMode mode = PartitionMode::kDglApi;
-  if (spec != nullptr) {
-    if (const std::string* text = causes.Enum(*spec, "partitionMode", "spec.partitionMode", kPartitionModes)) {
-      mode = *ParsePartitionMode(*text);
-    }
-  }
-  // Pods the job will run, for the gang size and the name budget (defaulting adds the partitioner).
-  std::int64_t worker_pods = 0;
-  std::int64_t partitioner_pods = RunsPartitionerPod(mode) ? 1 : 0;
-  if (spec != nullptr) {
-    causes.IntAtLeast(*spec, "slotsPerWorker", "spec.slotsPerWorker", 1);
-    causes.IntAtLeast(*spec, "numServers", "spec.numServers", 1);
-    if (Has(*spec, "cleanPodPolicy")) {
-      causes.Forbidden("spec.cleanPodPolicy",
-                       std::string("moved to spec.runPolicy.cleanPodPolicy in ") + kApiVersion);
-    }
-    if (const json* replicas = causes.Object(*spec, "dglReplicaSpecs", "spec.dglReplicaSpecs", true)) {
-      for (const auto& item : replicas->items()) {
-        if (!OneOf(item.key(), kReplicaTypes)) {
-          causes.NotSupported("spec.dglReplicaSpecs." + item.key(), json(item.key()), SupportedValues(kReplicaTypes));
-        }
-      }
-      ValidateReplica(causes, *replicas, kReplicaLauncher, true);
-      auto workers = ValidateReplica(causes, *replicas, kReplicaWorker, mode != PartitionMode::kSkip);
-      auto partitioners = ValidateReplica(causes, *replicas, kReplicaPartitioner, false);
-      // Skip runs the launcher alone. Capped so that sums of absurd counts cannot overflow.
-      if (mode != PartitionMode::kSkip) worker_pods = std::min<std::int64_t>(workers.value_or(0), 1LL << 40);
-      if (RunsPartitionerPod(mode) && Has(*replicas, kReplicaPartitioner)) partitioner_pods = partitioners.value_or(1);
-    }
-    ValidateRunPolicy(causes, *spec, 1 + worker_pods + partitioner_pods);
-  }
-
+  ReplicaCounts counts;
+  counts.partitioner_pods = 1;  // without a spec: DGL-API's partitioner, for the name budget
+  if (spec != nullptr) counts = ValidateSpec(causes, job, *spec);
   if (metadata != nullptr) {
-    std::string suffix = partitioner_pods > 0 ? "-partitioner" : "-launcher";
-    if (worker_pods >= 1) {
-      std::string worker_suffix = "-worker-" + std::to_string(worker_pods - 1);
-      if (worker_suffix.size() > suffix.size()) suffix = worker_suffix;
-    }
+    const std::string suffix = LongestPodSuffix(counts);
     ValidateName(causes, *metadata, suffix.size(), suffix);
   }
   return causes.Take();

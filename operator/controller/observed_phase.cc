@@ -2,8 +2,21 @@
 
 #include "operator/controller/builders.h"
 
+#include <string>
+
 namespace dgl {
 namespace {
+
+bool AllStagePodsRunning(const JobPods& pods) {
+  for (const auto& [role, wanted] : pods.wanted()) {
+    if (!pods.AllRunning(role)) return false;
+  }
+  return true;
+}
+
+std::string Partitioning(PartitionMode mode) {
+  return mode == PartitionMode::kParMetis ? "ParMETIS (pm_dglpart)" : "The DGL API";
+}
 
 PhaseObservation ObserveSkip(const JobPods& pods) {
   if (pods.launcher() && pods.launcher()->Running()) {
@@ -32,22 +45,44 @@ PhaseObservation ObservePartitionerPod(PartitionMode mode, const JobPods& pods) 
   const auto& partitioner = pods.partitioner();
   const bool launcher_running = pods.launcher() && pods.launcher()->Running();
   if (partitioner && !partitioner->terminating && partitioner->Succeeded()) {
-    if (launcher_running && pods.AllRunning(kRoleWorker)) {
+    if (launcher_running && AllStagePodsRunning(pods)) {
       return {kPhaseTraining, kReasonTrainingRunning, "The launcher dispatched the partitions and is training"};
     }
     return {kPhasePartitioned, kReasonPartitionerSucceeded, "Partitions are ready; waiting for the workers"};
   }
   if (partitioner && partitioner->Running()) {
     return {kPhasePartitioning, kReasonPartitionerRunning,
-            std::string(mode == PartitionMode::kParMetis ? "ParMETIS (pm_dglpart)" : "The DGL API") +
-                " is partitioning the graph in " + partitioner->Name()};
+            Partitioning(mode) + " is partitioning the graph in " + partitioner->Name()};
   }
   return {kPhasePending, kReasonPodsPending, "Waiting for the partitioner to start"};
 }
 
+// LauncherInit: the partitioner is the launcher's init container (absent when the partitions were
+// already on the launcher's PersistentVolumeClaim).
+PhaseObservation ObserveLauncherPartitioner(PartitionMode mode, const JobPods& pods) {
+  const auto& launcher = pods.launcher();
+  if (!launcher || launcher->terminating) return {kPhasePending, kReasonPodsPending, "Waiting for the launcher to start"};
+  const bool present = InitContainerSpec(launcher->obj(), kLauncherPartitioner) != nullptr;
+  const std::string state = present ? InitContainerState(launcher->obj(), kLauncherPartitioner) : "succeeded";
+  if (launcher->Running() && AllStagePodsRunning(pods)) {
+    return {kPhaseTraining, kReasonTrainingRunning, "The launcher dispatched the partitions and is training"};
+  }
+  if (state == "succeeded" || launcher->Running()) {
+    return {kPhasePartitioned, kReasonPartitionerSucceeded,
+            present ? "Partitions are ready on the launcher's volume; waiting for the workers"
+                    : "Partitions are ready on the launcher's PersistentVolumeClaim; waiting for the workers"};
+  }
+  if (state == "running") {
+    return {kPhasePartitioning, kReasonPartitionerRunning,
+            Partitioning(mode) + " is partitioning the graph in the init container " + kLauncherPartitioner + " of " +
+                launcher->Name()};
+  }
+  return {kPhasePending, kReasonPodsPending, "Waiting for the launcher's partitioner to start"};
+}
+
 }  // namespace
 
-PhaseObservation ObservePhase(PartitionMode mode, const JobPods& pods) {
+PhaseObservation ObservePhase(PartitionMode mode, PartitionerPlacement placement, const JobPods& pods) {
   switch (mode) {
     case PartitionMode::kSkip:
       return ObserveSkip(pods);
@@ -57,6 +92,7 @@ PhaseObservation ObservePhase(PartitionMode mode, const JobPods& pods) {
     case PartitionMode::kParMetis:
       break;
   }
+  if (placement == PartitionerPlacement::kLauncherInit) return ObserveLauncherPartitioner(mode, pods);
   return ObservePartitionerPod(mode, pods);
 }
 

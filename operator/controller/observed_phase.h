@@ -15,6 +15,7 @@ struct PhaseObservation {
   std::string phase, reason, message;
 };
 
-PhaseObservation ObservePhase(PartitionMode mode, const JobPods& pods);
+// Training needs the launcher and every wanted worker, server, sampler and trainer pod Running.
+PhaseObservation ObservePhase(PartitionMode mode, PartitionerPlacement placement, const JobPods& pods);
 
 }  // namespace dgl

@@ -45,10 +45,10 @@ Status ReconcilePass::EnsureObject(const std::string& resource, json desired,
   return updated.status();
 }
 
-// `workers_stage`: the workers are wanted now, so the hostfile names every one of them, with an
-// empty IP column until it has one (the launcher's watcher-loop reads the file once and must know
-// whom to wait for). Depending only on the stage and the IPs keeps a second reconcile from
-// rewriting the ConfigMap just because this one created the pods.
+// `workers_stage`: the workers (servers, samplers, trainers) are wanted now, so the hostfile names
+// every one of them, with an empty IP column until it has one (the launcher's watcher-loop reads the
+// file once and must know whom to wait for). Depending only on the stage and the IPs keeps a second
+// reconcile from rewriting the ConfigMap just because this one created the pods.
 PodAddresses ReconcilePass::Addresses(bool workers_stage) const {
   PodAddresses a;
   auto ip_of = [](const std::optional<PodView>& p) -> std::optional<std::string> {
@@ -56,23 +56,31 @@ PodAddresses ReconcilePass::Addresses(bool workers_stage) const {
     return p->Ip();
   };
   a.partitioner = ip_of(pods_.partitioner());
+  a.partitioner_wanted = RunsPartitionerPod(job_);
   a.launcher = ip_of(pods_.launcher());
-  for (const auto& [i, w] : pods_.Indexed(kRoleWorker)) {
-    if (!w.terminating && !w.Ip().empty() && w.phase != "Failed") a.workers[i] = w.Ip();
-  }
-  if (workers_stage) {
-    for (std::int64_t i = 0; i < workers_; ++i) {
-      if (!a.workers.count(i)) a.workers_without_ip.insert(i);
+  for (const auto& [role, wanted] : pods_.wanted()) {
+    RoleAddresses& r = a.Role(role);
+    for (const auto& [i, p] : pods_.Indexed(role)) {
+      if (!p.terminating && !p.Ip().empty() && p.phase != "Failed") r.ips[i] = p.Ip();
+    }
+    if (!workers_stage) continue;
+    for (std::int64_t i = 0; i < wanted; ++i) {
+      if (!r.ips.count(i)) r.without_ip.insert(i);
     }
   }
   return a;
 }
 
+// The gang: every pod of the current stage.
 std::int64_t ReconcilePass::StageSize(bool workers_stage) const {
   if (auto min = GetSchedulingInt(job_, "minAvailable")) return *min;
   if (mode_ == PartitionMode::kSkip) return 1;
-  if (mode_ == PartitionMode::kDistParMetis || workers_stage) return workers_ + 1;
-  return 2;  // partitioner + launcher
+  if (mode_ == PartitionMode::kDistParMetis || workers_stage) {
+    std::int64_t pods = 1;
+    for (const auto& [role, wanted] : pods_.wanted()) pods += wanted;
+    return pods;
+  }
+  return RunsPartitionerPod(job_) ? 2 : 1;  // partitioner + launcher, or the launcher partitioning
 }
 
 Status ReconcilePass::EnsureSupportObjects(bool workers_stage) {
@@ -81,13 +89,17 @@ Status ReconcilePass::EnsureSupportObjects(bool workers_stage) {
   }
   if (mode_ != PartitionMode::kSkip) {
     for (const char* role : {kRoleLauncher, kRolePartitioner}) {
-      if (std::string_view(role) == kRolePartitioner && !RunsPartitionerPod(mode_)) continue;
+      if (std::string_view(role) == kRolePartitioner && !RunsPartitionerPod(job_)) continue;
       if (Status s = EnsureObject("serviceaccounts", BuildServiceAccount(job_, role), {}); !s.ok()) return s;
       if (Status s = EnsureObject("roles", BuildRole(job_, role), {"rules"}); !s.ok()) return s;
       if (Status s = EnsureObject("rolebindings", BuildRoleBinding(job_, role), {}); !s.ok()) return s;
     }
-    if (Status s = EnsureObject("services", BuildWorkerService(job_), {"spec.ports", "spec.selector"}); !s.ok()) {
-      return s;
+    // One headless Service per role that serves DGL.
+    for (const char* role : {kRoleWorker, kRoleServer}) {
+      if (pods_.Wanted(role) == 0) continue;
+      if (Status s = EnsureObject("services", BuildRoleService(job_, role), {"spec.ports", "spec.selector"}); !s.ok()) {
+        return s;
+      }
     }
   }
   if (r_.options_.build.gang_scheduling) {

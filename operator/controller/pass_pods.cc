@@ -4,6 +4,7 @@
 
 #include "operator/controller/builders.h"
 #include "operator/controller/events.h"
+#include "operator/controller/failure_policy.h"
 
 #include <utility>
 
@@ -61,8 +62,22 @@ Status ReconcilePass::DeletePod(const PodView& pod, std::optional<std::int64_t> 
 bool ReconcilePass::WorkersStage() const {
   if (mode_ == PartitionMode::kSkip) return false;
   if (mode_ == PartitionMode::kDistParMetis) return true;
+  if (placement_ == PartitionerPlacement::kLauncherInit) {
+    if (PartitionsReady()) return true;  // on the claim from an earlier run
+    const auto& launcher = pods_.launcher();
+    if (!launcher || launcher->terminating) return false;
+    if (InitContainerSpec(launcher->obj(), kLauncherPartitioner) == nullptr) return true;  // partitions on the PVC
+    return launcher->Running() || InitContainerState(launcher->obj(), kLauncherPartitioner) == "succeeded";
+  }
   const auto& partitioner = pods_.partitioner();
   return partitioner && !partitioner->terminating && partitioner->Succeeded();
+}
+
+// Partitioning finished in an earlier run of this job (it reached Partitioned or Training), and the
+// partitions were written to a PersistentVolumeClaim that outlives the launcher.
+bool ReconcilePass::PartitionsReady() const {
+  if (placement_ != PartitionerPlacement::kLauncherInit || !pvc_) return false;
+  return status_.HasCondition(kPhasePartitioned) || status_.HasCondition(kPhaseTraining);
 }
 
 Result<bool> ReconcilePass::EnsurePods(bool workers_stage) {
@@ -75,38 +90,61 @@ Result<bool> ReconcilePass::EnsurePods(bool workers_stage) {
     }
     return CreatePod(make());
   };
-  if (RunsPartitionerPod(mode_)) {
+  if (RunsPartitionerPod(job_)) {
     if (Status s = ensure(pods_.partitioner(), [&] { return BuildPartitionerPod(job_, build, restart_count_); });
         !s.ok()) {
       return s;
     }
   }
-  if (Status s = ensure(pods_.launcher(), [&] { return BuildLauncherPod(job_, build, restart_count_); }); !s.ok()) {
+  const bool partitions_ready = PartitionsReady();
+  if (Status s = ensure(pods_.launcher(),
+                        [&] { return BuildLauncherPod(job_, build, restart_count_, partitions_ready); });
+      !s.ok()) {
     return s;
   }
   if (!workers_stage) return complete;
-  const auto& workers = pods_.Indexed(kRoleWorker);
-  for (std::int64_t i = 0; i < workers_; ++i) {
-    auto it = workers.find(i);
-    std::optional<PodView> current = it == workers.end() ? std::nullopt : std::optional<PodView>(it->second);
-    if (Status s = ensure(current, [&] { return BuildWorkerPod(job_, i, build, restart_count_); }); !s.ok()) {
-      return s;
+  for (const IndexedReplica& r : kIndexedReplicas) {
+    const auto& pods = pods_.Indexed(r.role);
+    for (std::int64_t i = 0; i < pods_.Wanted(r.role); ++i) {
+      auto it = pods.find(i);
+      std::optional<PodView> current = it == pods.end() ? std::nullopt : std::optional<PodView>(it->second);
+      if (Status s = ensure(current, [&] { return BuildReplicaPod(job_, r.type, i, build, restart_count_); });
+          !s.ok()) {
+        return s;
+      }
     }
   }
   return complete;
 }
 
 // The pods a restart replaces: Failed pods, the launcher of an older epoch, and the partitioner of
-// an older epoch when the partitions it made lived on the (deleted) launcher's emptyDir.
+// an older epoch when the partitions it made lived on the (deleted) launcher's emptyDir. A sampler
+// or trainer restart replaces only the failed pods and adopts the launcher and partitioner.
 Status ReconcilePass::DeleteReplacedPods() {
+  const bool adopt = status_.Phase() == kPhaseRestarting &&
+                     ScopeOfRestart(status_.ConditionReason(kPhaseRestarting)) == RestartScope::kTrainers;
   for (const PodView& pod : pods_.All()) {
     if (pod.terminating) continue;
+    const bool older = (pods_.IsLauncher(pod) || pods_.IsPartitioner(pod)) && pod.epoch < restart_count_;
+    if (older && adopt && !pod.Failed()) {
+      if (Status s = AdoptIntoEpoch(pod); !s.ok()) return s;
+      continue;
+    }
     bool replace = pod.Failed();
-    if (pods_.IsLauncher(pod) && pod.epoch < restart_count_) replace = true;
-    if (pods_.IsPartitioner(pod) && pod.epoch < restart_count_ && !pvc_) replace = true;
+    if (pods_.IsLauncher(pod) && older) replace = true;
+    if (pods_.IsPartitioner(pod) && older && !pvc_) replace = true;
     if (!replace) continue;
     if (Status s = DeletePod(pod); !s.ok()) return s;
   }
+  return Status::Ok();
+}
+
+Status ReconcilePass::AdoptIntoEpoch(const PodView& pod) {
+  json next = pod.obj();
+  next["metadata"]["annotations"][kAnnotationRestartEpoch] = std::to_string(restart_count_);
+  auto result = r_.client_.Update("pods", std::move(next));
+  if (!result.ok()) return result.status();
+  pods_.Put(*result);
   return Status::Ok();
 }
 

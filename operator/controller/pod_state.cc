@@ -125,6 +125,26 @@ std::string InitContainerState(const json& pod, const char* name) {
   return "";
 }
 
+const json* InitContainerTerminated(const json& pod, const char* name) {
+  const json* statuses = FindField(pod, {"status", "initContainerStatuses"});
+  if (statuses == nullptr || !statuses->is_array()) return nullptr;
+  for (const json& s : *statuses) {
+    if (StringField(s, {"name"}) != name) continue;
+    if (const json* t = FindField(s, {"state", "terminated"})) return t;
+    return FindField(s, {"lastState", "terminated"});
+  }
+  return nullptr;
+}
+
+const json* InitContainerSpec(const json& pod, const char* name) {
+  const json* containers = FindField(pod, {"spec", "initContainers"});
+  if (containers == nullptr || !containers->is_array()) return nullptr;
+  for (const json& c : *containers) {
+    if (StringField(c, {"name"}) == name) return &c;
+  }
+  return nullptr;
+}
+
 std::int64_t ParseIntOr(const std::string& text, std::int64_t fallback) {
   if (text.empty()) return fallback;
   char* end = nullptr;

@@ -58,6 +58,10 @@ bool Unschedulable(const nlohmann::json& pod);
 
 // The state of an init container: "running", "succeeded", "failed" or "" (not started or absent).
 std::string InitContainerState(const nlohmann::json& pod, const char* name);
+// The terminated state of init container `name` (state, else lastState); nullptr when none.
+const nlohmann::json* InitContainerTerminated(const nlohmann::json& pod, const char* name);
+// The spec of init container `name`; nullptr when the pod has none of that name.
+const nlohmann::json* InitContainerSpec(const nlohmann::json& pod, const char* name);
 
 // `text` as a decimal integer, `fallback` when it is empty or not all digits.
 std::int64_t ParseIntOr(const std::string& text, std::int64_t fallback);

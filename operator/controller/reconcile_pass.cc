@@ -18,13 +18,31 @@ using nlohmann::json;
 
 namespace {
 
+// replicaStatuses.Partitioner of a LauncherInit job: its init container in the launcher's pod.
+json LauncherPartitionerStatus(const std::optional<PodView>& launcher) {
+  std::string state;
+  if (launcher && InitContainerSpec(launcher->obj(), kLauncherPartitioner) != nullptr) {
+    state = InitContainerState(launcher->obj(), kLauncherPartitioner);
+  }
+  const bool active = launcher && launcher->Active() && (state.empty() || state == "running") &&
+                      InitContainerSpec(launcher->obj(), kLauncherPartitioner) != nullptr;
+  return {{"active", active ? 1 : 0},
+          {"succeeded", state == "succeeded" ? 1 : 0},
+          {"failed", state == "failed" ? 1 : 0},
+          {"ready", std::string(state == "running" ? "1" : "0") + "/1"}};
+}
+
 json StoredStatus(const json& job) {
   const json* status = FindField(job, {"status"});
   return status != nullptr && status->is_object() ? *status : json::object();
 }
 
-std::map<std::string, std::int64_t> WantedIndexedPods(const json& job, PartitionMode mode) {
-  return {{kRoleWorker, mode == PartitionMode::kSkip ? 0 : GetReplicas(job, kReplicaWorker)}};
+std::map<std::string, std::int64_t> WantedIndexedPods(const json& job) {
+  std::map<std::string, std::int64_t> wanted;
+  for (const IndexedReplica& r : kIndexedReplicas) {
+    if (const std::int64_t n = GetIndexedPods(job, r.type); n > 0) wanted[r.role] = n;
+  }
+  return wanted;
 }
 
 }  // namespace
@@ -36,12 +54,12 @@ ReconcilePass::ReconcilePass(Reconciler& reconciler, const ObjectPtr& job)
       name_(kube::NameOf(job_)),
       now_(reconciler.clock_.Now()),
       mode_(GetPartitionMode(job_)),
-      workers_(mode_ == PartitionMode::kSkip ? 0 : GetReplicas(job_, kReplicaWorker)),
+      placement_(GetPartitionerPlacement(job_)),
       pvc_(PartitionsOnPersistentVolume(job_)),
       status_(StoredStatus(job_), now_),
       prev_phase_(status_.Phase()),
       restart_count_(IntField(status_.value(), {"restartCount"})),
-      pods_(name_, WantedIndexedPods(job_, mode_)) {}
+      pods_(name_, WantedIndexedPods(job_)) {}
 
 Result<ReconcileResult> ReconcilePass::Run() {
   LoadPods();
@@ -178,7 +196,7 @@ Result<ReconcileResult> ReconcilePass::Advance() {
 // Phases only move forward within one run; going back takes a restart or a resume (the original
 // bounced Partitioned -> Starting while workers came up).
 void ReconcilePass::UpdateObservedPhase(bool restarting) {
-  PhaseObservation observed = ObservePhase(mode_, pods_);
+  PhaseObservation observed = ObservePhase(mode_, placement_, pods_);
   const int from = PhaseProgress(prev_phase_), to = PhaseProgress(observed.phase);
   const bool regression = !restarting && from >= 0 && to >= 0 && from > to;
   if (!regression) status_.SetPhase(observed.phase, observed.reason, observed.message);
@@ -263,12 +281,14 @@ void ReconcilePass::ComputeReplicaStatuses() {
     return p ? std::vector<const PodView*>{&*p} : std::vector<const PodView*>{};
   };
   add(kReplicaLauncher, 1, one(pods_.launcher()));
-  if (mode_ != PartitionMode::kSkip) {
-    std::vector<const PodView*> ws;
-    for (const auto& [i, w] : pods_.Indexed(kRoleWorker)) ws.push_back(&w);
-    add(kReplicaWorker, workers_, ws);
+  for (const IndexedReplica& r : kIndexedReplicas) {
+    if (pods_.Wanted(r.role) == 0) continue;
+    std::vector<const PodView*> pods;
+    for (const auto& [i, p] : pods_.Indexed(r.role)) pods.push_back(&p);
+    add(r.type, pods_.Wanted(r.role), pods);
   }
-  if (RunsPartitionerPod(mode_)) add(kReplicaPartitioner, 1, one(pods_.partitioner()));
+  if (RunsPartitionerPod(job_)) add(kReplicaPartitioner, 1, one(pods_.partitioner()));
+  if (RunsPartitionerInLauncher(job_)) statuses[kReplicaPartitioner] = LauncherPartitionerStatus(pods_.launcher());
   status_.value()["replicaStatuses"] = std::move(statuses);
 }
 

@@ -2,8 +2,9 @@
 // through the Reconciler's ObjectReader, writes through its Client, and carries out in order: the
 // terminal cleanup of a finished job, force-deletion of pods stuck on NotReady nodes, suspension,
 // the active deadline, the unschedulable timeout, success, the failure policy (failure_policy.h),
-// the replacement of pods a restart replaces, the support objects and pods of the current stage,
-// and the phase the pods show (observed_phase.h). Internal to operator/controller: the Reconciler
+// the replacement of pods a restart replaces (a sampler or trainer restart adopts the launcher and
+// partitioner into the new epoch instead), the support objects and pods of the current stage, and
+// the phase the pods show (observed_phase.h). Internal to operator/controller: the Reconciler
 // (reconciler.h) is the interface.
 #pragma once
 
@@ -52,11 +53,18 @@ class ReconcilePass {
   void LoadPods();
   kube::Status CreatePod(nlohmann::json pod);
   kube::Status DeletePod(const PodView& pod, std::optional<std::int64_t> grace = std::nullopt);
-  // Whether the workers' stage has begun (its pods should exist).
+  // Whether the workers' stage has begun (its pods should exist): the partitioner succeeded (its
+  // pod, or the launcher's init container), or the mode partitions on the workers.
   bool WorkersStage() const;
+  // LauncherInit with the partitions on a PersistentVolumeClaim from an earlier run of this job: a
+  // new launcher needs no partitioner init container.
+  bool PartitionsReady() const;
   // Creates missing stage pods. Returns whether every stage pod now exists and is not terminating.
   kube::Result<bool> EnsurePods(bool workers_stage);
   kube::Status DeleteReplacedPods();
+  // A sampler or trainer restart keeps the launcher and the partitioner: their restart-epoch
+  // annotation moves to the new epoch instead.
+  kube::Status AdoptIntoEpoch(const PodView& pod);
   kube::Status ForceDeleteStuckPods();
   kube::Status CleanUpTerminal();
 
@@ -72,7 +80,7 @@ class ReconcilePass {
   std::string ns_, name_;
   kube::Micros now_;
   PartitionMode mode_;
-  std::int64_t workers_;
+  PartitionerPlacement placement_;
   bool pvc_;
   JobStatus status_;
   std::string prev_phase_;

@@ -12,8 +12,10 @@
 // Restarts: status.restartCount is the restart epoch. Each pod is annotated with the epoch it was
 // created in; a restart bumps the epoch in status FIRST and only then deletes the pods it replaces
 // (the launcher of an older epoch, the partitioner of an older epoch when partitions do not live on
-// a PersistentVolumeClaim, and every Failed pod). If a delete fails the next pass finishes the job
-// without counting the failure twice.
+// a PersistentVolumeClaim, and every Failed pod). A sampler or trainer restart of a tri-workload
+// job replaces only the failed pods: it moves the launcher's and partitioner's annotation to the new
+// epoch instead of deleting them. If a write fails the next pass finishes the job without counting
+// the failure twice.
 //
 // One Reconcile is one ReconcilePass (reconcile_pass.h); its decisions are pure functions of the
 // job and its pods: the failure policy (failure_policy.h) and the phase the pods show

@@ -470,7 +470,8 @@ TEST(ValidateDGLJob, SpecIsRequired) {
 TEST(ValidateDGLJob, UnknownReplicaTypeIsNotSupported) {
   auto causes = ValidateWith([](json& j) { j["spec"]["dglReplicaSpecs"]["Evaluator"] = json::object(); });
   EXPECT_EQ(OnlyCause(causes, "FieldValueNotSupported", "spec.dglReplicaSpecs.Evaluator"),
-            "Unsupported value: \"Evaluator\": supported values: \"Launcher\", \"Worker\", \"Partitioner\"");
+            "Unsupported value: \"Evaluator\": supported values: \"Launcher\", \"Worker\", \"Partitioner\", "
+            "\"Server\", \"Sampler\", \"Trainer\"");
 }
 
 TEST(ValidateDGLJob, TemplateAndItsSpecAreRequired) {
@@ -754,10 +755,10 @@ TEST(Accessors, PartitionModeNamesRoundTrip) {
     EXPECT_EQ(ParsePartitionMode(ToString(mode)), mode);
   }
   EXPECT_EQ(ParsePartitionMode("dgl-api"), std::nullopt);
-  EXPECT_TRUE(RunsPartitionerPod(PartitionMode::kDglApi));
-  EXPECT_TRUE(RunsPartitionerPod(PartitionMode::kParMetis));
-  EXPECT_FALSE(RunsPartitionerPod(PartitionMode::kDistParMetis));
-  EXPECT_FALSE(RunsPartitionerPod(PartitionMode::kSkip));
+  EXPECT_TRUE(RunsPartitioner(PartitionMode::kDglApi));
+  EXPECT_TRUE(RunsPartitioner(PartitionMode::kParMetis));
+  EXPECT_FALSE(RunsPartitioner(PartitionMode::kDistParMetis));
+  EXPECT_FALSE(RunsPartitioner(PartitionMode::kSkip));
 }
 
 TEST(Accessors, FindCommandFlagLooksAcrossCommandAndArgs) {

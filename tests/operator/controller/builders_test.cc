@@ -41,8 +41,8 @@ std::vector<std::string> ContainerNames(const json& list) {
 TEST(Builders, HostfileNamesWorkersWithoutAnIpSoTheWatcherKnowsWhomToWaitFor) {
   json job = Defaulted(MakeJob("DGL-API", 3, 1));
   PodAddresses a;
-  a.workers[1] = "10.1.0.1";
-  a.workers_without_ip = {0, 2};
+  a.Role("worker").ips[1] = "10.1.0.1";
+  a.Role("worker").without_ip = {0, 2};
   auto data = BuildConfigData(job, a);
   // The original's format for a pod without an IP: the IP column is empty, so the name is still
   // the third space-separated field, where watcher-loop reads it.
@@ -53,7 +53,7 @@ TEST(Builders, HostfileNamesWorkersWithoutAnIpSoTheWatcherKnowsWhomToWaitFor) {
 TEST(Builders, ConfigDataIsInNumericWorkerOrderInTheProposalFormat) {
   json job = Defaulted(MakeJob("DGL-API", 12, 2));
   PodAddresses a;
-  for (int i = 11; i >= 0; --i) a.workers[i] = "10.1.0." + std::to_string(i);
+  for (int i = 11; i >= 0; --i) a.Role("worker").ips[i] = "10.1.0." + std::to_string(i);
   a.partitioner = "10.2.0.1";
   auto data = BuildConfigData(job, a);
   std::string expected_ipconfig, expected_hostfile;
