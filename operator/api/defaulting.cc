@@ -42,6 +42,21 @@ void DefaultPartitioner(const json& job, json& replicas) {
   }
 }
 
+// A LauncherInit partitioner is one init container in the launcher's pod: of the template it was
+// copied from, only the first container and the volumes stay (a Worker template's nodeSelector,
+// tolerations or labels are the launcher's pod's business, and validation refuses them there).
+void KeepInitContainerShape(json& tmpl) {
+  tmpl.erase("metadata");
+  json* pod_spec = MutableMember(tmpl, "spec");
+  if (pod_spec == nullptr || !pod_spec->is_object()) return;
+  json kept = json::object();
+  if (const json* containers = Member(*pod_spec, "containers"); containers != nullptr && containers->is_array()) {
+    kept["containers"] = containers->empty() ? json::array() : json::array({containers->front()});
+  }
+  if (const json* volumes = Member(*pod_spec, "volumes")) kept["volumes"] = *volumes;
+  *pod_spec = std::move(kept);
+}
+
 }  // namespace
 
 std::int64_t DefaultSlotsPerWorker(const json& job) {
@@ -80,6 +95,7 @@ std::optional<json> DefaultPartitionerTemplate(const json& job) {
       }
     }
   }
+  if (RunsPartitionerInLauncher(job)) KeepInitContainerShape(tmpl);
   return tmpl;
 }
 

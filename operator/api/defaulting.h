@@ -24,7 +24,9 @@ std::int64_t DefaultSlotsPerWorker(const nlohmann::json& job);
 std::int64_t DefaultNumServers(const nlohmann::json& job);
 // The original operator's partitioner: the Worker template running the Launcher's command (dglrun
 // reads its phase from the environment, so the same command line partitions); the Server template
-// in a job without workers. nullopt without either.
+// in a job without workers. With partitionerPlacement LauncherInit only the first container and the
+// volumes are kept: the partitioner is an init container of the launcher's pod. nullopt without
+// either template.
 std::optional<nlohmann::json> DefaultPartitionerTemplate(const nlohmann::json& job);
 // A Partitioner template that gives its container no command and no args (the usual one sets only
 // resources: the partitioner needs far more memory than a worker) would run the image's default

@@ -92,6 +92,33 @@ TEST(PartitionerPlacement, DefaultsToPodAndLauncherInitKeepsTheDefaultedPartitio
   EXPECT_EQ(JobPodNames(init), (std::vector<std::string>{"job-launcher", "job-worker-0", "job-worker-1"}));
 }
 
+// The defaulted partitioner of a LauncherInit job is copied from a Worker template that may place
+// and label its pods: only the container and the volumes are kept, so the job the user wrote is
+// admitted instead of being refused for fields of a template it never wrote.
+TEST(PartitionerPlacement, LauncherInitDefaultsThePartitionerToTheInitContainerShape) {
+  json job = Job(2, 0, 0, 0);
+  job["spec"]["partitionerPlacement"] = "LauncherInit";
+  json& worker = job["spec"]["dglReplicaSpecs"]["Worker"]["template"];
+  worker["metadata"] = {{"labels", {{"team", "graph"}}}};
+  worker["spec"]["nodeSelector"] = {{"pool", "gpu"}};
+  worker["spec"]["volumes"] = json::array({{{"name", "scratch"}, {"emptyDir", json::object()}}});
+  worker["spec"]["containers"].push_back({{"name", "sidecar"}, {"image", "x:1"}});
+  EXPECT_TRUE(Validate(job).empty()) << Describe(Validate(job));
+  DefaultDGLJob(job);
+  const json& tmpl = job["spec"]["dglReplicaSpecs"]["Partitioner"]["template"];
+  EXPECT_FALSE(tmpl.contains("metadata"));
+  EXPECT_FALSE(tmpl["spec"].contains("nodeSelector"));
+  ASSERT_EQ(tmpl["spec"]["containers"].size(), 1u);
+  EXPECT_EQ(tmpl["spec"]["containers"][0]["command"], json::array({"dglrun"}));
+  EXPECT_EQ(tmpl["spec"]["volumes"][0]["name"], "scratch");
+
+  // With placement Pod the partitioner pod keeps the Worker template whole, as the original did.
+  job = Job(2, 0, 0, 0);
+  job["spec"]["dglReplicaSpecs"]["Worker"]["template"]["spec"]["nodeSelector"] = {{"pool", "gpu"}};
+  DefaultDGLJob(job);
+  EXPECT_EQ(job["spec"]["dglReplicaSpecs"]["Partitioner"]["template"]["spec"]["nodeSelector"]["pool"], "gpu");
+}
+
 TEST(PartitionerPlacement, UnknownValueIsRefused) {
   json job = Job(2, 0, 0, 0);
   job["spec"]["partitionerPlacement"] = "Node";
