@@ -32,6 +32,16 @@ const std::string& NamespaceOf(const nlohmann::json& obj) { return StringAt(obj,
 const std::string& UidOf(const nlohmann::json& obj) { return StringAt(obj, "uid"); }
 const std::string& ResourceVersionOf(const nlohmann::json& obj) { return StringAt(obj, "resourceVersion"); }
 
+const std::string& NodeNameOf(const nlohmann::json& pod) {
+  static const std::string empty;
+  if (!pod.is_object()) return empty;
+  auto spec = pod.find("spec");
+  if (spec == pod.end() || !spec->is_object()) return empty;
+  auto node = spec->find("nodeName");
+  if (node == spec->end() || !node->is_string()) return empty;
+  return node->get_ref<const std::string&>();
+}
+
 std::string KeyOf(const nlohmann::json& obj) {
   const std::string& ns = NamespaceOf(obj);
   if (ns.empty()) return NameOf(obj);

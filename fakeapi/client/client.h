@@ -124,6 +124,8 @@ const std::string& NameOf(const nlohmann::json& obj);
 const std::string& NamespaceOf(const nlohmann::json& obj);
 const std::string& UidOf(const nlohmann::json& obj);
 const std::string& ResourceVersionOf(const nlohmann::json& obj);
+// A pod's spec.nodeName: "" while it is not bound.
+const std::string& NodeNameOf(const nlohmann::json& pod);
 // "ns/name", or "name" for cluster-scoped objects: the key informers and work queues use.
 std::string KeyOf(const nlohmann::json& obj);
 // The ownerReference with controller: true, or nullptr.

@@ -3,8 +3,11 @@
 // results never depend on the host's locale, TZ variable or C library.
 #include "fakeapi/client/clock.h"
 
+#include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 
 namespace kube {
 
@@ -160,6 +163,57 @@ std::optional<Micros> ParseTime(std::string_view s) {
   const std::int64_t secs = DaysFromCivil(year, month, day) * kSecondsPerDay + hour * 3600 + minute * 60 + second -
                             offset_seconds;
   return secs * kSecond + frac;
+}
+
+namespace {
+
+// Reads an unsigned decimal number ("12", "1.5", ".5", no exponent) at the front of `text`;
+// advances it.
+std::optional<double> TakeNumber(std::string_view& text) {
+  if (text.empty() || !((text.front() >= '0' && text.front() <= '9') || text.front() == '.')) return std::nullopt;
+  double value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value, std::chars_format::fixed);
+  if (error != std::errc()) return std::nullopt;
+  text.remove_prefix(static_cast<std::size_t>(end - text.data()));
+  return value;
+}
+
+// The unit at the front of `text` in microseconds (advancing it); 0 when there is none.
+long double TakeUnit(std::string_view& text) {
+  static constexpr std::pair<std::string_view, long double> kUnits[] = {
+      {"ms", kMillisecond}, {"d", 86400.0L * kSecond}, {"h", 3600.0L * kSecond}, {"m", 60.0L * kSecond}, {"s", kSecond}};
+  for (const auto& [name, micros] : kUnits)
+    if (text.starts_with(name)) {
+      text.remove_prefix(name.size());
+      return micros;
+    }
+  return 0;
+}
+
+}  // namespace
+
+std::optional<Micros> ParseDuration(std::string_view text, std::string* why) {
+  constexpr long double kMax = static_cast<long double>(std::numeric_limits<Micros>::max() / 2);
+  auto fail = [why](const char* reason) -> std::optional<Micros> {
+    if (why) *why = reason;
+    return std::nullopt;
+  };
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  if (text.empty()) return fail("");
+  if (text.front() == '-') return fail("must not be negative");
+  if (text.front() == '+') text.remove_prefix(1);
+  long double total = 0;
+  for (bool first = true; !text.empty(); first = false) {
+    std::optional<double> number = TakeNumber(text);
+    if (!number) return fail("");
+    const long double unit = text.empty() && first ? kSecond : TakeUnit(text);  // "1h30": a unit is missing
+    if (unit == 0) return fail("");
+    total += *number * unit;
+    if (!(total <= kMax)) return fail("too long");
+  }
+  if (why) why->clear();
+  return static_cast<Micros>(std::llround(static_cast<double>(total)));
 }
 
 }  // namespace kube

@@ -46,4 +46,11 @@ std::string FormatMicroTime(Micros t);
 // Parses either form (and numeric offsets); nullopt when it is not a timestamp.
 std::optional<Micros> ParseTime(std::string_view s);
 
+// Parses a duration: one or more <number><unit> with units d, h, m, s, ms (fractions allowed,
+// largest first not required: "1h30m", "90m", "1.5h", "2d12h", "500ms"), or a plain number of
+// seconds ("30", "1.5"). Blanks around it are ignored. Precision is one microsecond (finer fractions
+// round to the nearest). nullopt when the text is none of these, is negative or does not fit; then
+// `why`, when given, is "must not be negative", "too long" or "" (not a duration).
+std::optional<Micros> ParseDuration(std::string_view text, std::string* why = nullptr);
+
 }  // namespace kube

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <initializer_list>
 #include <string>
 
@@ -22,10 +23,18 @@ inline const nlohmann::json* JsonAt(const nlohmann::json& obj, std::initializer_
   return at;
 }
 
-// The string at `path`; "" when absent or not a string.
-inline std::string JsonString(const nlohmann::json& obj, std::initializer_list<const char*> path) {
+// The string at `path`; `fallback` when absent or not a string.
+inline std::string JsonString(const nlohmann::json& obj, std::initializer_list<const char*> path,
+                              const std::string& fallback = "") {
   const nlohmann::json* at = JsonAt(obj, path);
-  return at && at->is_string() ? at->get<std::string>() : std::string();
+  return at && at->is_string() ? at->get<std::string>() : fallback;
+}
+
+// The integer at `path`; `fallback` when absent or not an integer.
+inline std::int64_t JsonInt(const nlohmann::json& obj, std::initializer_list<const char*> path,
+                            std::int64_t fallback = 0) {
+  const nlohmann::json* at = JsonAt(obj, path);
+  return at && at->is_number_integer() ? at->get<std::int64_t>() : fallback;
 }
 
 }  // namespace kube

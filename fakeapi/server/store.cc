@@ -19,6 +19,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 namespace fakeapi {
@@ -278,29 +279,30 @@ struct GcItem {
 
 }  // namespace
 
+// Resource types in the order of their names, never of their addresses: the garbage collector, the
+// namespace controller and DropWatches walk types in this order, and what they write or notify
+// first must not depend on where the heap put a type.
+struct TypeOrder {
+  bool operator()(const kube::ResourceType* a, const kube::ResourceType* b) const {
+    return std::tie(a->plural, a->group) < std::tie(b->plural, b->group);
+  }
+  bool operator()(const std::pair<const kube::ResourceType*, std::string>& a,
+                  const std::pair<const kube::ResourceType*, std::string>& b) const {
+    if ((*this)(a.first, b.first)) return true;
+    if ((*this)(b.first, a.first)) return false;
+    return a.second < b.second;
+  }
+};
+
 struct Store::Impl {
   StoreOptions options;
   kube::Registry registry;
   mutable std::mutex mu;
   std::int64_t rv = 0;
   std::uint64_t uid_counter = 0;
-  // Ordered by the resource's plural and group, never by address: the types live on the heap, so an order by
-  // address changed with the allocator (and so did the garbage collector's writes, trace hashes).
-  struct ByPlural {
-    bool operator()(const kube::ResourceType* a, const kube::ResourceType* b) const {
-      return std::tie(a->plural, a->group) < std::tie(b->plural, b->group);
-    }
-  };
-  struct DependentOrder {
-    bool operator()(const std::pair<const kube::ResourceType*, std::string>& a,
-                    const std::pair<const kube::ResourceType*, std::string>& b) const {
-      return std::tie(a.first->plural, a.first->group, a.second) < std::tie(b.first->plural, b.first->group, b.second);
-    }
-  };
-  std::map<const kube::ResourceType*, ResourceData, ByPlural> data;
+  std::map<const kube::ResourceType*, ResourceData, TypeOrder> data;
   std::unordered_map<std::string, ObjectRef> by_uid;  // lookups only, never iterated
-  std::unordered_map<std::string, std::set<std::pair<const kube::ResourceType*, std::string>, DependentOrder>>
-      dependents;
+  std::unordered_map<std::string, std::set<std::pair<const kube::ResourceType*, std::string>, TypeOrder>> dependents;
   std::deque<GcItem> gc_queue;
   std::function<void(const WriteRecord&)> observer;
   StoreStats stats;

@@ -29,7 +29,7 @@ using sim::graph::CalibrationResult;
 struct CalibrateArgs {
   std::string out;
   std::vector<std::int64_t> sizes;
-  int parts = 4;
+  std::vector<int> parts = {4};
   std::string generator = "rmat";
   std::uint64_t seed = 1;
   int edge_factor = 16;
@@ -56,19 +56,23 @@ void DrawBar(const CalibrationProgress& p) {
   std::fflush(stderr);
 }
 
-void PrintTable(const CalibrationResult& result) {
-  std::printf("%10s %12s %6s %10s %10s %12s %14s\n", "nodes", "edges", "parts", "seconds", "cpu s", "peak",
-              "bytes/edge");
+void PrintTable(const CalibrationResult& result, int parts) {
+  std::printf("%10s %12s %6s %10s %10s %12s %14s %8s\n", "nodes", "edges", "parts", "seconds", "cpu s", "peak",
+              "bytes/edge", "cut");
   for (const auto& p : result.points) {
-    std::printf("%10lld %12lld %6d %10.4f %10.4f %12s %14.1f\n", static_cast<long long>(p.nodes),
+    // The cut as a share of the symmetrised edges (each cut edge counted in both directions).
+    const double cut = p.edges > 0 ? 2.0 * static_cast<double>(p.edge_cut) / static_cast<double>(p.edges) : 0.0;
+    std::printf("%10lld %12lld %6d %10.4f %10.4f %12s %14.1f %7.1f%%\n", static_cast<long long>(p.nodes),
                 static_cast<long long>(p.edges), p.parts, p.seconds, p.cpu_seconds, Megabytes(p.peak_bytes).c_str(),
-                p.edges > 0 ? static_cast<double>(p.peak_bytes) / static_cast<double>(p.edges) : 0.0);
+                p.edges > 0 ? static_cast<double>(p.peak_bytes) / static_cast<double>(p.edges) : 0.0, 100 * cut);
   }
   std::printf("(edges are symmetrised: each undirected edge counted in both directions)\n");
   if (!result.fit.error.empty()) return;
-  std::printf("fit: seconds = %.6f + edges / %.0f    (%.2f M symmetrised edges/s)\n", result.fit.fixed_seconds,
+  std::printf("fit (%d parts): seconds = %.6f + edges / %.0f    (%.2f M symmetrised edges/s)\n", parts,
+              result.fit.fixed_seconds,
               result.fit.edges_per_second, result.fit.edges_per_second / 1e6);
-  std::printf("fit: bytes   = %.0f + %.2f * edges\n", result.fit.fixed_bytes, result.fit.bytes_per_edge);
+  std::printf("fit (%d parts): bytes   = %.0f + %.2f * edges\n", parts, result.fit.fixed_bytes,
+              result.fit.bytes_per_edge);
   double wall = 0, cpu = 0;
   for (const auto& p : result.points) {
     wall += p.seconds;
@@ -78,6 +82,7 @@ void PrintTable(const CalibrationResult& result) {
     // The same fit over CPU seconds: what an idle core would give.
     std::vector<double> edges, cpu_seconds;
     for (const auto& p : result.points) {
+      if (p.parts != parts) continue;
       edges.push_back(static_cast<double>(p.edges));
       cpu_seconds.push_back(p.cpu_seconds);
     }
@@ -123,7 +128,7 @@ int RunCalibrate(const CalibrateArgs& args) {
     }
   });
   if (tty && !result.error.empty()) std::fprintf(stderr, "\n");  // end the unfinished bar
-  PrintTable(result);
+  PrintTable(result, options.parts.front());
   std::fflush(stdout);
   if (!result.error.empty()) {
     std::cerr << "dglsim calibrate: " << result.error << "\n";
@@ -159,7 +164,9 @@ Subcommand AddCalibrateCommand(CLI::App& app) {
       cmd->add_option("--sizes", args->sizes, "Node counts of the graphs, e.g. --sizes 4096 16384 65536 (R-MAT rounds up "
                                               "to a power of two)")
           ->check(CLI::Range(std::int64_t{2}, std::int64_t{1} << 30));
-  cmd->add_option("--parts", args->parts, "Parts METIS splits each graph into")
+  cmd->add_option("--parts", args->parts,
+                  "Parts METIS splits each graph into; several (--parts 4 64 1024) measure each size at each, the "
+                  "fit uses the first")
       ->check(CLI::Range(2, 1 << 20))
       ->capture_default_str();
   cmd->add_option("--generator", args->generator, "Synthetic graphs: rmat (Graph500 R-MAT) or powerlaw (Barabasi-Albert)")

@@ -1,4 +1,4 @@
-// Subcommands of dglsim that live in files of their own (sim/cli/<name>.cc). Each file defines one
+// The subcommands of dglsim, one file each (sim/cli/<name>.cc). Each file defines one
 // Add<Name>Command that registers its options on `app` and returns what to run when it was parsed;
 // main.cc calls every Add...Command before parsing and runs the one whose subcommand was given.
 #pragma once
@@ -19,7 +19,11 @@ struct Subcommand {
 };
 
 // One declaration per file of sim/cli/ (add yours here, and one line in main.cc's list):
+Subcommand AddValidateCommand(CLI::App& app);       // sim/cli/validate.cc
+Subcommand AddRunCommand(CLI::App& app);            // sim/cli/run.cc
+Subcommand AddSuiteCommand(CLI::App& app);          // sim/cli/suite.cc
 Subcommand AddServeCommand(CLI::App& app);          // sim/cli/serve.cc
 Subcommand AddCalibrateCommand(CLI::App& app);      // sim/cli/calibrate.cc
+Subcommand AddModelsCommand(CLI::App& app);         // sim/cli/models.cc (models validate)
 
 }  // namespace dglsim_cli

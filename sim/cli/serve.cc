@@ -36,9 +36,7 @@ using nlohmann::json;
 std::atomic<bool> g_stop{false};
 extern "C" void OnStopSignal(int) { g_stop = true; }
 
-std::string Str(const json& obj, std::initializer_list<const char*> path) {
-  return kube::JsonString(obj, path);
-}
+using kube::JsonString;
 
 // kubectl get dgljobs: NAME PHASE MODE WORKERS AGE (and RESTARTS with -o wide).
 fakeapi::TableConverter DGLJobTable() {
@@ -57,7 +55,7 @@ fakeapi::TableConverter DGLJobTable() {
     std::int64_t restarts = 0;
     if (auto s = job.find("status"); s != job.end() && s->is_object())
       if (auto r = s->find("restartCount"); r != s->end() && r->is_number_integer()) restarts = r->get<std::int64_t>();
-    return json::array({kube::NameOf(job), Str(job, {"status", "phase"}), dgl::ToString(dgl::GetPartitionMode(job)),
+    return json::array({kube::NameOf(job), JsonString(job, {"status", "phase"}), dgl::ToString(dgl::GetPartitionMode(job)),
                         dgl::GetReplicas(job, dgl::kReplicaWorker), fakeapi::AgeOf(job, now), restarts});
   };
   return t;
@@ -65,7 +63,7 @@ fakeapi::TableConverter DGLJobTable() {
 
 // Whether the container has finished for good (a followed log ends then).
 bool ContainerFinished(const json& pod, const std::string& container) {
-  std::string phase = Str(pod, {"status", "phase"});
+  std::string phase = JsonString(pod, {"status", "phase"});
   if (phase == "Succeeded" || phase == "Failed") return true;
   for (const char* list : {"initContainerStatuses", "containerStatuses"}) {
     auto s = pod.find("status");
@@ -73,7 +71,7 @@ bool ContainerFinished(const json& pod, const std::string& container) {
     auto cs = s->find(list);
     if (cs == s->end() || !cs->is_array()) continue;
     for (const json& c : *cs)
-      if (Str(c, {"name"}) == container && list[0] == 'i')
+      if (JsonString(c, {"name"}) == container && list[0] == 'i')
         if (auto st = c.find("state"); st != c.end() && st->is_object() && st->contains("terminated")) return true;
   }
   return false;
@@ -83,7 +81,7 @@ fakeapi::LogsProvider KubeletLogs(sim::Simulation& sim) {
   return [&sim](const json& pod, const std::string& container, bool previous) -> kube::Result<fakeapi::ContainerLog> {
     const std::string& name = kube::NameOf(pod);
     const std::string waiting = "container \"" + container + "\" in pod \"" + name + "\" is waiting to start";
-    std::string node = Str(pod, {"spec", "nodeName"});
+    std::string node = JsonString(pod, {"spec", "nodeName"});
     if (node.empty()) return kube::Status::BadRequest(waiting + ": the pod is not scheduled yet");
     auto* kubelet = dynamic_cast<sim::Kubelet*>(sim.FindActor("kubelet/" + node));
     const std::vector<std::string>* lines =

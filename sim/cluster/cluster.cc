@@ -2,6 +2,7 @@
 // See cluster.h.
 #include "sim/cluster/cluster.h"
 
+#include "fakeapi/client/json_path.h"
 #include "fakeapi/client/quantity.h"
 
 #include <cstdlib>
@@ -13,11 +14,8 @@ using nlohmann::json;
 
 namespace {
 
-std::string StringAt(const json& obj, const char* key) {
-  if (!obj.is_object()) return "";
-  auto it = obj.find(key);
-  return it != obj.end() && it->is_string() ? it->get<std::string>() : "";
-}
+// The string member `key` of `obj`; "" when absent.
+std::string StringAt(const json& obj, const char* key) { return kube::JsonString(obj, {key}); }
 
 std::optional<double> ParsePlainNumber(std::string_view text) {
   std::string s(text);
@@ -109,7 +107,8 @@ json ReadyCondition(Micros api_now, Micros last_transition) {
 
 Cluster::Cluster(Simulation& sim, ClusterOptions options) : sim_(sim), options_(std::move(options)) {
   if (!options_.parse_bandwidth) options_.parse_bandwidth = ParsePlainNumber;
-  heartbeat_ = &sim_.AddActor<NodeHeartbeat>(*this);
+  heartbeat_ = std::make_unique<NodeHeartbeat>(sim_, *this);
+  if (sim_.started()) heartbeat_->Start();
   if (options_.default_toleration_seconds >= 0) {
     // DefaultTolerationSeconds (plugin/pkg/admission/defaulttolerationseconds): a pod that does not
     // already tolerate the taint (same key or empty key, NoExecute or empty effect) gets one.
@@ -133,6 +132,8 @@ Cluster::Cluster(Simulation& sim, ClusterOptions options) : sim_(sim), options_(
     });
   }
 }
+
+Cluster::~Cluster() = default;
 
 std::string Cluster::InternalIpFor(std::size_t i) {
   // 10.0.0.1 .. : 250 hosts per /24 keeps clear of .0 and .255.

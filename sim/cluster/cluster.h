@@ -18,8 +18,10 @@
 //
 // Taint and toleration matching lives here too, shared by the scheduler and the controller.
 //
-// REQUIRES: single-threaded use, like the Simulation it belongs to. The Cluster must outlive the
-// simulation's run (its actors hold a reference to it).
+// The Cluster owns its NodeHeartbeat actor (it dies with the cluster). Actors given the Cluster
+// (the node lifecycle controller) must die before it.
+//
+// REQUIRES: single-threaded use, like the Simulation it belongs to, which must outlive it.
 #pragma once
 
 #include "fakeapi/client/status.h"
@@ -30,6 +32,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -50,6 +53,14 @@ inline constexpr const char* kAnnotationCpuSpeed = "dglsim.io/cpu-speed";
 // launcher's watcher containers ask for 5Gi) could not schedule on a node without it. 100Gi is a
 // typical node root disk (GKE node pools default to a 100 GB boot disk).
 inline constexpr const char* kDefaultEphemeralStorage = "100Gi";
+
+// What a machine is when nothing says otherwise: a 100 Gbit/s NIC (12.5 GB/s each direction, the
+// calibration.md machines), a 2 GB/s disk (the scenarios.md example), the calibration machine's CPU.
+inline constexpr double kDefaultNicBytesPerSecond = 12.5e9;
+inline constexpr double kDefaultDiskBytesPerSecond = 2e9;
+inline constexpr double kDefaultCpuSpeed = 1.0;
+// DefaultTolerationSeconds: how long pods tolerate a not-ready or unreachable node.
+inline constexpr std::int64_t kDefaultTolerationSeconds = 300;
 
 // ---- taints and tolerations ----------------------------------------------------------------------
 
@@ -82,9 +93,9 @@ std::string NodeReadyStatus(const nlohmann::json& node);
 // ---- what the API does not say about a machine --------------------------------------------------
 
 struct NodeSimSpec {
-  double nic_bytes_per_second = 12.5e9;  // each direction; 100 Gbit/s (calibration.md machines)
-  double disk_bytes_per_second = 2e9;    // 2 GB/s, the scenarios.md example
-  double cpu_speed = 1.0;                // relative to the calibration machine
+  double nic_bytes_per_second = kDefaultNicBytesPerSecond;  // each direction
+  double disk_bytes_per_second = kDefaultDiskBytesPerSecond;
+  double cpu_speed = kDefaultCpuSpeed;                      // relative to the calibration machine
   std::string pod_cidr;                  // "10.244.3.0/24"
   std::string internal_ip;               // "10.0.0.4"
 };
@@ -101,15 +112,15 @@ struct NodeTemplate {
   std::map<std::string, std::string> capacity;
   std::map<std::string, std::string> labels;
   std::vector<Taint> taints;
-  double nic_bytes_per_second = NodeSimSpec{}.nic_bytes_per_second;
-  double disk_bytes_per_second = NodeSimSpec{}.disk_bytes_per_second;
-  double cpu_speed = 1.0;
+  double nic_bytes_per_second = kDefaultNicBytesPerSecond;
+  double disk_bytes_per_second = kDefaultDiskBytesPerSecond;
+  double cpu_speed = kDefaultCpuSpeed;
 };
 
 struct ClusterOptions {
   // DefaultTolerationSeconds admission: the seconds given to added not-ready / unreachable
   // tolerations; a negative value turns the plugin off.
-  std::int64_t default_toleration_seconds = 300;
+  std::int64_t default_toleration_seconds = kDefaultTolerationSeconds;
   // Reads a bandwidth annotation (dglsim.io/network, dglsim.io/disk) in bytes/s. The default takes
   // a plain number ("12500000000"); the scenario loader installs one that reads "100Gbps".
   std::function<std::optional<double>(std::string_view)> parse_bandwidth;
@@ -127,6 +138,7 @@ class Cluster {
   using LivenessObserver = std::function<void(const std::string& node, bool up, Micros last_heartbeat)>;
 
   Cluster(Simulation& sim, ClusterOptions options = {});
+  ~Cluster();
   Cluster(const Cluster&) = delete;
   Cluster& operator=(const Cluster&) = delete;
 
@@ -172,7 +184,7 @@ class Cluster {
   NodeSpecTable specs_;
   std::map<std::string, Liveness, std::less<>> liveness_;
   std::vector<LivenessObserver> observers_;
-  NodeHeartbeat* heartbeat_;
+  std::unique_ptr<NodeHeartbeat> heartbeat_;  // an actor of the simulation that dies with the cluster
 };
 
 // Posts node status as the kubelets of the cluster would, for every node at once: Ready=True when a

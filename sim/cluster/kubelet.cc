@@ -14,15 +14,11 @@ using nlohmann::json;
 
 namespace {
 
-const json* FindPath(const json& j, std::initializer_list<const char*> path) { return kube::JsonAt(j, path); }
-
-std::string StringAt(const json& j, std::initializer_list<const char*> path, std::string fallback = "") {
-  const json* v = FindPath(j, path);
-  return v && v->is_string() ? v->get<std::string>() : fallback;
-}
+using kube::JsonAt;
+using kube::JsonString;
 
 bool HasDeletionTimestamp(const json& pod) {
-  const json* ts = FindPath(pod, {"metadata", "deletionTimestamp"});
+  const json* ts = JsonAt(pod, {"metadata", "deletionTimestamp"});
   return ts && ts->is_string() && !ts->get_ref<const std::string&>().empty();
 }
 
@@ -115,8 +111,9 @@ struct Kubelet::Container {
 };
 
 struct Kubelet::PodState {
+  explicit PodState(Engine& engine) : events(engine) {}
   std::string key, ns, name, uid;
-  std::uint64_t serial = 0;
+  std::uint64_t serial = 0;  // names this pod instance in the pull queue and the IP waiters
   ObjectPtr pod;
   std::string restart_policy;
   std::string default_reason;  // PodInitializing with init containers, else ContainerCreating
@@ -126,9 +123,9 @@ struct Kubelet::PodState {
   std::uint32_t ip_offset = 0;  // 0: holds no address
   std::string ip;
   Micros start_time = 0;
+  std::map<std::string, EmptyDir, std::less<>> volumes;  // before the containers: programs use them
   std::vector<Container> init, main;
   std::size_t next_init = 0;
-  std::map<std::string, EmptyDir, std::less<>> volumes;
 
   bool terminating = false;
   bool deletion_confirmed = false;
@@ -155,6 +152,8 @@ struct Kubelet::PodState {
       if (c.state == Container::State::kRunning) return true;
     return false;
   }
+
+  OwnedEvents events;  // the pod's timers and status writes; last: they die with the pod
 };
 
 // ---- a program's watch ----------------------------------------------------------------------
@@ -191,7 +190,7 @@ class Kubelet::Run : public ProgramContext {
         if (name.empty()) continue;
         if (auto v = e.find("value"); v != e.end() && v->is_string()) {
           env_[name] = v->get<std::string>();
-        } else if (const json* f = FindPath(e, {"valueFrom", "fieldRef", "fieldPath"}); f && f->is_string()) {
+        } else if (const json* f = JsonAt(e, {"valueFrom", "fieldRef", "fieldPath"}); f && f->is_string()) {
           const std::string& path = f->get_ref<const std::string&>();
           if (path == "metadata.name") env_[name] = pod.name;
           else if (path == "metadata.namespace") env_[name] = pod.ns;
@@ -204,10 +203,10 @@ class Kubelet::Run : public ProgramContext {
     }
   }
   ~Run() override {
+    events_.CancelAll();
     program_.reset();  // drops the program's watches first
     if (Network* net = kubelet_.config_.network)
       for (FlowId id : flows_) net->CancelFlow(id);
-    for (EventId id : events_) kubelet_.sim().engine().Cancel(id);
   }
 
   void Begin() { program_->Start(*this); }
@@ -227,17 +226,9 @@ class Kubelet::Run : public ProgramContext {
 
   EventId After(Micros delay, std::function<void()> fn) override {
     if (exited_) return {};
-    if (events_.size() >= 16) {
-      Engine& engine = kubelet_.sim().engine();
-      std::erase_if(events_, [&](EventId id) { return !engine.IsPending(id); });
-    }
-    EventId id = kubelet_.sim().engine().Schedule(delay, [this, fn = std::move(fn)] {
-      if (!exited_) fn();
-    });
-    events_.push_back(id);
-    return id;
+    return events_.After(delay, std::move(fn));
   }
-  bool Cancel(EventId id) override { return kubelet_.sim().engine().Cancel(id); }
+  bool Cancel(EventId id) override { return events_.Cancel(id); }
   kube::Client& client() override { return kubelet_.client(); }
   std::unique_ptr<ProgramWatch> Watch(std::string resource, kube::ListOptions filter,
                                       kube::InformerHandlers handlers) override {
@@ -292,16 +283,17 @@ class Kubelet::Run : public ProgramContext {
   std::int64_t memory() const { return memory_; }
 
  private:
-  // The exit is recorded in the same instant, once the program's current callback has returned.
+  // The exit is recorded in the same instant, once the program's current callback has returned;
+  // the program's own timers end here. (The exit runs while this Run is destroyed: it captures
+  // nothing of it.)
   void End(int code, std::string reason) {
     if (exited_) return;
     exited_ = true;
+    events_.CancelAll();
     Kubelet* kubelet = &kubelet_;
     PodState* pod = &pod_state_;
     Container* container = &container_;
-    events_.push_back(kubelet_.sim().engine().Schedule(0, [kubelet, pod, container, code, reason] {
-      kubelet->ContainerExited(*pod, *container, code, reason);
-    }));
+    events_.After(0, [kubelet, pod, container, code, reason] { kubelet->ContainerExited(*pod, *container, code, reason); });
   }
 
   Kubelet& kubelet_;
@@ -311,10 +303,10 @@ class Kubelet::Run : public ProgramContext {
   std::unique_ptr<ContainerProgram> program_;
   std::vector<std::string> command_, args_;
   std::map<std::string, std::string> env_;
-  std::vector<EventId> events_;
   std::vector<FlowId> flows_;
   bool exited_ = false;
   std::int64_t memory_ = 0;
+  OwnedEvents events_{kubelet_.sim().engine()};  // the program's timers and the exit
 };
 
 // ---- the kubelet ------------------------------------------------------------------------------
@@ -337,8 +329,6 @@ Kubelet::Kubelet(Simulation& sim, KubeletConfig config)
 }
 
 Kubelet::~Kubelet() {
-  // Runs hold references into pod states; drop them before the states.
-  for (auto& [key, p] : pods_) p->ForEachContainer([](Container& c) { c.run.reset(); });
   if (Network* net = config_.network)
     for (FlowId id : pull_flows_) net->CancelFlow(id);
 }
@@ -347,7 +337,7 @@ void Kubelet::Start() {
   if (config_.host_ip.empty()) {
     auto node = client().Get("nodes", "", config_.node_name);
     if (node.ok()) {
-      if (const json* addresses = FindPath(**node, {"status", "addresses"}); addresses && addresses->is_array())
+      if (const json* addresses = JsonAt(**node, {"status", "addresses"}); addresses && addresses->is_array())
         for (const auto& address : *addresses)
           if (address.value("type", "") == "InternalIP") config_.host_ip = address.value("address", "");
     }
@@ -364,11 +354,8 @@ Kubelet::PodState* Kubelet::Find(const std::string& key, std::uint64_t serial) {
 }
 
 EventId Kubelet::AfterForPod(PodState& p, Micros delay, std::function<void(PodState&)> fn) {
-  std::string key = p.key;
-  std::uint64_t serial = p.serial;
-  return sim().engine().Schedule(delay, [this, key, serial, fn = std::move(fn)] {
-    if (!up_) return;
-    if (PodState* q = Find(key, serial)) fn(*q);
+  return p.events.After(delay, [this, &p, fn = std::move(fn)] {
+    if (up_) fn(p);
   });
 }
 
@@ -414,7 +401,7 @@ void Kubelet::OnPodGone(const ObjectPtr& pod) {
 }
 
 void Kubelet::Accept(const ObjectPtr& pod) {
-  std::string phase = StringAt(*pod, {"status", "phase"});
+  std::string phase = JsonString(*pod, {"status", "phase"});
   if (phase == "Succeeded" || phase == "Failed") return;  // finished before we met it
   if (HasDeletionTimestamp(*pod)) {
     // Nothing runs for it here: confirm at once.
@@ -422,7 +409,7 @@ void Kubelet::Accept(const ObjectPtr& pod) {
                     {.grace_period_seconds = 0, .precondition_uid = kube::UidOf(*pod)});
     return;
   }
-  auto state = std::make_unique<PodState>();
+  auto state = std::make_unique<PodState>(sim().engine());
   PodState& p = *state;
   p.key = kube::KeyOf(*pod);
   p.ns = kube::NamespaceOf(*pod);
@@ -430,9 +417,9 @@ void Kubelet::Accept(const ObjectPtr& pod) {
   p.uid = kube::UidOf(*pod);
   p.serial = next_serial_++;
   p.pod = pod;
-  p.restart_policy = StringAt(*pod, {"spec", "restartPolicy"}, "Always");
+  p.restart_policy = JsonString(*pod, {"spec", "restartPolicy"}, "Always");
   p.start_time = sim().engine().clock().Now();
-  const json* init = FindPath(*pod, {"spec", "initContainers"});
+  const json* init = JsonAt(*pod, {"spec", "initContainers"});
   bool has_init = init && init->is_array() && !init->empty();
   p.default_reason = has_init ? "PodInitializing" : "ContainerCreating";
   auto add = [&](const json* list, bool is_init, std::vector<Container>& out) {
@@ -447,17 +434,17 @@ void Kubelet::Accept(const ObjectPtr& pod) {
       c.image = spec.value("image", "");
       c.normalized_image = NormalizeImage(c.image);
       c.policy = spec.value("imagePullPolicy", "IfNotPresent");
-      if (const json* mem = FindPath(spec, {"resources", "limits", "memory"}); mem && mem->is_string())
+      if (const json* mem = JsonAt(spec, {"resources", "limits", "memory"}); mem && mem->is_string())
         c.memory_limit = kube::ParseQuantity(mem->get<std::string>()).value_or(0);
       c.reason = p.default_reason;
     }
   };
   add(init, true, p.init);
-  add(FindPath(*pod, {"spec", "containers"}), false, p.main);
-  if (const json* volumes = FindPath(*pod, {"spec", "volumes"}); volumes && volumes->is_array())
+  add(JsonAt(*pod, {"spec", "containers"}), false, p.main);
+  if (const json* volumes = JsonAt(*pod, {"spec", "volumes"}); volumes && volumes->is_array())
     for (const auto& v : *volumes)
       if (v.contains("emptyDir"))
-        p.volumes.try_emplace(v.value("name", ""), StringAt(v, {"emptyDir", "medium"}));
+        p.volumes.try_emplace(v.value("name", ""), JsonString(v, {"emptyDir", "medium"}));
   pods_[p.key] = std::move(state);
   MarkDirty(p);
   p.sandbox_timer = AfterForPod(p, config_.pod_startup, [this](PodState& q) { SandboxReady(q); });
@@ -550,13 +537,10 @@ void Kubelet::EnsureImage(PodState& p, Container& c) {
 void Kubelet::ImageReady(PodState& p, Container& c) {
   c.image_id = c.normalized_image.substr(0, c.normalized_image.rfind(':')) + "@sha256:" + Hex64(c.normalized_image);
   std::uint64_t attempt = c.attempt;
-  bool init = c.init;
-  std::size_t index = c.index;
   c.busy = true;
-  AfterForPod(p, config_.container_start, [this, attempt, init, index](PodState& q) {
-    Container& d = init ? q.init[index] : q.main[index];
-    if (d.attempt != attempt || q.terminating || !q.terminal_phase.empty()) return;
-    StartContainer(q, d);
+  AfterForPod(p, config_.container_start, [this, attempt, &c](PodState& q) {
+    if (c.attempt != attempt || q.terminating || !q.terminal_phase.empty()) return;
+    StartContainer(q, c);
   });
 }
 
@@ -614,11 +598,8 @@ void Kubelet::StartPull(const PullRequest& request) {
   const bool transfer = ok && !cached;
   std::string image = c.normalized_image;
   const Micros begin = Now();
-  const std::uint64_t generation = pull_generation_;
-  auto done = [this, request, ok, transfer, image, begin, generation] {
-    if (!up_ || generation != pull_generation_) return;  // the node died during the pull
-    PullDone(request, image, ok, transfer, begin);
-  };
+  // A node that dies cancels its pulls (SetNodeUp): this never runs for a dead node.
+  auto done = [this, request, ok, transfer, image, begin] { PullDone(request, image, ok, transfer, begin); };
   if (transfer && config_.network && config_.network->HasNode(config_.node_name)) {
     // The registry -> disk flow, capped at the pull bandwidth (the runtime's own limit).
     FlowId id = config_.network->StartFlow({.src = Endpoint::Registry(),
@@ -629,7 +610,7 @@ void Kubelet::StartPull(const PullRequest& request) {
     pull_flows_.push_back(id);
     return;
   }
-  pull_event_ = sim().engine().Schedule(duration, std::move(done));
+  pull_timers_.After(duration, std::move(done));
 }
 
 void Kubelet::PullDone(const PullRequest& request, const std::string& image, bool ok, bool transferred, Micros begin) {
@@ -674,24 +655,19 @@ void Kubelet::PullFailed(PodState& p, Container& c) {
   Backoff_Next(c.pull, Now());
   MarkDirty(p);
   std::uint64_t attempt = c.attempt;
-  bool init = c.init;
-  std::size_t index = c.index;
   Micros backoff = c.pull.duration;
-  auto container = [init, index](PodState& q) -> Container& { return init ? q.init[index] : q.main[index]; };
   if (config_.pull_error_resync < backoff) {
-    AfterForPod(p, config_.pull_error_resync, [this, attempt, container](PodState& q) {
-      Container& d = container(q);
-      if (d.attempt != attempt || q.terminating) return;
-      d.reason = "ImagePullBackOff";
-      d.message = "Back-off pulling image \"" + d.image + "\"";
+    AfterForPod(p, config_.pull_error_resync, [this, attempt, &c](PodState& q) {
+      if (c.attempt != attempt || q.terminating) return;
+      c.reason = "ImagePullBackOff";
+      c.message = "Back-off pulling image \"" + c.image + "\"";
       MarkDirty(q);
     });
   }
   c.busy = true;
-  AfterForPod(p, backoff, [this, attempt, container](PodState& q) {
-    Container& d = container(q);
-    if (d.attempt != attempt || q.terminating || !q.terminal_phase.empty()) return;
-    EnsureImage(q, d);
+  AfterForPod(p, backoff, [this, attempt, &c](PodState& q) {
+    if (c.attempt != attempt || q.terminating || !q.terminal_phase.empty()) return;
+    EnsureImage(q, c);
   });
 }
 
@@ -772,14 +748,11 @@ void Kubelet::AfterExit(PodState& p, Container& c) {
                   c.name + " pod=" + p.name + "_" + p.ns + "(" + p.uid + ")";
       c.busy = true;
       std::uint64_t attempt = ++c.attempt;
-      bool init = c.init;
-      std::size_t index = c.index;
       Micros wait = c.finished_sim + c.crash.duration - Now();
-      AfterForPod(p, wait, [this, attempt, init, index](PodState& q) {
-        Container& d = init ? q.init[index] : q.main[index];
-        if (d.attempt != attempt || q.terminating || !q.terminal_phase.empty()) return;
-        Backoff_Next(d.crash, d.finished_sim);
-        RequestStart(q, d);
+      AfterForPod(p, wait, [this, attempt, &c](PodState& q) {
+        if (c.attempt != attempt || q.terminating || !q.terminal_phase.empty()) return;
+        Backoff_Next(c.crash, c.finished_sim);
+        RequestStart(q, c);
       });
     } else {
       Backoff_Next(c.crash, c.finished_sim);
@@ -798,7 +771,7 @@ void Kubelet::FinishPod(PodState& p) {
     c.busy = false;
     c.run.reset();
   });
-  sim().engine().Cancel(p.sandbox_timer);
+  p.events.Cancel(p.sandbox_timer);
   ReleaseIp(p);  // the sandbox is gone; status keeps the address
   MarkDirty(p);
 }
@@ -807,11 +780,11 @@ void Kubelet::FinishPod(PodState& p) {
 
 void Kubelet::BeginTermination(PodState& p) {
   p.terminating = true;
-  sim().engine().Cancel(p.sandbox_timer);
+  p.events.Cancel(p.sandbox_timer);
   std::int64_t grace = 30;
-  if (const json* g = FindPath(*p.pod, {"metadata", "deletionGracePeriodSeconds"}); g && g->is_number_integer())
+  if (const json* g = JsonAt(*p.pod, {"metadata", "deletionGracePeriodSeconds"}); g && g->is_number_integer())
     grace = g->get<std::int64_t>();
-  else if (const json* s = FindPath(*p.pod, {"spec", "terminationGracePeriodSeconds"}); s && s->is_number_integer())
+  else if (const json* s = JsonAt(*p.pod, {"spec", "terminationGracePeriodSeconds"}); s && s->is_number_integer())
     grace = s->get<std::int64_t>();
   grace = std::max<std::int64_t>(0, grace);
   bool running = false;
@@ -844,36 +817,31 @@ void Kubelet::BeginTermination(PodState& p) {
 
 void Kubelet::MaybeCompleteTermination(PodState& p) {
   if (p.deletion_confirmed || p.AnyRunning()) return;
-  sim().engine().Cancel(p.kill_timer);
+  p.events.Cancel(p.kill_timer);
   if (p.terminal_phase.empty()) {
     std::string phase = ComputePhase(p);
     p.terminal_phase = phase == "Succeeded" ? "Succeeded" : "Failed";
   }
   ReleaseIp(p);
-  sim().engine().Cancel(p.flush);
+  p.events.Cancel(p.flush);
   Flush(p);
   p.deletion_confirmed = true;
-  ConfirmDeletion(p.key, p.serial);
+  ConfirmDeletion(p);
 }
 
 // Deletes the pod with grace period 0, retrying every second while the API refuses. (A member
 // function rather than a self-capturing closure, which would keep itself alive forever.)
-void Kubelet::ConfirmDeletion(const std::string& key, std::uint64_t serial) {
-  PodState* q = Find(key, serial);
-  if (!q || !up_) return;
-  auto r = client().Delete("pods", q->ns, q->name, {.grace_period_seconds = 0, .precondition_uid = q->uid});
+void Kubelet::ConfirmDeletion(PodState& p) {
+  if (!up_) return;
+  auto r = client().Delete("pods", p.ns, p.name, {.grace_period_seconds = 0, .precondition_uid = p.uid});
   if (!r.ok() && !r.status().IsNotFound() && !r.status().IsConflict())
-    After(kSecond, [this, key, serial] { ConfirmDeletion(key, serial); });
+    p.events.After(kSecond + faulty_client().TakeLatency(), [this, &p] { ConfirmDeletion(p); });
 }
 
 void Kubelet::Teardown(const std::string& key) {
   auto it = pods_.find(key);
   if (it == pods_.end()) return;
-  PodState& p = *it->second;
-  p.ForEachContainer([](Container& c) { c.run.reset(); });
-  sim().engine().Cancel(p.sandbox_timer);
-  sim().engine().Cancel(p.kill_timer);
-  sim().engine().Cancel(p.flush);
+  // The pod's runs, timers and pending writes die with its state.
   auto owned = std::move(it->second);
   pods_.erase(it);
   ReleaseIp(*owned);
@@ -892,18 +860,14 @@ void Kubelet::SetNodeUp(bool up) {
         ++c.attempt;
         c.busy = false;
       });
-      sim().engine().Cancel(p->sandbox_timer);
-      sim().engine().Cancel(p->kill_timer);
-      sim().engine().Cancel(p->flush);
-      p->serial = next_serial_++;  // every pending callback for the pod becomes a no-op
+      p->events.CancelAll();  // every pending timer and write of the pod
       p->waiting_ip = false;
       p->down_at = sim().engine().clock().Now();
     }
-    sim().engine().Cancel(pull_event_);
+    pull_timers_.CancelAll();
     if (Network* net = config_.network)
       for (FlowId id : pull_flows_) net->CancelFlow(id);
     pull_flows_.clear();
-    ++pull_generation_;
     pulling_ = false;
     pull_queue_.clear();
     ip_waiters_.clear();
@@ -1019,70 +983,57 @@ std::string Kubelet::ComputePhase(const PodState& p) const {
   return "Pending";
 }
 
-json Kubelet::BuildStatus(PodState& p) {
-  // Built member by member: this runs for every status write, and brace-initialized objects cost
-  // a temporary array per member.
-  using S = Container::State;
-  using Object = json::object_t;
-  std::string phase = ComputePhase(p);
-  auto object = [](json& j) -> Object& { return j.get_ref<Object&>(); };
-  auto container_status = [&](const Container& c) {
-    json state = json::object();
-    if (c.state == S::kRunning) {
-      json running = json::object();
-      object(running).emplace("startedAt", kube::FormatTime(c.started_at));
-      object(state).emplace("running", std::move(running));
-    } else if (c.state == S::kTerminated) {
-      object(state).emplace("terminated", c.TerminatedJson());
-    } else {
-      json w = json::object();
-      object(w).emplace("reason", c.reason);
-      if (!c.message.empty()) object(w).emplace("message", c.message);
-      object(state).emplace("waiting", std::move(w));
-    }
-    bool ready = c.init ? (c.state == S::kTerminated && c.exit_code == 0) : c.state == S::kRunning;
-    json s = json::object();
-    Object& m = object(s);
-    m.emplace("name", c.name);
-    m.emplace("state", std::move(state));
-    m.emplace("lastState", c.last_state);
-    m.emplace("ready", ready);
-    m.emplace("restartCount", std::max(0, c.runs - 1));
-    m.emplace("image", c.normalized_image);
-    m.emplace("imageID", c.image_id);
-    m.emplace("started", c.state == S::kRunning);
-    if (!c.container_id.empty()) m.emplace("containerID", c.container_id);
-    return s;
-  };
-  auto ip_list = [](const std::string& ip) {
-    json entry = json::object();
-    entry.get_ref<Object&>().emplace("ip", ip);
-    json list = json::array();
-    list.push_back(std::move(entry));
-    return list;
-  };
-  json status = json::object();
-  Object& out = object(status);
-  out.emplace("phase", phase);
-  out.emplace("startTime", kube::FormatTime(p.start_time));
-  if (!p.ip.empty()) {
-    out.emplace("podIP", p.ip);
-    out.emplace("podIPs", ip_list(p.ip));
-    if (!config_.host_ip.empty()) {
-      out.emplace("hostIP", config_.host_ip);
-      out.emplace("hostIPs", ip_list(config_.host_ip));
-    }
-  }
-  if (!p.init.empty()) {
-    json list = json::array();
-    for (const auto& c : p.init) list.push_back(container_status(c));
-    out.emplace("initContainerStatuses", std::move(list));
-  }
-  json list = json::array();
-  for (const auto& c : p.main) list.push_back(container_status(c));
-  out.emplace("containerStatuses", std::move(list));
+namespace {
 
-  // Conditions, as kubelet's GeneratePodInitializedCondition / GenerateContainersReadyCondition.
+using Object = json::object_t;
+Object& AsObject(json& j) { return j.get_ref<Object&>(); }
+
+json IpList(const std::string& ip) {
+  json entry = json::object();
+  AsObject(entry).emplace("ip", ip);
+  json list = json::array();
+  list.push_back(std::move(entry));
+  return list;
+}
+
+}  // namespace
+
+// Built member by member: this runs for every status write, and brace-initialized objects cost a
+// temporary array per member.
+json Kubelet::ContainerStatus(const Container& c) {
+  using S = Container::State;
+  json state = json::object();
+  if (c.state == S::kRunning) {
+    json running = json::object();
+    AsObject(running).emplace("startedAt", kube::FormatTime(c.started_at));
+    AsObject(state).emplace("running", std::move(running));
+  } else if (c.state == S::kTerminated) {
+    AsObject(state).emplace("terminated", c.TerminatedJson());
+  } else {
+    json w = json::object();
+    AsObject(w).emplace("reason", c.reason);
+    if (!c.message.empty()) AsObject(w).emplace("message", c.message);
+    AsObject(state).emplace("waiting", std::move(w));
+  }
+  bool ready = c.init ? (c.state == S::kTerminated && c.exit_code == 0) : c.state == S::kRunning;
+  json s = json::object();
+  Object& m = AsObject(s);
+  m.emplace("name", c.name);
+  m.emplace("state", std::move(state));
+  m.emplace("lastState", c.last_state);
+  m.emplace("ready", ready);
+  m.emplace("restartCount", std::max(0, c.runs - 1));
+  m.emplace("image", c.normalized_image);
+  m.emplace("imageID", c.image_id);
+  m.emplace("started", c.state == S::kRunning);
+  if (!c.container_id.empty()) m.emplace("containerID", c.container_id);
+  return s;
+}
+
+// Initialized, Ready and ContainersReady as kubelet's GeneratePodInitializedCondition /
+// GenerateContainersReadyCondition compute them, then the conditions others own (PodScheduled).
+json Kubelet::PodConditions(PodState& p, const std::string& phase) {
+  using S = Container::State;
   std::vector<std::string> incomplete, unready;
   for (const auto& c : p.init)
     if (!(c.state == S::kTerminated && c.exit_code == 0)) incomplete.push_back(c.name);
@@ -1116,7 +1067,7 @@ json Kubelet::BuildStatus(PodState& p) {
     auto [it, inserted] = p.conditions.try_emplace(c->type, PodState::Condition{value, now});
     if (it->second.status != value) it->second = {value, now};
     json j = json::object();
-    Object& m = object(j);
+    Object& m = AsObject(j);
     m.emplace("type", c->type);
     m.emplace("status", value);
     m.emplace("lastProbeTime", nullptr);
@@ -1125,22 +1076,45 @@ json Kubelet::BuildStatus(PodState& p) {
     if (!c->message.empty()) m.emplace("message", c->message);
     conditions.push_back(std::move(j));
   }
-  if (const json* existing = FindPath(*p.pod, {"status", "conditions"}); existing && existing->is_array())
+  if (const json* existing = JsonAt(*p.pod, {"status", "conditions"}); existing && existing->is_array())
     for (const auto& c : *existing) {
-      const json* type = FindPath(c, {"type"});
+      const json* type = JsonAt(c, {"type"});
       const std::string* name = type && type->is_string() ? &type->get_ref<const std::string&>() : nullptr;
       if (!name || (*name != "Initialized" && *name != "Ready" && *name != "ContainersReady")) conditions.push_back(c);
     }
-  out.emplace("conditions", std::move(conditions));
+  return conditions;
+}
+
+json Kubelet::BuildStatus(PodState& p) {
+  std::string phase = ComputePhase(p);
+  json status = json::object();
+  Object& out = AsObject(status);
+  out.emplace("phase", phase);
+  out.emplace("startTime", kube::FormatTime(p.start_time));
+  if (!p.ip.empty()) {
+    out.emplace("podIP", p.ip);
+    out.emplace("podIPs", IpList(p.ip));
+    if (!config_.host_ip.empty()) {
+      out.emplace("hostIP", config_.host_ip);
+      out.emplace("hostIPs", IpList(config_.host_ip));
+    }
+  }
+  if (!p.init.empty()) {
+    json list = json::array();
+    for (const auto& c : p.init) list.push_back(ContainerStatus(c));
+    out.emplace("initContainerStatuses", std::move(list));
+  }
+  json list = json::array();
+  for (const auto& c : p.main) list.push_back(ContainerStatus(c));
+  out.emplace("containerStatuses", std::move(list));
+  out.emplace("conditions", PodConditions(p, phase));
   return status;
 }
 
 void Kubelet::MarkDirty(PodState& p) {
-  if (!up_ || sim().engine().IsPending(p.flush)) return;
-  std::string key = p.key;
-  std::uint64_t serial = p.serial;
-  p.flush = After(0, [this, key, serial] {
-    if (PodState* q = Find(key, serial); q && up_) Flush(*q);
+  if (!up_ || p.events.IsPending(p.flush)) return;
+  p.flush = p.events.After(faulty_client().TakeLatency(), [this, &p] {
+    if (up_) Flush(p);
   });
 }
 
@@ -1157,10 +1131,8 @@ void Kubelet::Flush(PodState& p) {
     return;
   }
   if (r.status().IsNotFound()) return;  // gone: the informer will tell us
-  std::string key = p.key;
-  std::uint64_t serial = p.serial;
-  p.flush = After(kSecond, [this, key, serial] {
-    if (PodState* q = Find(key, serial); q && up_) Flush(*q);
+  p.flush = p.events.After(kSecond + faulty_client().TakeLatency(), [this, &p] {
+    if (up_) Flush(p);
   });
 }
 

@@ -49,29 +49,37 @@
 
 namespace sim {
 
+// Image pulls: planning default 100-300 MB/s (calibration.md, "Kubernetes and cluster defaults",
+// unconfirmed): 200 MB/s; an image of unknown size is 10 GB (calibration.md: ML images are
+// hundreds of MB to tens of GB).
+inline constexpr double kDefaultImagePullBytesPerSecond = 200e6;
+inline constexpr std::int64_t kDefaultImageSize = 10'000'000'000;
+// Sandbox creation, from accepting the pod to its IP (pod startup SLO: p99 <= 5 s without pulls).
+inline constexpr Micros kDefaultPodStartup = 1 * kSecond;
+// The kubelet's crash and pull back-off: 10 s doubling to 5 min (MaxContainerBackOff, 300 s).
+inline constexpr Micros kDefaultBackoffInitial = 10 * kSecond;
+inline constexpr Micros kDefaultBackoffMax = 5 * kMinute;
+
 struct KubeletConfig {
   std::string node_name;
   // The node's pod CIDR (IPv4). Addresses .1 (gateway), network and broadcast are never handed out.
   std::string pod_cidr = "10.244.0.0/24";
   // The node's InternalIP for status.hostIP; "" = read it from the Node object at start.
   std::string host_ip;
-  // Image pulls. Planning default 100-300 MB/s (calibration.md, "Kubernetes and cluster
-  // defaults", unconfirmed): 200 MB/s.
-  double image_pull_bytes_per_second = 200e6;
+  double image_pull_bytes_per_second = kDefaultImagePullBytesPerSecond;
   std::map<std::string, std::int64_t> image_sizes;  // by image as written in the pod spec
-  std::int64_t default_image_size = 1'000'000'000;  // ML images: hundreds of MB to tens of GB
+  std::int64_t default_image_size = kDefaultImageSize;
   Micros manifest_check = 200 * kMillisecond;       // Always-pull of a cached image; a failing pull
   bool serialize_image_pulls = true;                // false: every pull starts at once, full speed
   std::set<std::string> preloaded_images;           // in the cache from the start
-  // Sandbox creation, from accepting the pod to its IP (pod startup SLO: p99 <= 5 s without pulls).
-  Micros pod_startup = 1 * kSecond;
+  Micros pod_startup = kDefaultPodStartup;
   // From image ready to container running.
   Micros container_start = 100 * kMillisecond;
   // From a failed pull (ErrImagePull) to the next sync that reports ImagePullBackOff.
   Micros pull_error_resync = 1 * kSecond;
-  // Back-offs (kubelet: 10 s initial, 5 min cap; an entry expires after 2 x cap without updates).
-  Micros backoff_initial = 10 * kSecond;
-  Micros backoff_max = 5 * kMinute;
+  // Back-offs (an entry expires after 2 x cap without updates).
+  Micros backoff_initial = kDefaultBackoffInitial;
+  Micros backoff_max = kDefaultBackoffMax;
   // Programs for containers; nullptr = a registry of the built-ins owned by the kubelet.
   std::shared_ptr<ProgramRegistry> programs;
   // The cluster's flow network (programs' transfers); nullptr = none. Must outlive the kubelet.
@@ -164,7 +172,7 @@ class Kubelet : public Actor {
   void FinishPod(PodState& p);
   void BeginTermination(PodState& p);
   void MaybeCompleteTermination(PodState& p);
-  void ConfirmDeletion(const std::string& key, std::uint64_t serial);
+  void ConfirmDeletion(PodState& p);
   void Teardown(const std::string& key);
   void Recover(PodState& p);
   void LoseContainers(PodState& p);
@@ -191,10 +199,14 @@ class Kubelet : public Actor {
   void MarkDirty(PodState& p);
   void Flush(PodState& p);
   nlohmann::json BuildStatus(PodState& p);
+  static nlohmann::json ContainerStatus(const Container& c);
+  nlohmann::json PodConditions(PodState& p, const std::string& phase);
   std::string ComputePhase(const PodState& p) const;
 
-  // Runs `fn` on the pod if it is still the same pod (not torn down or replaced) at that time.
+  // Runs `fn` on the pod after `delay` while the node is up: a timer the pod owns (it dies when the
+  // pod is torn down, replaced or lost with the node).
   EventId AfterForPod(PodState& p, Micros delay, std::function<void(PodState&)> fn);
+  // The pod instance a queue entry names; nullptr once it was torn down or replaced.
   PodState* Find(const std::string& key, std::uint64_t serial);
   bool Backoff_InBackoff(const Backoff& b, Micros event_time) const;
   void Backoff_Next(Backoff& b, Micros event_time);
@@ -211,13 +223,12 @@ class Kubelet : public Actor {
   std::set<std::string> pull_faults_;
   std::deque<PullRequest> pull_queue_;
   bool pulling_ = false;
-  EventId pull_event_;
-  std::vector<FlowId> pull_flows_;    // pulls in flight on the network
-  std::uint64_t pull_generation_ = 0;  // bumped when the node dies: pulls then in flight are void
+  std::vector<FlowId> pull_flows_;  // pulls in flight on the network
 
   std::uint32_t ip_base_ = 0, ip_size_ = 0, ip_next_ = 2;
   std::set<std::uint32_t> used_ips_;  // offsets within the CIDR
   std::deque<std::pair<std::string, std::uint64_t>> ip_waiters_;
+  OwnedEvents pull_timers_{sim().engine()};  // pulls in flight without a network; last: dies first
 };
 
 // "busybox" -> "docker.io/library/busybox:latest", as the runtime reports images.

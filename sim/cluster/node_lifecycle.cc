@@ -1,6 +1,8 @@
 // The node lifecycle controller and its NoExecute taint manager. See node_lifecycle.h.
 #include "sim/cluster/node_lifecycle.h"
 
+#include "fakeapi/client/json_path.h"
+
 #include <algorithm>
 #include <optional>
 #include <utility>
@@ -14,21 +16,9 @@ namespace {
 
 constexpr const char* kNodeIndex = "node";
 
-std::string Str(const json& obj, const char* key) {
-  if (!obj.is_object()) return "";
-  auto it = obj.find(key);
-  return it != obj.end() && it->is_string() ? it->get<std::string>() : "";
-}
+std::string Str(const json& obj, const char* key) { return kube::JsonString(obj, {key}); }
 
-std::string NodeNameOfPod(const json& pod) {
-  auto spec = pod.find("spec");
-  return spec == pod.end() ? "" : Str(*spec, "nodeName");
-}
-
-bool IsDeleting(const json& obj) {
-  auto meta = obj.find("metadata");
-  return meta != obj.end() && !Str(*meta, "deletionTimestamp").empty();
-}
+bool IsDeleting(const json& obj) { return !kube::JsonString(obj, {"metadata", "deletionTimestamp"}).empty(); }
 
 std::vector<Taint> NoExecuteTaints(const json& node) {
   std::vector<Taint> out;
@@ -77,7 +67,7 @@ void NodeLifecycleController::OnLiveness(const std::string& node, bool up, Micro
     monitor_checks_.erase(it);
   }
   if (up) return;
-  monitor_checks_[node] = sim().engine().ScheduleAt(last_heartbeat + options_.node_monitor_grace_period, [this, node] {
+  monitor_checks_[node] = At(last_heartbeat + options_.node_monitor_grace_period, [this, node] {
     monitor_checks_.erase(node);
     MarkNotReady(node);
   });
@@ -177,7 +167,7 @@ void NodeLifecycleController::OnNode(const ObjectPtr& node) {
 }
 
 void NodeLifecycleController::OnPod(const ObjectPtr& pod) {
-  std::string node = NodeNameOfPod(*pod);
+  std::string node = kube::NodeNameOf(*pod);
   if (node.empty()) return;
   auto it = no_execute_.find(node);
   if (it == no_execute_.end()) {
@@ -233,7 +223,7 @@ void NodeLifecycleController::EvaluatePod(const ObjectPtr& pod, const std::vecto
   CancelEviction(key);
   Eviction e;
   e.at = at;
-  e.event = sim().engine().ScheduleAt(at, [this, key] {
+  e.event = At(at, [this, key] {
     evictions_.erase(key);
     Evict(key);
   });
@@ -244,7 +234,7 @@ void NodeLifecycleController::Evict(const std::string& pod_key) {
   ObjectPtr pod = pods_ ? pods_->GetByKey(pod_key) : nullptr;
   if (!pod || IsDeleting(*pod)) return;
   ++stats_.evictions;
-  Log("evicting pod " + pod_key + " from node " + NodeNameOfPod(*pod));
+  Log("evicting pod " + pod_key + " from node " + kube::NodeNameOf(*pod));
   auto r = client().Delete("pods", kube::NamespaceOf(*pod), kube::NameOf(*pod));
   if (!r.ok() && !r.status().IsNotFound()) {
     Log("evicting pod " + pod_key + ": " + r.status().ToString());

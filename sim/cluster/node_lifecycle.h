@@ -15,6 +15,7 @@
 //
 // The controller learns that a heartbeat stopped from the Cluster's liveness observer (the model of
 // a Lease that is no longer renewed); everything else it reads from informers and writes to the API.
+// A NotReady mark or an eviction it has scheduled is pending work (Actor::HasPendingWork).
 //
 // REQUIRES: single-threaded use; `cluster` outlives the controller.
 #pragma once
@@ -28,8 +29,11 @@
 
 namespace sim {
 
+// --node-monitor-grace-period of Kubernetes 1.32.
+inline constexpr Micros kDefaultNodeMonitorGracePeriod = 50 * kSecond;
+
 struct NodeLifecycleOptions {
-  Micros node_monitor_grace_period = 50 * kSecond;  // --node-monitor-grace-period
+  Micros node_monitor_grace_period = kDefaultNodeMonitorGracePeriod;
   bool mark_pods_not_ready = true;                  // MarkPodsNotReady on a node gone Unknown
 };
 
@@ -44,6 +48,7 @@ class NodeLifecycleController : public Actor {
   NodeLifecycleController(Simulation& sim, Cluster& cluster, NodeLifecycleOptions options = {},
                           std::string name = "node-lifecycle-controller");
   void Start() override;
+  bool HasPendingWork() const override { return !monitor_checks_.empty() || !evictions_.empty(); }
   const NodeLifecycleStats& stats() const { return stats_; }
   // Simulated time at which a pod ("ns/name") is due to be evicted; -1 when none is pending.
   Micros EvictionTime(const std::string& pod_key) const;

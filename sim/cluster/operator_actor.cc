@@ -6,36 +6,31 @@ namespace sim {
 OperatorActor::OperatorActor(Simulation& sim, OperatorActorOptions options)
     : Actor(sim, "dgl-operator"), options_(std::move(options)) {}
 
-OperatorActor::~OperatorActor() {
-  if (alive_) *alive_ = false;
-  Cancel(wake_);
-}
+OperatorActor::~OperatorActor() = default;
 
 void OperatorActor::Start() { Boot(); }
 
 void OperatorActor::Boot() {
-  alive_ = std::make_shared<bool>(true);
   controller_ = std::make_unique<dgl::Controller>(client(), sim().engine().clock(), options_.controller);
-  std::shared_ptr<bool> alive = alive_;
   Micros latency = sim().options().watch_latency;
-  controller_->SetNotifier([this, alive, latency] {
-    if (*alive) WakeAt(Now() + latency);
-  });
+  // The notifier lives in the controller's informers: it dies with the controller.
+  controller_->SetNotifier([this, latency] { WakeAt(Now() + latency); });
   auto status = controller_->Start();
   if (!status.ok()) Log("start: " + status.ToString());
   WakeAt(Now());
 }
 
-void OperatorActor::Restart() {
+void OperatorActor::Restart(std::optional<Micros> downtime) {
   Log("restart: caches and work queue lost");
   if (controller_) reconciles_before_restarts_ += controller_->stats().reconciles;
-  if (alive_) *alive_ = false;
   Cancel(wake_);
   wake_time_ = -1;
   controller_.reset();
   ++restarts_;
-  After(options_.restart_delay, [this] { Boot(); });
+  After(downtime.value_or(options_.restart_delay), [this] { Boot(); });
 }
+
+bool OperatorActor::HasPendingWork() const { return !controller_ || IsPending(wake_); }
 
 std::int64_t OperatorActor::reconciles() const {
   return reconciles_before_restarts_ + (controller_ ? controller_->stats().reconciles : 0);
@@ -44,10 +39,10 @@ std::int64_t OperatorActor::reconciles() const {
 void OperatorActor::WakeAt(Micros at) {
   if (!controller_) return;
   if (busy_) at = std::max(at, Now() + options_.reconcile_latency);
-  if (sim().engine().IsPending(wake_) && wake_time_ <= at) return;
+  if (IsPending(wake_) && wake_time_ <= at) return;
   Cancel(wake_);
   wake_time_ = at;
-  wake_ = sim().engine().ScheduleAt(at, [this] { Wake(); });
+  wake_ = At(at, [this] { Wake(); });
 }
 
 void OperatorActor::Wake() {

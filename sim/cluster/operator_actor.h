@@ -4,7 +4,11 @@
 // spends `reconcile_latency` of simulated time per reconcile, one key at a time.
 //
 // Restart() models an operator crash and restart: the controller, its caches and its work queue
-// are thrown away and a new one starts from lists after `restart_delay`.
+// are thrown away and a new one starts from lists after `restart_delay` (or the downtime given).
+//
+// Pending work (Actor::HasPendingWork): while it is down, and while its work queue holds a key
+// due later (a requeue-after the reconciler armed: ttlSecondsAfterFinished, activeDeadlineSeconds,
+// scheduleTimeoutSeconds, a stuck pod's grace period) or a failed reconcile's retry.
 #pragma once
 
 #include "operator/controller/controller.h"
@@ -15,8 +19,11 @@
 
 namespace sim {
 
+// Simulated time one reconcile takes.
+inline constexpr Micros kDefaultReconcileLatency = 1 * kMillisecond;
+
 struct OperatorActorOptions {
-  Micros reconcile_latency = 1 * kMillisecond;
+  Micros reconcile_latency = kDefaultReconcileLatency;
   Micros restart_delay = 5 * kSecond;  // a new pod of the operator's Deployment becomes ready
   dgl::ControllerOptions controller;
 };
@@ -27,8 +34,9 @@ class OperatorActor : public Actor {
   ~OperatorActor() override;
 
   void Start() override;
-  // Crash now; come back after restart_delay with empty caches.
-  void Restart();
+  // Crash now; come back after `downtime` (default restart_delay) with empty caches.
+  void Restart(std::optional<Micros> downtime = std::nullopt);
+  bool HasPendingWork() const override;
   bool running() const { return controller_ != nullptr; }
   std::int64_t restarts() const { return restarts_; }
   std::int64_t reconciles() const;
@@ -42,7 +50,6 @@ class OperatorActor : public Actor {
 
   OperatorActorOptions options_;
   std::unique_ptr<dgl::Controller> controller_;
-  std::shared_ptr<bool> alive_;  // notifiers of a crashed controller must not wake the new one
   EventId wake_;
   Micros wake_time_ = -1;
   bool busy_ = false;  // inside a reconcile: its own writes must not schedule an earlier wake

@@ -36,36 +36,8 @@ std::vector<std::string> Strings(const json& c, const char* field) {
 }  // namespace
 
 std::optional<Micros> ParseDuration(std::string_view text) {
-  std::string s = Trim(text);
-  if (s.empty()) return std::nullopt;
-  if (s == "infinity" || s == "inf") return kForever;
-  // Plain (possibly fractional) seconds.
-  std::size_t i = 0;
-  long double total = 0;
-  bool any = false;
-  while (i < s.size()) {
-    std::size_t start = i;
-    while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
-    if (i == start) return std::nullopt;
-    std::string number = s.substr(start, i - start);
-    if (std::count(number.begin(), number.end(), '.') > 1 || number == ".") return std::nullopt;
-    long double value = std::stold(number);
-    std::size_t unit_start = i;
-    while (i < s.size() && std::isalpha(static_cast<unsigned char>(s[i]))) ++i;
-    std::string unit = s.substr(unit_start, i - unit_start);
-    long double scale;
-    if (unit.empty() || unit == "s") scale = 1e6L;
-    else if (unit == "ms") scale = 1e3L;
-    else if (unit == "m") scale = 60e6L;
-    else if (unit == "h") scale = 3600e6L;
-    else if (unit == "d") scale = 86400e6L;
-    else return std::nullopt;
-    if (unit.empty() && i < s.size()) return std::nullopt;  // "10 5" or "10x"
-    total += value * scale;
-    any = true;
-  }
-  if (!any || total > static_cast<long double>(kForever) / 2) return std::nullopt;
-  return static_cast<Micros>(std::llround(static_cast<double>(total)));
+  if (std::string s = Trim(text); s == "infinity" || s == "inf") return kForever;
+  return kube::ParseDuration(text);
 }
 
 bool GlobMatch(std::string_view pattern, std::string_view text) {

@@ -46,9 +46,9 @@ struct NodeSimSpec;  // sim/cluster/cluster.h
 // "Forever" for durations: `sleep infinity`, an annotation duration of "infinity".
 constexpr Micros kForever = std::numeric_limits<Micros>::max();
 
-// Parses a duration as the programs and annotations write them: plain seconds ("10", "1.5"),
-// one or more number+unit pairs with units ms, s, m, h, d ("90s", "5m", "1h30m", "365d"), or
-// "infinity"/"inf" (kForever). nullopt when the text is none of these or negative.
+// Parses a duration as the programs and annotations write them: kube::ParseDuration's forms
+// (plain seconds "10", "1.5"; number+unit pairs with units ms, s, m, h, d: "90s", "1h30m", "365d"),
+// or "infinity"/"inf" (kForever). nullopt when the text is none of these or negative.
 std::optional<Micros> ParseDuration(std::string_view text);
 
 // Shell-style glob: `*` matches any run of characters, `?` any one character.

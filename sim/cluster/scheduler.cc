@@ -1,6 +1,7 @@
 // The simulated kube-scheduler. See scheduler.h.
 #include "sim/cluster/scheduler.h"
 
+#include "fakeapi/client/json_path.h"
 #include "fakeapi/client/quantity.h"
 
 #include <algorithm>
@@ -19,15 +20,8 @@ constexpr const char* kNodeIndex = "node";
 constexpr std::int64_t kDefaultMilliCpuRequest = 100;             // schedutil.DefaultMilliCPURequest
 constexpr std::int64_t kDefaultMemoryRequest = 200 * 1024 * 1024;  // schedutil.DefaultMemoryRequest
 
-const json* Field(const json& obj, const char* key) {
-  if (!obj.is_object()) return nullptr;
-  auto it = obj.find(key);
-  return it == obj.end() ? nullptr : &*it;
-}
-const json* Field(const json& obj, const char* a, const char* b) {
-  const json* first = Field(obj, a);
-  return first ? Field(*first, b) : nullptr;
-}
+const json* Field(const json& obj, const char* key) { return kube::JsonAt(obj, {key}); }
+const json* Field(const json& obj, const char* a, const char* b) { return kube::JsonAt(obj, {a, b}); }
 std::string Str(const json* v) { return v && v->is_string() ? v->get<std::string>() : ""; }
 
 std::optional<std::int64_t> QuantityMilli(const json& v) {
@@ -144,6 +138,14 @@ PodRequests ComputePodRequests(const json& pod) {
   return out;
 }
 
+Resources NodeAllocatable(const json& node) {
+  const json* allocatable = Field(node, "status", "allocatable");
+  if (!allocatable || !allocatable->is_object()) allocatable = Field(node, "status", "capacity");
+  Resources r = ResourceList(allocatable);
+  if (!allocatable || !allocatable->is_object() || !allocatable->contains("pods")) r.pods = 110;
+  return r;
+}
+
 // ---- internal state ------------------------------------------------------------------------------
 
 struct Scheduler::NodeInfo {
@@ -166,15 +168,46 @@ struct Scheduler::Accounted {
   PodRequests requests;
 };
 
+namespace {
+
+// One requirement of a required node affinity term (v1.NodeSelectorRequirement).
+struct NodeSelectorRequirement {
+  std::string key;
+  std::string op;
+  std::vector<std::string> values;
+  bool field = false;  // matchFields (metadata.name)
+};
+
+// Whether the node named `name` with `labels` meets `e`.
+bool RequirementMet(const std::string& name, const json* labels, const NodeSelectorRequirement& e) {
+  std::optional<std::string> value;
+  if (e.field) {
+    if (e.key == "metadata.name") value = name;
+  } else if (const json* v = labels && labels->is_object() ? Field(*labels, e.key.c_str()) : nullptr;
+             v && v->is_string()) {
+    value = v->get<std::string>();
+  }
+  bool in = value && std::find(e.values.begin(), e.values.end(), *value) != e.values.end();
+  if (e.op == "In") return in;
+  if (e.op == "NotIn") return !in;
+  if (e.op == "Exists") return value.has_value();
+  if (e.op == "DoesNotExist") return !value.has_value();
+  if ((e.op == "Gt" || e.op == "Lt") && value && e.values.size() == 1) {
+    char* end = nullptr;
+    long long have = std::strtoll(value->c_str(), &end, 10);
+    bool have_ok = !value->empty() && *end == '\0';
+    long long want = std::strtoll(e.values[0].c_str(), &end, 10);
+    bool want_ok = !e.values[0].empty() && *end == '\0';
+    return have_ok && want_ok && (e.op == "Gt" ? have > want : have < want);
+  }
+  return false;
+}
+
+}  // namespace
+
 struct Scheduler::Constraints {
-  struct Expression {
-    std::string key;
-    std::string op;
-    std::vector<std::string> values;
-    bool field = false;  // matchFields (metadata.name)
-  };
-  const json* node_selector = nullptr;            // into the pod object
-  std::vector<std::vector<Expression>> terms;     // ORed; each term ANDs its expressions
+  const json* node_selector = nullptr;                      // into the pod object
+  std::vector<std::vector<NodeSelectorRequirement>> terms;  // ORed; each term ANDs its requirements
   bool has_required_affinity = false;
   std::vector<Toleration> tolerations;
 };
@@ -261,10 +294,7 @@ void Scheduler::OnNode(const ObjectPtr& old_node, const ObjectPtr& node) {
   NodeInfo& info = *slot;
   info.object = node;
   info.labels = Field(*node, "metadata", "labels");
-  const json* allocatable = Field(*node, "status", "allocatable");
-  if (!allocatable || !allocatable->is_object()) allocatable = Field(*node, "status", "capacity");
-  info.allocatable = ResourceList(allocatable);
-  if (!allocatable || !allocatable->is_object() || !allocatable->contains("pods")) info.allocatable.pods = 110;
+  info.allocatable = NodeAllocatable(*node);
   info.taints = TaintsOf(*node);
   const json* unschedulable = Field(*node, "spec", "unschedulable");
   info.unschedulable = unschedulable && unschedulable->is_boolean() && unschedulable->get<bool>();
@@ -401,12 +431,12 @@ void Scheduler::OnPendingPod(const ObjectPtr& pod, bool changed) {
     if (terms && terms->is_array()) {
       c.has_required_affinity = true;
       for (const auto& term : *terms) {
-        std::vector<Constraints::Expression> exprs;
+        std::vector<NodeSelectorRequirement> exprs;
         for (const char* kind : {"matchExpressions", "matchFields"}) {
           const json* list = Field(term, kind);
           if (!list || !list->is_array()) continue;
           for (const auto& e : *list) {
-            Constraints::Expression x{Str(Field(e, "key")), Str(Field(e, "operator")), {}, kind[5] == 'F'};
+            NodeSelectorRequirement x{Str(Field(e, "key")), Str(Field(e, "operator")), {}, kind[5] == 'F'};
             if (const json* values = Field(e, "values"); values && values->is_array())
               for (const auto& v : *values) x.values.push_back(v.is_string() ? v.get<std::string>() : v.dump());
             exprs.push_back(std::move(x));
@@ -467,7 +497,7 @@ void Scheduler::MoveToActiveOrBackoff(const std::string& key) {
   if (it == pending_.end()) return;
   PendingPod& p = *it->second;
   if (p.state == QueueState::kActive) return;
-  if (p.state == QueueState::kBackoff && sim().engine().IsPending(p.backoff_event)) return;
+  if (p.state == QueueState::kBackoff && IsPending(p.backoff_event)) return;
   if (Now() >= p.backoff_until) {
     Activate(key);
     return;
@@ -475,7 +505,7 @@ void Scheduler::MoveToActiveOrBackoff(const std::string& key) {
   Cancel(p.flush_event);
   unschedulable_.erase(key);
   p.state = QueueState::kBackoff;
-  p.backoff_event = sim().engine().ScheduleAt(p.backoff_until, [this, key] { Activate(key); });
+  p.backoff_event = At(p.backoff_until, [this, key] { Activate(key); });
 }
 
 void Scheduler::MoveAllToActiveOrBackoff(const char* event) {
@@ -516,82 +546,65 @@ void Scheduler::ScheduleOne() {
 
 bool Scheduler::PassesFilters(const NodeInfo& node, const PendingPod& pod, const Tentative::Extra* extra,
                               std::vector<std::string>* reasons) const {
-  const Constraints& c = pod.constraints;
+  if (!NodeAdmits(node, pod.constraints, reasons)) return false;
+  if (!MatchesNodeAffinity(node, pod.constraints)) {
+    if (reasons) reasons->push_back("node(s) didn't match Pod's node affinity/selector");
+    return false;
+  }
+  return ResourcesFit(node, pod, extra, reasons);
+}
+
+// NodeUnschedulable, TaintToleration (the first untolerated NoSchedule / NoExecute taint), and a
+// node whose Ready condition is not True but that carries no readiness taint yet.
+bool Scheduler::NodeAdmits(const NodeInfo& node, const Constraints& c, std::vector<std::string>* reasons) {
   auto tolerated = [&](const Taint& taint) {
     for (const auto& t : c.tolerations)
       if (Tolerates(t, taint)) return true;
     return false;
   };
-  // NodeUnschedulable.
   if (node.unschedulable && !tolerated(Taint{kTaintUnschedulable, "", "NoSchedule", std::nullopt})) {
     if (reasons) reasons->push_back("node(s) were unschedulable");
     return false;
   }
-  // TaintToleration: the first untolerated NoSchedule / NoExecute taint.
   for (const auto& taint : node.taints) {
     if (taint.effect != "NoSchedule" && taint.effect != "NoExecute") continue;
     if (tolerated(taint)) continue;
     if (reasons) reasons->push_back("node(s) had untolerated taint {" + taint.key + ": " + taint.value + "}");
     return false;
   }
-  // A node whose Ready condition is not True but that carries no readiness taint yet.
   if (!node.ready && !node.readiness_taint) {
     if (reasons) reasons->push_back("node(s) were not ready");
     return false;
   }
-  // NodeAffinity: nodeSelector and required node affinity.
-  auto label = [&](const std::string& key) -> const json* {
-    return node.labels && node.labels->is_object() ? Field(*node.labels, key.c_str()) : nullptr;
-  };
-  bool affinity_ok = true;
+  return true;
+}
+
+// NodeAffinity: nodeSelector, and required node affinity (terms ORed, each term's expressions ANDed).
+bool Scheduler::MatchesNodeAffinity(const NodeInfo& node, const Constraints& c) {
   if (c.node_selector && c.node_selector->is_object())
-    for (auto it = c.node_selector->begin(); it != c.node_selector->end() && affinity_ok; ++it) {
-      const json* v = label(it.key());
-      affinity_ok = v && *v == it.value();
+    for (auto it = c.node_selector->begin(); it != c.node_selector->end(); ++it) {
+      const json* v = node.labels && node.labels->is_object() ? Field(*node.labels, it.key().c_str()) : nullptr;
+      if (!v || *v != it.value()) return false;
     }
-  if (affinity_ok && c.has_required_affinity) {
-    bool any = false;
-    for (const auto& term : c.terms) {
-      if (term.empty()) continue;  // an empty term matches nothing
-      bool all = true;
-      for (const auto& e : term) {
-        std::optional<std::string> value;
-        if (e.field) {
-          if (e.key == "metadata.name") value = node.name;
-        } else if (const json* v = label(e.key); v && v->is_string()) {
-          value = v->get<std::string>();
-        }
-        bool in = value && std::find(e.values.begin(), e.values.end(), *value) != e.values.end();
-        bool ok = false;
-        if (e.op == "In") ok = in;
-        else if (e.op == "NotIn") ok = !in;
-        else if (e.op == "Exists") ok = value.has_value();
-        else if (e.op == "DoesNotExist") ok = !value.has_value();
-        else if ((e.op == "Gt" || e.op == "Lt") && value && e.values.size() == 1) {
-          char* end = nullptr;
-          long long have = std::strtoll(value->c_str(), &end, 10);
-          bool have_ok = !value->empty() && *end == '\0';
-          long long want = std::strtoll(e.values[0].c_str(), &end, 10);
-          bool want_ok = !e.values[0].empty() && *end == '\0';
-          ok = have_ok && want_ok && (e.op == "Gt" ? have > want : have < want);
-        }
-        if (!ok) {
-          all = false;
-          break;
-        }
-      }
-      if (all) {
-        any = true;
+  if (!c.has_required_affinity) return true;
+  for (const auto& term : c.terms) {
+    if (term.empty()) continue;  // an empty term matches nothing
+    bool all = true;
+    for (const auto& e : term) {
+      if (!RequirementMet(node.name, node.labels, e)) {
+        all = false;
         break;
       }
     }
-    affinity_ok = any;
+    if (all) return true;
   }
-  if (!affinity_ok) {
-    if (reasons) reasons->push_back("node(s) didn't match Pod's node affinity/selector");
-    return false;
-  }
-  // NodeResourcesFit.
+  return false;
+}
+
+// NodeResourcesFit: every resource the pod requests fits in what the node has left (with `extra`
+// placed tentatively). Without `reasons`, stops at the first that does not.
+bool Scheduler::ResourcesFit(const NodeInfo& node, const PendingPod& pod, const Tentative::Extra* extra,
+                             std::vector<std::string>* reasons) {
   const Resources& want = pod.requests.requests;
   const Resources& alloc = node.allocatable;
   auto used = [&](std::int64_t Resources::*field) {
@@ -744,7 +757,7 @@ void Scheduler::MarkUnschedulable(const std::string& key, const std::string& mes
   unschedulable_.insert(key);
   Cancel(p.flush_event);
   if (config_.max_unschedulable_duration > 0)
-    p.flush_event = sim().engine().Schedule(config_.max_unschedulable_duration, [this, key] {
+    p.flush_event = At(Now() + config_.max_unschedulable_duration, [this, key] {
       MoveToActiveOrBackoff(key);
     });
 
@@ -848,13 +861,13 @@ void Scheduler::ScheduleGang(const std::string& key, std::string group_key) {
 void Scheduler::StartGroupTimer(const std::string& group_key) {
   auto& state = groups_[group_key];
   if (!state) state = std::make_unique<GroupState>();
-  if (state->timed_out || sim().engine().IsPending(state->timeout)) return;
+  if (state->timed_out || IsPending(state->timeout)) return;
   state->scheduled = false;
   std::int64_t seconds = config_.default_schedule_timeout_seconds;
   if (ObjectPtr group = group_informer_ ? group_informer_->GetByKey(group_key) : nullptr)
     if (const json* s = Field(*group, "spec", "scheduleTimeoutSeconds"); s && s->is_number_integer())
       seconds = s->get<std::int64_t>();
-  state->timeout = sim().engine().Schedule(seconds * kSecond, [this, group_key] { GroupTimedOut(group_key); });
+  state->timeout = At(Now() + seconds * kSecond, [this, group_key] { GroupTimedOut(group_key); });
 }
 
 void Scheduler::GroupTimedOut(const std::string& group_key) {

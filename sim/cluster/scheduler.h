@@ -81,6 +81,8 @@ struct PodRequests {
   std::int64_t nonzero_memory = 0;
 };
 PodRequests ComputePodRequests(const nlohmann::json& pod);
+// What a node offers: status.allocatable (status.capacity when absent), pods 110 when unset.
+Resources NodeAllocatable(const nlohmann::json& node);
 
 struct SchedulerStats {
   std::int64_t attempts = 0;
@@ -145,6 +147,10 @@ class Scheduler : public Actor {
   // With `reasons`, every failing filter's reason is appended; without, it stops at the first.
   bool PassesFilters(const NodeInfo& node, const PendingPod& pod, const Tentative::Extra* extra,
                      std::vector<std::string>* reasons) const;
+  static bool NodeAdmits(const NodeInfo& node, const Constraints& c, std::vector<std::string>* reasons);
+  static bool MatchesNodeAffinity(const NodeInfo& node, const Constraints& c);
+  static bool ResourcesFit(const NodeInfo& node, const PendingPod& pod, const Tentative::Extra* extra,
+                           std::vector<std::string>* reasons);
   std::int64_t Score(const NodeInfo& node, const PendingPod& pod, const Tentative::Extra* extra) const;
   // Best node for `pod`; with `tentative`, requests placed tentatively count as allocated. When
   // nothing fits, `histogram` gets each reason's node count.

@@ -19,15 +19,12 @@ Simulation::Simulation(SimulationOptions options)
   });
 }
 
-Simulation::~Simulation() {
-  // Actors hold informers on the store: they go first.
-  actors_.clear();
-  network_.reset();  // its flows' events live on the engine
-}
+// Members die in the reverse order of their declaration (see simulation.h).
+Simulation::~Simulation() = default;
 
 void Simulation::ScheduleGarbageCollection() {
-  if (engine_.IsPending(gc_event_)) return;
-  gc_event_ = engine_.Schedule(options_.gc_latency, [this] {
+  if (events_.IsPending(gc_event_)) return;
+  gc_event_ = events_.After(options_.gc_latency, [this] {
     store_->CollectGarbage();
     if (store_->HasPendingGarbage()) ScheduleGarbageCollection();
   });
@@ -39,14 +36,26 @@ Network& Simulation::EnableNetwork(NetworkConfig config) {
 }
 
 Actor* Simulation::FindActor(std::string_view name) const {
-  for (const auto& a : actors_)
-    if (a->name() == name) return a.get();
+  for (Actor* a : actors_)
+    if (a->name() == name) return a;
   return nullptr;
 }
 
 void Simulation::AdoptActor(std::unique_ptr<Actor> actor) {
-  actors_.push_back(std::move(actor));
-  if (started_) actors_.back()->Start();
+  owned_.list.push_back(std::move(actor));
+  if (started_) owned_.list.back()->Start();
+}
+
+void Simulation::Register(Actor* actor) { actors_.push_back(actor); }
+
+void Simulation::Unregister(Actor* actor) {
+  // Actors die in the reverse order of their birth, so the search ends at once.
+  auto it = std::find(actors_.rbegin(), actors_.rend(), actor);
+  if (it != actors_.rend()) actors_.erase(std::next(it).base());
+}
+
+bool Simulation::AnyActorHasPendingWork() const {
+  return std::any_of(actors_.begin(), actors_.end(), [](const Actor* a) { return a->HasPendingWork(); });
 }
 
 void Simulation::Start() {
@@ -57,31 +66,32 @@ void Simulation::Start() {
 }
 
 void Simulation::SetApiFaults(const kube::FaultPlan& plan) {
-  for (auto& a : actors_) a->faulty_client().SetPlan(plan);
+  for (Actor* a : actors_) a->faulty_client().SetPlan(plan);
 }
 
 void Simulation::DropWatches() { store_->DropWatches(); }
 
-Actor::Actor(Simulation& sim, std::string name) : sim_(sim), name_(std::move(name)) {
+Actor::Actor(Simulation& sim, std::string name) : sim_(sim), name_(std::move(name)), events_(sim.engine()) {
   client_ = std::make_unique<kube::FaultyClient>(sim_.store(), sim_.Random("api-faults/" + name_).NextU64());
+  sim_.Register(this);
 }
 
-Actor::~Actor() = default;
+Actor::~Actor() { sim_.Unregister(this); }
 
 EventId Actor::After(Micros delay, std::function<void()> fn) {
-  return sim_.engine().Schedule(delay + client_->TakeLatency(), std::move(fn));
+  return events_.After(delay + client_->TakeLatency(), std::move(fn));
 }
 
 PumpedInformer::PumpedInformer(Simulation& sim, kube::Client& client, std::string resource,
                                kube::ListOptions filter, kube::InformerHandlers handlers)
-    : engine_(sim.engine()) {
+    : events_(sim.engine()) {
   informer_ = std::make_unique<kube::Informer>(client, std::move(resource), std::move(filter));
   informer_->AddEventHandler(std::move(handlers));
-  std::shared_ptr<bool> alive = alive_;
   const Micros latency = sim.options().watch_latency;
-  // The notifier runs inside some other actor's API call: it only schedules the delivery.
-  informer_->SetNotifier([this, alive, latency] {
-    if (*alive) SchedulePump(latency);
+  // The notifier runs inside some other actor's API call: it only schedules the delivery. It
+  // lives in the informer, which dies with this object.
+  informer_->SetNotifier([this, latency] {
+    if (!stopped_) SchedulePump(latency);
   });
   informer_->Start();
   if (informer_->NeedsResync()) SchedulePump(kSecond);
@@ -90,20 +100,18 @@ PumpedInformer::PumpedInformer(Simulation& sim, kube::Client& client, std::strin
 PumpedInformer::~PumpedInformer() { Stop(); }
 
 void PumpedInformer::Stop() {
-  *alive_ = false;
-  engine_.Cancel(pump_);
+  stopped_ = true;
+  events_.CancelAll();
   informer_->Stop();
 }
 
 void PumpedInformer::SchedulePump(Micros delay) {
-  if (engine_.IsPending(pump_)) return;
-  std::shared_ptr<bool> alive = alive_;
-  pump_ = engine_.Schedule(delay, [this, alive] {
-    if (!*alive) return;
+  if (events_.IsPending(pump_)) return;
+  pump_ = events_.After(delay, [this] {
     informer_->Pump();
     // A handler may have stopped this informer (an actor resetting its informers): then it is
     // retired, not pumped again.
-    if (*alive && informer_->NeedsResync()) SchedulePump(kSecond);
+    if (!stopped_ && informer_->NeedsResync()) SchedulePump(kSecond);
   });
 }
 
@@ -116,10 +124,11 @@ kube::Informer& Actor::AddInformer(std::string resource, kube::ListOptions filte
 
 void Actor::ResetInformers() {
   for (auto& w : informers_) w->Stop();
-  // A handler running inside one of these informers may be what called us: destroy them later.
+  // A handler running inside one of these informers may be what called us: destroy them later (or
+  // with this actor, whose events hold them).
   auto retired = std::make_shared<std::vector<std::unique_ptr<PumpedInformer>>>(std::move(informers_));
   informers_.clear();
-  sim_.engine().Schedule(0, [retired] { retired->clear(); });
+  events_.After(0, [retired] { retired->clear(); });
 }
 
 void Actor::Log(std::string_view text) {

@@ -1,11 +1,19 @@
 // A Simulation is one run of the simulated cluster: it owns the engine (simulated time), the fake
 // API server on the engine's clock, the event trace, the per-component random streams and the
-// actors. Every API write is recorded in the trace, so the trace hash covers what the cluster did.
+// flow network, and it knows every actor. Every API write is recorded in the trace, so the trace
+// hash covers what the cluster did.
 //
 // An Actor is one component of the cluster: the scheduler, a kubelet, the node lifecycle
 // controller, the DGL operator. Actors share nothing but the API: they read through informers
 // whose watch events reach them `watch_latency` after the write (as one batch), and write through
-// their client. Work an actor does later is scheduled on the engine through After().
+// their client. Work an actor does later is scheduled through After() / At(): the actor owns those
+// events (sim/kernel/owned_events.h) and they are cancelled when it dies, so a callback may use
+// the actor freely.
+//
+// An actor is registered with its Simulation for exactly as long as it lives. AddActor makes one
+// the simulation owns (they die first when the simulation dies, the last added first); an owner
+// that builds actors itself (the harness's World) must destroy them before the Simulation, which
+// declaring them after it does.
 //
 // REQUIRES: single-threaded use (the engine runs one event at a time).
 #pragma once
@@ -15,6 +23,7 @@
 #include "fakeapi/client/workqueue.h"
 #include "fakeapi/server/store.h"
 #include "sim/kernel/engine.h"
+#include "sim/kernel/owned_events.h"
 #include "sim/kernel/random.h"
 #include "sim/kernel/trace.h"
 #include "sim/network/network.h"
@@ -31,9 +40,12 @@ using kube::kSecond;
 constexpr Micros kMinute = 60 * kSecond;
 constexpr Micros kHour = 60 * kMinute;
 
+// From an API write to the watchers' handlers (a watch event's trip through the API server).
+inline constexpr Micros kDefaultWatchLatency = 1 * kMillisecond;
+
 struct SimulationOptions {
   std::uint64_t seed = 1;
-  Micros watch_latency = 2 * kMillisecond;  // from an API write to the watchers' handlers
+  Micros watch_latency = kDefaultWatchLatency;
   std::size_t history_limit = 100'000;      // watch events kept per resource
   // true: the API's garbage collector runs inside each write. false: it runs as its own actor
   // `gc_latency` after a write leaves garbage, as kube-controller-manager's does.
@@ -67,11 +79,13 @@ class Simulation {
     AdoptActor(std::move(actor));
     return ref;
   }
-  // nullptr when no actor has that name.
+  // nullptr when no live actor has that name.
   Actor* FindActor(std::string_view name) const;
-  const std::vector<std::unique_ptr<Actor>>& actors() const { return actors_; }
+  // Every live actor, owned here or not, in the order they were built.
+  const std::vector<Actor*>& actors() const { return actors_; }
 
-  // Starts every actor, in the order they were added.
+  // Starts every actor, in the order they were built. An actor built by its owner after Start()
+  // is started by that owner.
   void Start();
   bool started() const { return started_; }
   std::uint64_t RunUntil(Micros time) { return engine_.RunUntil(time); }
@@ -90,20 +104,35 @@ class Simulation {
   // Ends every open watch, as a restarted API server would; informers resume or relist.
   void DropWatches();
 
+  // Whether any actor still owes the cluster work it has armed a timer for (Actor::HasPendingWork):
+  // a run is not over while one does.
+  bool AnyActorHasPendingWork() const;
+
  private:
   friend class Actor;
   void AdoptActor(std::unique_ptr<Actor> actor);
+  void Register(Actor* actor);
+  void Unregister(Actor* actor);
   void ScheduleGarbageCollection();
 
+  // Members die in the reverse order: the owned actors first (they use everything above them),
+  // then the network (its flows' events live on the engine), the store, the trace, the engine.
   SimulationOptions options_;
   Engine engine_;
   Trace trace_;
   RandomStreams streams_;
   std::unique_ptr<fakeapi::Store> store_;
-  std::unique_ptr<Network> network_;  // after the engine, before the actors: dies between them
-  std::vector<std::unique_ptr<Actor>> actors_;
+  std::unique_ptr<Network> network_;
+  std::vector<Actor*> actors_;  // live actors, in the order they were built
+  struct OwnedActors {          // destroys its actors the last added first
+    std::vector<std::unique_ptr<Actor>> list;
+    ~OwnedActors() {
+      while (!list.empty()) list.pop_back();
+    }
+  } owned_;
   bool started_ = false;
   EventId gc_event_;
+  OwnedEvents events_{engine_};  // the garbage collector's wake-up
 };
 
 // An informer whose watch events are delivered by engine events: `watch_latency` after each write
@@ -124,14 +153,15 @@ class PumpedInformer {
  private:
   void SchedulePump(Micros delay);
 
-  Engine& engine_;
   std::unique_ptr<kube::Informer> informer_;
+  bool stopped_ = false;
   EventId pump_;
-  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // pending deliveries check it first
+  OwnedEvents events_;  // the pending delivery
 };
 
 class Actor {
  public:
+  // Registers the actor with `sim` until it dies.
   Actor(Simulation& sim, std::string name);
   virtual ~Actor();
   Actor(const Actor&) = delete;
@@ -146,13 +176,21 @@ class Actor {
   kube::Client& client() { return *client_; }
   kube::FaultyClient& faulty_client() { return *client_; }
 
+  // True while the actor has armed a timer for work it still owes the cluster: a controller's
+  // requeue-after (a TTL, a deadline), an eviction that is due. The run does not end while any
+  // actor says so. Default: none.
+  virtual bool HasPendingWork() const { return false; }
+
  protected:
   Simulation& sim() { return sim_; }
   Micros Now() const { return sim_.Now(); }
   RandomStream& random() { return sim_.Random(name_); }
   // Runs `fn` after `delay` of simulated time (plus any API latency the last calls accrued).
   EventId After(Micros delay, std::function<void()> fn);
-  bool Cancel(EventId id) { return sim_.engine().Cancel(id); }
+  // Runs `fn` at simulated time `time` (now, if it has passed).
+  EventId At(Micros time, std::function<void()> fn) { return events_.At(time, std::move(fn)); }
+  bool Cancel(EventId id) { return events_.Cancel(id); }
+  bool IsPending(EventId id) const { return events_.IsPending(id); }
 
   // An informer owned by this actor, started now. Its events reach `handlers` watch_latency after
   // each write; a watch that ends is resumed (or relisted) on the next delivery, and retried
@@ -169,6 +207,7 @@ class Actor {
   std::string name_;
   std::unique_ptr<kube::FaultyClient> client_;
   std::vector<std::unique_ptr<PumpedInformer>> informers_;
+  OwnedEvents events_;  // last: its events die before anything they use
 };
 
 }  // namespace sim

@@ -1,16 +1,27 @@
-// Calibration holds every constant of the DGL workload models: partitioning (DGL's single-process
-// METIS pipeline, random partitioning, ParMETIS), partition files, the DGL server's partition load,
-// training epochs and DGL-KE. The defaults are fitted to the published figures of
-// shared/reference/calibration.md; the source of each is named beside it. Figures marked
-// *unconfirmed* are planning numbers with no published fit: a scenario or a `dglsim calibrate`
-// file should override them for real planning.
+// Calibration holds every constant of the DGL workload models (sim/dgl/laws.h, models.h): dataset
+// preparation, DGL's single-process partition pipeline, METIS, ParMETIS, DGL's chunked distributed
+// pipeline, partition files, the DGL server's partition load, worker memory, sampling and training
+// epochs, DGL-KE. Each constant names its source beside it: a published figure of
+// shared/reference/calibration.md, arithmetic on those (*derived*), a measurement made here with
+// `dglsim calibrate` (*measured here*, the points are in sim/dgl/published.cc), or a planning value
+// (*unconfirmed*). Every unconfirmed value carries a range (UncertainParameters below); the
+// predictions are also evaluated at the ends of the ranges (sim/dgl/uncertainty.h).
+//
+// Most laws are *anchored*: they are written as a published figure times a ratio of shape functions
+// (law(x) = published * shape(x) / shape(published point)), so that they hold the published point
+// exactly whatever the shape parameters, and their uncertainty grows with the distance from it.
 //
 // Units: seconds, bytes, bytes per second; "per edge" always means per symmetrised edge (an
-// undirected edge counted once in each direction, as DGL's partition_graph stores it), and times
-// are on a machine of cpuSpeed 1.0 (the calibration machine) unless the name says otherwise.
+// undirected edge counted once in each direction, as DGL's partition_graph stores it); times are on
+// a machine of cpuSpeed 1.0 (the reference machine: the one of the published DGL METIS log) unless
+// the name says otherwise.
 //
-// The `dglsim/v1 Calibration` files that override these defaults are read by the harness
-// (sim/harness/config/calibration_file.h); this layer reads no files.
+// The `dglsim/v1 Calibration` files that `dglsim calibrate` writes are read by the harness
+// (sim/harness/config/calibration_file.h); this layer reads no files. WithMeasuredMachine turns a
+// file's measured points (or, without points, its straight-line fit at the sizes `dglsim calibrate`
+// measures by default) into the speed and memory of METIS on that machine relative to the METIS law
+// (metis_machine_speed, metis_memory_scale); the law then predicts any graph, part count and
+// constraint count on that machine.
 #pragma once
 
 #include <cstdint>
@@ -20,41 +31,115 @@
 
 namespace sim::dglmodels {
 
+// The published DGL METIS run on ogbn-papers100M that the partition-pipeline laws are anchored to
+// (calibration.md "Partitioning"): 111,059,956 nodes, 3,228,124,712 symmetrised edges, 64 parts,
+// --balance-train and --balance-edges (4 METIS constraints: DGL's metis_partition_assignment adds
+// one weight per value of the train mask and, with balance_edges, one in-degree weight per value).
+inline constexpr double kPapersNodes = 111'059'956;
+inline constexpr double kPapersSymEdges = 3'228'124'712;
+inline constexpr double kPapersStoredEdges = 1'615'685'872;
+inline constexpr double kPapersFeatureDim = 128;
+inline constexpr double kPapersTrainNodes = 1'207'179;  // OGB split
+inline constexpr double kProductsNodes = 2'449'029;
+inline constexpr double kProductsSymEdges = 123'718'280;
+inline constexpr double kProductsFeatureDim = 100;
+inline constexpr double kProductsTrainNodes = 196'615;   // OGB split
+
 struct Calibration {
   std::string name = "default";  // metadata.name of the file it came from
 
-  // ---- single-process METIS through dgl.distributed.partition_graph (SSP) -----------------------
-  // calibration.md "Partitioning", the DGL run log on ogbn-papers100M (3,228,124,712 symmetrised
-  // edges), 64 parts, balance constraints: METIS 4,845.8 s -> 666,170 symmetrised edges/s.
-  double metis_edges_per_second = 666'170;
-  double metis_fixed_seconds = 0;
-  // Peak bytes per symmetrised edge of the METIS step at `metis_reference_parts` parts with balance
-  // constraints: 599.2 GB / 3.228 G edges = 185.6 B (calibration.md, derived).
-  double metis_bytes_per_edge = 185.6;
-  double metis_fixed_bytes = 0;
-  int metis_reference_parts = 64;  // the part count of that log
-  // The graph alone, bidirected, before constraint weights: 234 GB / 3.228 G = 72.5 B per edge (the
-  // log's "to bidirected" step). Plain METIS without balance constraints peaks there (within the
-  // 60-75 B/edge of calibration.md, *unconfirmed*). With constraints the METIS peak grows from this
-  // level with log2(parts) (the depth of METIS's initial recursive bisection; the functional form is
-  // ours, *unconfirmed*) to metis_bytes_per_edge at metis_reference_parts.
-  double graph_bytes_per_edge = 72.5;
-  // The other partition_graph steps, seconds per symmetrised edge and peak bytes per symmetrised
-  // edge, from the same log: to homogeneous 6.9 s / 190 GB, to bidirected 152.9 s / 234 GB,
-  // constraint weights 40.5 s / 500.6 GB, reshuffle 210.7 s, split 428.7 s. Reshuffle and split hold
-  // the bidirected graph (no peak is published for them: *unconfirmed*).
-  double homogeneous_seconds_per_edge = 6.9 / 3.228124712e9;
-  double homogeneous_bytes_per_edge = 190e9 / 3.228124712e9;
-  double bidirected_seconds_per_edge = 152.9 / 3.228124712e9;
-  double constraint_seconds_per_edge = 40.5 / 3.228124712e9;
-  double constraint_bytes_per_edge = 500.6e9 / 3.228124712e9;
-  double reshuffle_seconds_per_edge = 210.7 / 3.228124712e9;
-  double split_seconds_per_edge = 428.7 / 3.228124712e9;
+  // ---- dataset preparation: download, unpack, OGB's loader ----------------------------------------
+  // calibration.md "Dataset preparation" (kumo.ai's PyG dataset page, a secondary source): the
+  // papers100M download is about 57 GB, its raw files an edge list of about 12 GB and node features
+  // of about 54 GB. Raw bytes per stored edge 12 GB / 1.616 G = 7.43 and per feature value
+  // 54 GB / (111 M x 128) = 3.80 (*derived*); the archive is 57 / 66 = 0.864 of the raw files.
+  double raw_bytes_per_stored_edge = 12e9 / kPapersStoredEdges;
+  double raw_bytes_per_feature_value = 54e9 / (kPapersNodes * kPapersFeatureDim);
+  double archive_ratio = 57.0 / 66.0;
+  // Unpacking the archive (python zipfile, one thread), raw bytes out per second: *unconfirmed*.
+  double unpack_bytes_per_second = 150e6;
+  // OGB's loader turning the raw files into a DGL graph, raw bytes per second: *unconfirmed*.
+  double ogb_load_bytes_per_second = 100e6;
+  // Loading papers100M through OGB's loader needs about 400 GB (calibration.md, secondary source):
+  // 4.84 times the raw data held in memory (16 B per stored edge as int64 pairs + 4 B per float32
+  // feature value = 82.7 GB; *derived*).
+  double ogb_peak_factor = 400e9 / (16 * kPapersStoredEdges + 4 * kPapersNodes * kPapersFeatureDim);
+  // What the loader saves (graph 13 GB and features 53 GB on disk afterwards, DGL's disk-based
+  // feature example): 8.05 B per stored edge; the features at feature_bytes_per_value.
+  double processed_bytes_per_stored_edge = 13e9 / kPapersStoredEdges;
 
-  // ---- random partitioning: "effectively free (well under a second per 100 M nodes) plus I/O" ----
-  double random_seconds_per_node = 0.5 / 100e6;
+  // ---- dgl.distributed.partition_graph in one process (SSP), the published log (anchors) -----------
+  // to homogeneous 6.9 s / 190 GB, to bidirected 152.9 s / 234 GB, constraint weights 40.5 s /
+  // 500.6 GB, METIS 4,845.8 s / 599.2 GB, reshuffle 210.7 s, split 428.7 s. The memory figures hold
+  // the node data too (features 56.9 GB, labels and masks): per edge below is what remains after
+  // node_data_bytes (*derived*), so that a graph with other features gets its own figure.
+  double homogeneous_seconds_per_edge = 6.9 / kPapersSymEdges;
+  double bidirected_seconds_per_edge = 152.9 / kPapersSymEdges;
+  double constraint_seconds_per_edge = 40.5 / kPapersSymEdges;
+  double reshuffle_seconds_per_edge = 210.7 / kPapersSymEdges;
+  double split_seconds_per_edge = 428.7 / kPapersSymEdges;
+  double homogeneous_bytes = 190e9;
+  double bidirected_bytes = 234e9;
+  double constraint_bytes = 500.6e9;
+  double metis_peak_bytes = 599.2e9;
+  // Node data besides the features, per node (labels as int64, train/val/test masks): *unconfirmed*.
+  double node_label_bytes = 16;
 
-  // ---- ParMETIS pm_dglpart (SMP in one pod, MSP across the workers) -----------------------------
+  // ---- METIS (METIS_PartGraphKway through DGL), anchored to the log's METIS step -----------------
+  // seconds = 4,845.8 x W(E,N)/W(papers) x (E/E_papers)^size_exponent x P(k)/P(64)
+  //           x C(ncon)/C(4) x structure / cpuSpeed,   W = E + metis_edges_per_node x N.
+  double metis_reference_seconds = 4845.8;
+  // Edge-equivalents of work per node: 2-4 *measured here* (R-MAT, edge factors 4/8/32 at 131 K and
+  // 524 K nodes; sim/dgl/published.cc), range 2-6.
+  double metis_edges_per_node = 3.0;
+  // Per-edge cost growing with the graph (caches, NUMA): time ~ E^(1 + size_exponent). *Measured
+  // here*: 0.03-0.19 over 1.8 M-63.5 M edges (R-MAT, 16 and 64 parts); mt-metis' products -> papers100M
+  // ratio (43.5 for 26 x the edges) asks 0.14 (calibration.md). Range 0.05-0.2.
+  double metis_size_exponent = 0.12;
+  // Part count: P(k) = 1 + share x (k/64)^exponent, fitted exactly to METIS on ogbn-products at 64,
+  // 1,024 and 4,096 parts (20.8, 37.6, 66.8 s: ratios 1.808 and 3.212; calibration.md).
+  double metis_parts_share = 0.1927;
+  double metis_parts_exponent = 0.646;
+  // Graphs without locality grow faster with the parts (*measured here*: R-MAT from 64 to 1,024
+  // parts 4.8-5.3x, Barabasi-Albert from 16 to 64 parts 1.6-1.9x): their share, range 0.4-3.
+  double metis_random_parts_share = 1.0;
+  // Constraints: C(ncon) = 1 + cost x (ncon - 1), C(4) at the anchor. `cost` is not a constant of its
+  // own: it is fitted (MetisConstraintCost in laws.h) so that plain METIS on ogbn-products at 64
+  // parts takes the published 20.8 s on a "home machine" metis_home_machine_speed times as fast as
+  // the log's machine (*unconfirmed*: a desktop core against the log's x1e-class Xeon, 1.0-2.5).
+  double metis_home_machine_speed = 1.8;
+  // Graphs without locality (R-MAT, Erdos-Renyi, Barabasi-Albert) partition slower per edge than
+  // real ones (calibration.md); *unconfirmed* factor, range 2.5-6.7 (6.7: R-MAT measured here at
+  // 0.98 M edges/s against products' 5.95 M/s on the home machine, were the machines alike).
+  double metis_random_structure = 4.0;
+  // Memory of METIS's own arrays (64-bit indices in DGL's build), anchored to the log: 599.2 GB at
+  // the METIS step = the bidirected graph (234 GB) + constraint weights (8 B x 4 x N) + workspace
+  // 361.6 GB (*derived*). The workspace grows as E + metis_memory_edges_per_node x N: 168 B per node
+  // against 58 B per edge *measured here* (R-MAT, edge factors 4 and 32 at 524 K nodes), 2.9; range
+  // 1.5-6. Without balance constraints METIS holds the same workspace (the constraint arrays are
+  // about 2 % of it).
+  double metis_memory_edges_per_node = 2.9;
+  // Debian's 32-bit METIS measured here: 58 B per edge + 168 B per node including the input arrays
+  // (*measured here*); the workspace of DGL's 64-bit build is 1.76 times that (*derived*: 361.6 GB
+  // against 206 GB for papers100M).
+  double metis32_bytes_per_edge = 58;
+  double metis32_bytes_per_node = 168;
+  // Edge cut of METIS as a share of random assignment's (1 - 1/k): q64 x (log2 k / 6)^growth, at
+  // most 1. Real graphs: 16.7 M of 121.8 M symmetrised edges at 64 parts on ogbn-products
+  // (calibration.md), q64 = 0.137; other real graphs cut more or less (*unconfirmed* 0.10-0.25);
+  // growth with log2 k *unconfirmed* 0.5-1.5. Random structure: *measured here* on R-MAT, 0.66 of
+  // random assignment's cut at 2 parts, 0.68 at 8, 0.77 at 16, 0.925 at 64, 0.945 at 1,024:
+  // q64 0.925, growth 0.3 (Barabasi-Albert: 0.76 at 16, 0.80 at 64).
+  double metis_cut_q64 = 16.7 / 121.8;
+  double metis_cut_growth = 1.0;
+  double metis_random_cut_q64 = 0.925;
+  double metis_random_cut_growth = 0.3;
+
+  // ---- random partitioning: 0.02 s for ogbn-products' 2.45 M nodes on the home machine -----------
+  // (calibration.md), 8.2 ns per node there; "well under a second per 100 M nodes".
+  double random_seconds_per_node = 0.02 / kProductsNodes;
+
+  // ---- ParMETIS pm_dglpart (SMP in one pod, MSP across the workers) --------------------------------
   // A rank holding more than about 2^31 ints of message data fails (ParMETIS issue #8).
   double parmetis_message_limit_ints = 2147483648.0;
   // Message ints per symmetrised edge of a machine's share: the ranks of one machine exchange
@@ -62,21 +147,36 @@ struct Calibration {
   // #8's three points: 1 B edges fail with 3 ranks on 1 machine (4.0 G > 2^31), work on 3 machines
   // (1.3 G), and 2.19 B edges fail on 3 machines (2.9 G).
   double parmetis_ints_per_edge = 2.0;
-  // Parallel efficiency per rank: "0.5-0.8 per rank is a planning range" (*unconfirmed*).
-  double parmetis_efficiency = 0.65;
-  // ParMETIS's serial work rate and memory are those of METIS without constraints (*unconfirmed*).
-  // Each rank holds its share of the graph at graph_bytes_per_edge, plus a per-rank overhead.
-  double parmetis_rank_overhead_bytes = 512.0 * 1024 * 1024;  // MPI + Python per process, *unconfirmed*
-  // DGL's distributed pipeline: after ParMETIS, each partition is shuffled to its owner (each edge
-  // owned by its destination's part, calibration.md); the bytes moved are the partition files.
+  // ParMETIS's serial work against METIS on the same graph: *unconfirmed*, 1.0-2.0.
+  double parmetis_work_factor = 1.2;
+  // Parallel efficiency per rank falls with the ranks: eff(R) = 1 / (1 + decay x log2 R).
+  // calibration.md: "0.5-0.8 per rank is a planning range" (*unconfirmed*); 0.125 gives 0.80 at 4
+  // ranks and 0.57 at 64; range 0.06-0.25.
+  double parmetis_efficiency_decay = 0.125;
+  // Communication (*unconfirmed*): the boundary of each rank's share crosses the link
+  // parmetis_exchange_volume times (levels shrink geometrically: about 4 sweeps per level, twice
+  // the finest graph in all; 4-16), 16 B per cut edge; and parmetis_rounds rounds of one message to
+  // every other rank (matching and refinement steps over all levels; 50-200), 50 us each over a
+  // network (a tenth of that between ranks of one machine); the bytes per cut edge *unconfirmed* 8-32.
+  double parmetis_exchange_volume = 8;
+  double parmetis_bytes_per_cut_edge = 16;
+  double parmetis_rounds = 100;
+  double parmetis_message_seconds = 50e-6;
+  // Per rank: MPI + Python (*unconfirmed*, 256 MiB - 1 GiB).
+  double parmetis_rank_overhead_bytes = 512.0 * 1024 * 1024;
+
+  // ---- DGL's chunked distributed pipeline (DGL >= 0.9.1: chunked graph format, ParMETIS or random
+  // assignment, dispatch_data.py). DGL: "the combined CPU RAM of the cluster is able to hold the
+  // entire graph data" and recommends 2-3x the graph data size (calibration.md): a machine peaks at
+  // this factor times its share of the graph and features (*unconfirmed* 2-3).
+  double dispatch_memory_factor = 2.5;
+  // dispatch_data.py builds the partitions with the reshuffle and split work of partition_graph,
+  // shared out over the ranks (*unconfirmed*).
 
   // ---- files ----------------------------------------------------------------------------------
-  // The raw dataset download: ogbn-papers100M on disk is graph 13 GB, 13 GB / 1.616 G stored edges
-  // = 8.0 B per edge, plus features at 4 B x dim per node (calibration.md "Datasets", graphbolt
-  // README).
-  double raw_bytes_per_stored_edge = 13e9 / 1.615685872e9;
-  // Partition graph.dgl: 1.5 / 1.6 GB for products and 23 / 22 GB for papers100M with 2 parts,
-  // "about 14-25 bytes per symmetrised edge" (calibration.md, derived): the middle, 19.5.
+  // Partition graph.dgl: 1.5 / 1.6 GB for products (25 B per edge) and 23 / 22 GB for papers100M
+  // (14 B per edge) with 2 parts: "about 14-25 bytes per symmetrised edge" (calibration.md,
+  // derived); no law in nodes and edges fits both, so the middle with that range (*unconfirmed*).
   double partition_bytes_per_edge = 19.5;
   double feature_bytes_per_value = 4;  // float32 node features, 4 B x featureDim per node
 
@@ -89,33 +189,62 @@ struct Calibration {
   double format_seconds_per_byte = 11.5 / 15e9;
   double graph_shm_seconds_per_byte = 12.1 / 15e9;
   double feats_shm_seconds_per_byte = 18.2 / 25e9;
+  // While loading, a server holds the deserialised partition and its shared-memory copy: 2 copies
+  // of the graph at the peak (*unconfirmed*, 1.5-2.5).
+  double load_graph_copies = 2.0;
 
-  // ---- training ----------------------------------------------------------------------------
-  // DistDGL (Zheng et al. 2020): 13 s per epoch on ogbn-papers100M on 16 machines, linear
-  // speed-up: 208 machine-seconds per epoch over its 1,207,179 training nodes (OGB split).
-  double train_seconds_per_seed = 13.0 * 16 / 1'207'179;
-  // The configuration that figure is taken as (*unconfirmed*: the abstract does not say): one
-  // trainer and no extra sampler per machine, CPU only.
-  int reference_trainers = 1;
+  // ---- worker memory (DGL's GraphBolt example README, DGL rows: 2 machines, 4 trainers, 0
+  // samplers, 2 servers each; `free` on a machine): shared memory 2.4 GB for products, 84 GB for
+  // papers100M; peak used by the processes 7.8 GB and 43 GB. Fitted exactly (*derived*):
+  // shared = features + 26.0 B per owned edge + 245 B per node of the part; used = 6 processes x
+  // (1.168 GB + 54 B per node of the whole graph). Two points, two unknowns each: the per-node
+  // terms carry ranges (150-350 B and 30-80 B, *unconfirmed* away from those two graphs).
+  double shm_bytes_per_edge = 26.0;
+  double shm_bytes_per_node = 245;
+  double process_bytes = 1.168e9;
+  double process_bytes_per_graph_node = 54;
+
+  // ---- sampling and training --------------------------------------------------------------------
+  // Sampling time per epoch with 2 partitions (GraphBolt README, DGL rows, CPU, 4 trainers per
+  // machine, no sampler processes): products 1.29-1.42 s, papers100M 5.56-6.19 s for 24,577 and
+  // 150,897 seeds per trainer: a fixed 0.47 s per epoch plus 35.8 us per seed (*derived*, exact at
+  // the middles).
+  double sampling_epoch_seconds = 0.47;
+  double sampling_seconds_per_seed = 35.8e-6;
+  int sampling_reference_trainers = 4;
+  // DistDGL (Zheng et al. 2020): 13 s per epoch on ogbn-papers100M on 16 machines. The epoch law is
+  // anchored there: the time per seed left of 13 s after the sampling and the RPCs of that run is
+  // split by remote_share into compute and remote fetches (laws.h, Epoch). The run's
+  // configuration is not in the abstract (*unconfirmed*): one CPU trainer per machine, no sampler
+  // processes, batch 1000, METIS partitions.
+  double epoch_reference_seconds = 13.0;
+  int epoch_reference_machines = 16;
+  double reference_trainers = 1;  // *unconfirmed* 1-4
   int reference_samplers = 0;
-  // Speed-up of more trainers / samplers per machine: (t / t_ref)^a x ((1 + s) / (1 + s_ref))^b.
-  double trainer_exponent = 0.5;   // *unconfirmed*
-  double sampler_exponent = 0.25;  // *unconfirmed*
-  // A GPU trainer's speed-up over a CPU trainer. DistDGLv2 (2021): 5-10 s per epoch on 64 GPUs
-  // for graphs of hundreds of millions of nodes; 2.0 puts papers100M on 16 machines with one GPU
-  // trainer each at about 6.5 s (*unconfirmed* fit to that range).
+  int reference_batch = 1000;
+  // Several trainers on one machine share its cores: throughput x (t / t_ref)^trainer_exponent
+  // (*unconfirmed*, 0.3-0.7); sampler processes take the sampling off the trainers, which then
+  // overlaps the compute, sped up by s^sampler_exponent (*unconfirmed*, 0.1-0.4).
+  double trainer_exponent = 0.5;
+  double sampler_exponent = 0.25;
+  // A GPU trainer's compute against a CPU trainer's. DistDGLv2 (2021): 5-10 s per epoch on 64 GPUs
+  // for graphs of hundreds of millions of nodes (*unconfirmed*, 1.5-4).
   double gpu_speedup = 2.0;
-  // Remote features a trainer fetches per training seed: sampled neighbourhood nodes per seed
-  // (3 layers, fan-out 15/10/5 after de-duplication, *unconfirmed*) times the fraction that is
-  // remote (from the edge cut) times 4 B x featureDim.
+  // Remote features: each seed's sampled neighbourhood holds sampled_nodes_per_seed input nodes
+  // (fan-out 10,25 after de-duplication in a batch, *unconfirmed* 100-300); the share of them on
+  // other machines is remote_hops x the METIS cut, at most 1 - 1/machines (each hop may leave the
+  // part; *unconfirmed* 1.5-3). Fetching them took remote_share of DistDGL's 13 s epoch
+  // (*unconfirmed* 0.15-0.6): that part of the epoch grows with the remote fraction, the rest
+  // shrinks with the machines.
   double sampled_nodes_per_seed = 200;
-  // Edge-cut fraction of METIS relative to random partitioning (random cuts 1 - 1/parts of the
-  // edges); used when the partition was not computed for real (*unconfirmed*).
-  double metis_cut_ratio = 0.1;
-  // Start of the Python processes (import torch, dgl) per launch: *unconfirmed*.
+  double remote_hops = 2.0;
+  double remote_share = 0.35;
+  // Every step, each sampling layer sends one request to every other machine (2 layers): fixed
+  // cost per request (*unconfirmed*, 50-300 us).
+  double rpc_seconds_per_request = 100e-6;
+  int sampling_layers = 2;
+  // Start of the Python processes (import torch, dgl) per launch: *unconfirmed* 3-15 s.
   double process_start_seconds = 5;
-  // Memory of one trainer process beyond the shared partition: *unconfirmed*.
-  double trainer_bytes = 1.0 * 1024 * 1024 * 1024;
   // train_dist.py's --num_epochs default (dmlc/dgl examples/distributed/graphsage/train_dist.py).
   int default_epochs = 20;
 
@@ -129,23 +258,63 @@ struct Calibration {
   double sampler_bytes = 512.0 * 1024 * 1024;
 
   // ---- DGL-KE (dglkerun: dglke_partition, whole dataset to every worker, dglke_dist_train) ------
-  // dglke_dist_train step time per triple of a batch (*unconfirmed*), the hard-coded max_step and
-  // batch size of dglkerun (*unconfirmed*: planning values).
+  // dglke_dist_train step time per triple of a batch (*unconfirmed*, 1-5 us), the hard-coded
+  // max_step and batch size of dglkerun (planning values).
   double ke_seconds_per_triple = 2e-6;
   std::int64_t ke_max_step = 1000;
   std::int64_t ke_batch_size = 1000;
+
+  // ---- a calibration file's machine ---------------------------------------------------------------
+  // METIS speed and memory on the machine a `dglsim calibrate` file measured, against the laws
+  // (1.0 = the reference machine). Set by LoadCalibrationFile only.
+  double metis_machine_speed = 1.0;
+  double metis_memory_scale = 1.0;
 };
 
-// METIS peak bytes per symmetrised edge for `parts` parts, with or without balance constraints.
-double MetisBytesPerEdge(const Calibration& c, int parts, bool balance_constraints);
+// ---- uncertainty ------------------------------------------------------------------------------------
 
-// One measured point of a calibration file (informational).
+// One unconfirmed parameter and its range. Predictions are evaluated with each parameter at each end
+// of its range in turn (sim/dgl/uncertainty.h), so a parameter needs no direction: whichever end
+// makes a prediction smaller counts towards its low. A calibration file that changed the value
+// moves the range by the same factor.
+struct UncertainParameter {
+  const char* key;              // camelCase, as the validation table and the README name it
+  double Calibration::*member;
+  double low;
+  double high;
+  const char* source;           // why this range
+};
+const std::vector<UncertainParameter>& UncertainParameters();
+
+// `c` with parameter `p` at the low or high end of its range.
+Calibration AtRangeEnd(const Calibration& c, const UncertainParameter& p, bool high);
+
+// ---- calibration files -------------------------------------------------------------------------
+
+// One measured point of a calibration file.
 struct CalibrationPoint {
-  std::int64_t nodes = 0, edges = 0;
+  std::int64_t nodes = 0, edges = 0;  // edges symmetrised
   int parts = 0;
   double seconds = 0;
   std::int64_t peak_bytes = 0;
+  std::int64_t edge_cut = -1;  // undirected edges across parts; -1 when the file does not say
 };
 
+// The straight line a calibration file states (what `dglsim calibrate` fitted), and whether its
+// graphs had locality (`structure: real`) or not (synthetic graphs, the default).
+struct MetisLine {
+  double edges_per_second = 0;
+  double bytes_per_edge = 0;
+  double fixed_seconds = 0;
+  double fixed_bytes = 0;
+  bool real_structure = false;
+};
+
+// `c` on the machine that measured `points`: metis_machine_speed is the geometric mean over the
+// points of the METIS law's seconds over the measured ones, metis_memory_scale that of the measured
+// peak over the 32-bit memory law. Without points, the line stands for points at the sizes
+// `dglsim calibrate` measures by default (R-MAT, edge factor 16: about 28 symmetrised edges per
+// node; 4 parts).
+Calibration WithMeasuredMachine(Calibration c, const MetisLine& line, std::vector<CalibrationPoint> points);
 
 }  // namespace sim::dglmodels

@@ -43,8 +43,7 @@ PartSizes SplitGraph(const DatasetInfo& d, const Calibration& c, int parts, bool
     out.measured = true;
     return out;
   }
-  // Random assignment cuts 1 - 1/p of the edges; METIS a fraction of that (calibration).
-  out.cut_fraction = (1.0 - 1.0 / p) * (random ? 1.0 : c.metis_cut_ratio);
+  out.cut_fraction = random ? RandomCutFraction(parts) : MetisCutFraction(c, parts, d.structure);
   const double nodes = static_cast<double>(d.nodes) / p;
   const double edges = d.SymEdges() / p;
   for (int i = 0; i < parts; ++i) {
@@ -64,6 +63,7 @@ struct DglEnvironment::GraphCache {
 DglEnvironment::DglEnvironment(Calibration calibration, std::vector<DatasetInfo> datasets,
                                std::map<std::string, std::string> job_datasets)
     : calibration_(std::move(calibration)),
+      ends_(std::make_shared<const ParameterEnds>(calibration_)),
       datasets_(std::move(datasets)),
       job_datasets_(std::move(job_datasets)),
       default_(DefaultDataset()),

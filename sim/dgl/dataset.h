@@ -9,13 +9,17 @@
 // (a dataset of that name, or whose name ends with "-" or "_" and it, e.g. "papers100M"). A job that
 // names no dataset the scenario knows runs on the small default graph (Cora) and says so.
 //
-// DglEnvironment is shared by every DGL program of a run (one per simulation): the calibration, the
-// catalog, and an exec hub standing in for `kubectl exec` into worker containers (DGL servers and
-// ParMETIS ranks started by the launcher run inside the worker containers, so their memory is the
-// worker's). REQUIRES: single-threaded use inside the engine.
+// DglEnvironment is shared by every DGL program of a run (one per simulation): the calibration and
+// its ends (uncertainty.h), the catalog, an exec hub standing in for
+// `kubectl exec` into worker containers (DGL servers and ParMETIS ranks started by the launcher run
+// inside the worker containers, so their memory is the worker's), and the prediction log the
+// programs write their ranges to (predictions.h). REQUIRES: single-threaded use inside the engine.
 #pragma once
 
 #include "sim/dgl/calibration.h"
+#include "sim/dgl/laws.h"
+#include "sim/dgl/predictions.h"
+#include "sim/dgl/uncertainty.h"
 
 #include <nlohmann/json.hpp>
 
@@ -46,22 +50,18 @@ struct DatasetInfo {
   std::string url;
   bool is_default = false;       // the stand-in for a job that names no dataset
   std::string edge_list;         // the real graph file, "" for sizes only
+  // Locality of the graph: the METIS laws (time, cut) differ for graphs without it.
+  Structure structure = Structure::kReal;
   // Real partitions by part count (METIS), filled for edge-list datasets on demand.
   std::map<int, MeasuredPartition> measured;
   std::string measure_error;     // why the graph could not be read or partitioned
 
   double SymEdges() const { return 2.0 * static_cast<double>(edges); }
-  double FeatureBytes(const Calibration& c) const {
-    return c.feature_bytes_per_value * static_cast<double>(feature_dim) * static_cast<double>(nodes);
-  }
-  // The raw dataset as downloaded: graph + features.
-  double RawBytes(const Calibration& c) const {
-    return c.raw_bytes_per_stored_edge * static_cast<double>(edges) + FeatureBytes(c);
-  }
 };
 
 // The per-part figures the models use: measured when the graph was partitioned for real, else the
-// even split with the modelled edge cut.
+// even split with the edge cut of the laws (METIS's for the graph's structure, or random
+// assignment's).
 struct PartSizes {
   std::vector<double> nodes, edges, halo;  // edges: symmetrised edges owned
   double cut_fraction = 0;                 // of the symmetrised edges crossing parts
@@ -80,6 +80,8 @@ std::int64_t TrainNodesFor(const std::string& preset, std::int64_t nodes);
 struct ExecTarget {
   std::string node;                                     // the worker's node
   double cpu_speed = 1.0;                               // of that node
+  double nic_bytes_per_second = 12.5e9;                 // of that node, each direction
+  double memory_limit = 0;                              // of the container, bytes (0: none)
   int gpus = 0;                                         // nvidia.com/gpu limit of the container
   std::function<void(std::int64_t bytes)> set_memory;   // the container's memory use
 };
@@ -114,6 +116,9 @@ class DglEnvironment {
                  std::map<std::string, std::string> job_datasets = {});
 
   const Calibration& calibration() const { return calibration_; }
+  // The calibration with each uncertain parameter at each end of its range.
+  const ParameterEnds& ends() const { return *ends_; }
+  PredictionLog& predictions() const { return *predictions_; }
   const std::vector<DatasetInfo>& datasets() const { return datasets_; }
   ExecHub& exec() const { return *exec_; }
 
@@ -132,10 +137,12 @@ class DglEnvironment {
 
  private:
   Calibration calibration_;
+  std::shared_ptr<const ParameterEnds> ends_;
   std::vector<DatasetInfo> datasets_;
   std::map<std::string, std::string> job_datasets_;
   DatasetInfo default_;
   std::shared_ptr<ExecHub> exec_ = std::make_shared<ExecHub>();
+  std::shared_ptr<PredictionLog> predictions_ = std::make_shared<PredictionLog>();
   struct GraphCache;
   std::shared_ptr<GraphCache> graphs_;
 };

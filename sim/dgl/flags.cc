@@ -83,7 +83,7 @@ DglFlags ParseDglFlags(const std::vector<std::string>& command, const std::vecto
     static const char* kValued[] = {"--graph-name",   "--num-partitions", "--dataset-url",   "--partition-entry-point",
                                     "--train-entry-point", "--num-epochs", "--batch-size",  "--num-trainers",
                                     "--num-samplers", "--num-servers",    "--part-method",   "--model",
-                                    "--workspace",    "--worksapce"};
+                                    "--workspace",    "--worksapce",       "--partition-pipeline"};
     bool valued = false;
     for (const char* k : kValued) valued = valued || flag == k;
     if (!valued) {
@@ -111,7 +111,10 @@ DglFlags ParseDglFlags(const std::vector<std::string>& command, const std::vecto
     else if (flag == "--num-trainers") int_value(flag, value, 1, &f.num_trainers);
     else if (flag == "--num-samplers") int_value(flag, value, 0, &f.num_samplers);
     else if (flag == "--num-servers") int_value(flag, value, 1, &f.num_servers);
-    else if (flag == "--part-method") {
+    else if (flag == "--partition-pipeline") {
+      if (value == "parmetis" || value == "chunked") f.partition_pipeline = value;
+      else f.errors.push_back("--partition-pipeline: invalid choice: '" + value + "' (choose from 'parmetis', 'chunked')");
+    } else if (flag == "--part-method") {
       if (value == "metis" || value == "random") f.part_method = value;
       else f.errors.push_back("--part-method: invalid choice: '" + value + "' (choose from 'metis', 'random')");
     }

@@ -1,6 +1,7 @@
 // The command line of dglrun / dglkerun as the DGL programs read it: the flags of the original
 // operator's python/dglrun/exec/dglrun (shared/reference/original-operator.md, section 3) and of
-// dglkerun. Flags come as "--flag value" or "--flag=value", in the container's command and args, or
+// dglkerun, plus --partition-pipeline, this project's way to pick DGL's chunked pipeline for MSP.
+// Flags come as "--flag value" or "--flag=value", in the container's command and args, or
 // inside a shell string (`sh -c "dglrun --num-partitions 2"`); the last occurrence wins, as with
 // argparse. A bad value never throws: the default stays and the problem is listed in `errors`
 // (the programs log it and exit 2, as argparse does).
@@ -28,6 +29,9 @@ struct DglFlags {
   bool balance_train = false;        // --balance-train
   bool balance_edges = false;        // --balance-edges
   std::string part_method = "metis"; // --part-method metis|random
+  // --partition-pipeline parmetis|chunked (DistParMETIS only): how MSP partitions across the workers,
+  // the operator's pm_dglpart over the workers (default) or DGL's chunked pipeline (DGL >= 0.9.1).
+  std::string partition_pipeline;
   std::string model;                 // --model (DGL-KE: TransE_l2, ComplEx, ...)
   std::string workspace = "/dgl_workspace";  // --workspace (and the original's --worksapce)
   std::vector<std::string> unknown;  // flags not modelled (kept for the log)

@@ -5,20 +5,91 @@
 
 namespace sim::dglmodels {
 
-std::vector<PartitionStep> SspSteps(const DatasetInfo& d, const Calibration& c, int parts, bool balance, bool random,
+namespace {
+
+double Cpu(double cpu_speed) { return cpu_speed > 0 ? cpu_speed : 1.0; }
+
+// Bytes per symmetrised edge of the graph structure DGL holds at a step of the published log, once
+// the log's node data (papers100M's features, labels and masks) is taken out.
+double StructureBytesPerEdge(const Calibration& c, double step_bytes) {
+  const double papers_node_data = kPapersNodes * (c.feature_bytes_per_value * kPapersFeatureDim + c.node_label_bytes);
+  return std::max(0.0, step_bytes - papers_node_data) / kPapersSymEdges;
+}
+
+// A step of partition_graph's log, scaled to `d`: its structure per edge plus `d`'s node data.
+double LogStepBytes(const DatasetInfo& d, const Calibration& c, double step_bytes, double share = 1.0) {
+  return share * (StructureBytesPerEdge(c, step_bytes) * d.SymEdges() + NodeDataBytes(d, c));
+}
+
+}  // namespace
+
+double TotalSeconds(const std::vector<PartitionStep>& steps) {
+  double total = 0;
+  for (const auto& s : steps) total += s.seconds;
+  return total;
+}
+
+double PeakBytes(const std::vector<PartitionStep>& steps) {
+  double peak = 0;
+  for (const auto& s : steps) peak = std::max(peak, s.peak_bytes);
+  return peak;
+}
+
+GraphShape ShapeOf(const DatasetInfo& d) {
+  return {static_cast<double>(d.nodes), d.SymEdges(), static_cast<double>(d.feature_dim), d.structure};
+}
+
+double NodeDataBytes(const DatasetInfo& d, const Calibration& c) {
+  return static_cast<double>(d.nodes) *
+         (c.feature_bytes_per_value * static_cast<double>(d.feature_dim) + c.node_label_bytes);
+}
+
+double RawBytes(const DatasetInfo& d, const Calibration& c) {
+  return c.raw_bytes_per_stored_edge * static_cast<double>(d.edges) +
+         c.raw_bytes_per_feature_value * static_cast<double>(d.feature_dim) * static_cast<double>(d.nodes);
+}
+
+double ArchiveBytes(const DatasetInfo& d, const Calibration& c) { return c.archive_ratio * RawBytes(d, c); }
+
+double ProcessedBytes(const DatasetInfo& d, const Calibration& c) {
+  return c.processed_bytes_per_stored_edge * static_cast<double>(d.edges) +
+         c.feature_bytes_per_value * static_cast<double>(d.feature_dim) * static_cast<double>(d.nodes);
+}
+
+double GraphDataBytes(const DatasetInfo& d, const Calibration& c) {
+  return 16.0 * static_cast<double>(d.edges) +
+         c.feature_bytes_per_value * static_cast<double>(d.feature_dim) * static_cast<double>(d.nodes);
+}
+
+std::vector<PartitionStep> PrepareSteps(const DatasetInfo& d, const Calibration& c, double cpu_speed, double share) {
+  const double cpu = Cpu(cpu_speed);
+  const double raw = RawBytes(d, c) * share;
+  return {{"unpack", raw / (c.unpack_bytes_per_second * cpu), c.process_bytes},
+          {"OGB load", raw / (c.ogb_load_bytes_per_second * cpu), c.ogb_peak_factor * GraphDataBytes(d, c) * share}};
+}
+
+std::vector<PartitionStep> SspSteps(const DatasetInfo& d, const Calibration& c, const PartitionOptions& options,
                                     double cpu_speed) {
   const double e = d.SymEdges();
-  const double cpu = cpu_speed > 0 ? cpu_speed : 1.0;
-  const double graph = e * c.graph_bytes_per_edge;
+  const double cpu = Cpu(cpu_speed);
+  const GraphShape shape = ShapeOf(d);
+  const double graph = LogStepBytes(d, c, c.bidirected_bytes);
+  const int constraints = MetisConstraints(options.balance_train, options.balance_edges);
+  const double weights = 8.0 * (options.balance_train || options.balance_edges ? constraints : 0) * d.nodes;
   std::vector<PartitionStep> steps;
-  steps.push_back({"to homogeneous", e * c.homogeneous_seconds_per_edge / cpu, e * c.homogeneous_bytes_per_edge});
+  steps.push_back({"to homogeneous", e * c.homogeneous_seconds_per_edge / cpu, LogStepBytes(d, c, c.homogeneous_bytes)});
   steps.push_back({"to bidirected", e * c.bidirected_seconds_per_edge / cpu, graph});
-  if (random) {
-    steps.push_back({"random assignment", static_cast<double>(d.nodes) * c.random_seconds_per_node / cpu, graph});
+  if (options.random) {
+    steps.push_back({"random assignment", RandomAssignmentSeconds(c, static_cast<double>(d.nodes)) / cpu, graph});
   } else {
-    if (balance) steps.push_back({"constraint weights", e * c.constraint_seconds_per_edge / cpu, e * c.constraint_bytes_per_edge});
-    steps.push_back({"METIS", c.metis_fixed_seconds + e / (c.metis_edges_per_second * cpu),
-                     c.metis_fixed_bytes + e * MetisBytesPerEdge(c, parts, balance)});
+    if (options.balance_train || options.balance_edges) {
+      // The in-degree weights need the in-edge format of the whole graph; train masks alone are cheap.
+      steps.push_back({"constraint weights",
+                       e * c.constraint_seconds_per_edge * (options.balance_edges ? 1.0 : 0.1) / cpu,
+                       options.balance_edges ? LogStepBytes(d, c, c.constraint_bytes) : graph + weights});
+    }
+    steps.push_back({"METIS", MetisSeconds(c, shape, options.parts, constraints) / cpu,
+                     graph + weights + MetisWorkspaceBytes(c, shape)});
   }
   steps.push_back({"reshuffle", e * c.reshuffle_seconds_per_edge / cpu, graph});
   steps.push_back({"split", e * c.split_seconds_per_edge / cpu, graph});
@@ -26,36 +97,75 @@ std::vector<PartitionStep> SspSteps(const DatasetInfo& d, const Calibration& c, 
 }
 
 ParmetisCheck CheckParmetis(const DatasetInfo& d, const Calibration& c, int machines) {
-  ParmetisCheck out;
-  out.ints_per_rank = c.parmetis_ints_per_edge * d.SymEdges() / std::max(1, machines);
-  out.overflows = out.ints_per_rank > c.parmetis_message_limit_ints;
-  return out;
+  return CheckParmetis(c, ShapeOf(d), machines);
 }
 
-std::vector<PartitionStep> ParmetisSteps(const DatasetInfo& d, const Calibration& c, int ranks, int machines,
-                                         double cpu_speed) {
+namespace {
+
+// ParMETIS over `run`: the step and one machine's memory at its peak.
+PartitionStep ParmetisStep(const DatasetInfo& d, const Calibration& c, const PartitionOptions& options,
+                           const ParmetisRun& run) {
+  const int machines = std::clamp(run.machines, 1, std::max(1, run.ranks));
+  const double ranks_per_machine = std::ceil(static_cast<double>(std::max(1, run.ranks)) / machines);
+  const GraphShape shape = ShapeOf(d);
+  const int constraints = MetisConstraints(options.balance_train, options.balance_edges);
+  const ParmetisTime t = ParmetisSeconds(c, shape, options.parts, constraints, run.ranks, machines,
+                                         run.link_bytes_per_second, run.cpu_speed);
+  return {"ParMETIS", t.total(), MetisWorkspaceBytes(c, shape) / machines + ranks_per_machine * c.parmetis_rank_overhead_bytes};
+}
+
+}  // namespace
+
+std::vector<PartitionStep> ParmetisSteps(const DatasetInfo& d, const Calibration& c, const PartitionOptions& options,
+                                         const ParmetisRun& run) {
   const double e = d.SymEdges();
-  const double cpu = cpu_speed > 0 ? cpu_speed : 1.0;
-  ranks = std::max(1, ranks);
-  machines = std::clamp(machines, 1, ranks);
-  const double speedup = std::max(1.0, ranks * c.parmetis_efficiency);
-  const double ranks_per_machine = std::ceil(static_cast<double>(ranks) / machines);
-  // One machine holds its ranks' share of the graph, plus each rank's own overhead.
-  const double share = e / machines;
-  const double machine_bytes = share * c.graph_bytes_per_edge + ranks_per_machine * c.parmetis_rank_overhead_bytes;
+  const double cpu = Cpu(run.cpu_speed);
+  const double share = 1.0 / std::clamp(run.machines, 1, std::max(1, run.ranks));
+  const double graph = LogStepBytes(d, c, c.bidirected_bytes, share);
   std::vector<PartitionStep> steps;
-  steps.push_back({"prepare (homogeneous, bidirected)",
-                   e * (c.homogeneous_seconds_per_edge + c.bidirected_seconds_per_edge) / cpu / speedup,
-                   share * c.homogeneous_bytes_per_edge});
-  steps.push_back({"ParMETIS", c.metis_fixed_seconds + e / (c.metis_edges_per_second * cpu) / speedup, machine_bytes});
+  steps.push_back({"ParMETIS input (homogeneous, bidirected, text files)",
+                   e * share * (c.homogeneous_seconds_per_edge + c.bidirected_seconds_per_edge) / cpu, graph});
+  steps.push_back(ParmetisStep(d, c, options, run));
+  steps.push_back({"build partitions", e * share * (c.reshuffle_seconds_per_edge + c.split_seconds_per_edge) / cpu, graph});
   return steps;
+}
+
+std::vector<PartitionStep> ChunkedAssignmentSteps(const DatasetInfo& d, const Calibration& c,
+                                                  const PartitionOptions& options, const ParmetisRun& run) {
+  const double cpu = Cpu(run.cpu_speed);
+  const double nodes = static_cast<double>(d.nodes);
+  if (options.random) {
+    // tools/partition_algo/random_partition.py: one process writes a part id per node.
+    return {{"random_partition.py", RandomAssignmentSeconds(c, nodes) / cpu, c.process_bytes + 8.0 * nodes}};
+  }
+  const double e = d.SymEdges();
+  const double share = 1.0 / std::clamp(run.machines, 1, std::max(1, run.ranks));
+  const double graph = LogStepBytes(d, c, c.bidirected_bytes, share);
+  return {{"parmetis_preprocess", e * share * (c.homogeneous_seconds_per_edge + c.bidirected_seconds_per_edge) / cpu,
+           graph},
+          ParmetisStep(d, c, options, run),
+          {"parmetis_postprocess", nodes * share * c.random_seconds_per_node * 10 / cpu, c.process_bytes + 8.0 * nodes * share}};
+}
+
+std::vector<PartitionStep> DispatchDataSteps(const DatasetInfo& d, const Calibration& c, int machines, double cpu_speed) {
+  const double cpu = Cpu(cpu_speed);
+  const double share = 1.0 / std::max(1, machines);
+  const double data = GraphDataBytes(d, c) * share;
+  const double peak = c.dispatch_memory_factor * data;
+  return {{"dispatch_data.py: load chunks", data / (c.load_feats_bytes_per_second * cpu), data},
+          {"dispatch_data.py: build partitions",
+           d.SymEdges() * share * (c.reshuffle_seconds_per_edge + c.split_seconds_per_edge) / cpu, peak}};
+}
+
+double DispatchShuffleBytesPerMachine(const DatasetInfo& d, const Calibration& c, int machines) {
+  const double n = std::max(1, machines);
+  return GraphDataBytes(d, c) / n * (1.0 - 1.0 / n);
 }
 
 std::vector<PartFiles> PartitionFiles(const DatasetInfo& d, const Calibration& c, const PartSizes& parts) {
   std::vector<PartFiles> out;
   for (std::size_t i = 0; i < parts.nodes.size(); ++i) {
     PartFiles f;
-    // Halo nodes are stored in the part too (with their ids, not their features).
     f.graph_bytes = c.partition_bytes_per_edge * parts.edges[i];
     f.feature_bytes = c.feature_bytes_per_value * static_cast<double>(d.feature_dim) * parts.nodes[i];
     out.push_back(f);
@@ -64,7 +174,7 @@ std::vector<PartFiles> PartitionFiles(const DatasetInfo& d, const Calibration& c
 }
 
 LoadSteps ServerLoad(const PartFiles& files, const Calibration& c, double read_bytes_per_second, double cpu_speed) {
-  const double cpu = cpu_speed > 0 ? cpu_speed : 1.0;
+  const double cpu = Cpu(cpu_speed);
   const double read = read_bytes_per_second > 0 ? read_bytes_per_second : 1e30;
   LoadSteps s;
   s.load_graph = files.graph_bytes / std::min(read, c.load_graph_bytes_per_second * cpu);
@@ -75,27 +185,28 @@ LoadSteps ServerLoad(const PartFiles& files, const Calibration& c, double read_b
   return s;
 }
 
-EpochCost Epoch(const DatasetInfo& d, const Calibration& c, const PartSizes& parts, const TrainConfig& config) {
-  EpochCost out;
-  const int machines = std::max(1, config.machines);
-  const double cpu = config.cpu_speed > 0 ? config.cpu_speed : 1.0;
-  const double trainers = std::max(1, config.trainers);
-  double speedup = std::pow(trainers / std::max(1, c.reference_trainers), c.trainer_exponent) *
-                   std::pow((1.0 + std::max(0, config.samplers)) / (1.0 + std::max(0, c.reference_samplers)),
-                            c.sampler_exponent);
-  if (config.gpus > 0) speedup *= c.gpu_speedup;
-  const double seeds = static_cast<double>(std::max<std::int64_t>(1, d.train_nodes));
-  out.compute_seconds = seeds * c.train_seconds_per_seed / machines / speedup / cpu;
-  if (machines > 1)
-    out.remote_bytes_per_machine = seeds / machines * c.sampled_nodes_per_seed * parts.cut_fraction *
-                                   c.feature_bytes_per_value * static_cast<double>(d.feature_dim);
-  return out;
+int WorkerProcesses::count() const {
+  return std::max(1, servers) + std::max(1, trainers) * (1 + std::max(0, samplers));
 }
 
-double WorkerLoadPeakBytes(const PartFiles& files) { return 2.0 * files.total(); }
+double WorkerServingBytes(const DatasetInfo& d, const Calibration& c, const PartSizes& parts, std::size_t i,
+                          const WorkerProcesses& processes) {
+  if (i >= parts.nodes.size()) return 0;
+  return SharedMemoryBytes(c, ShapeOf(d), parts.edges[i], parts.nodes[i], parts.nodes[i]) +
+         processes.count() * ProcessBytes(c, static_cast<double>(d.nodes));
+}
 
-double WorkerServingBytes(const PartFiles& files, const Calibration& c, int trainers) {
-  return files.total() + std::max(1, trainers) * c.trainer_bytes;
+double WorkerLoadPeakBytes(const DatasetInfo& d, const Calibration& c, const PartSizes& parts, std::size_t i,
+                           const PartFiles& files, const WorkerProcesses& processes) {
+  if (i >= parts.nodes.size()) return 0;
+  return SharedMemoryBytes(c, ShapeOf(d), parts.edges[i], parts.nodes[i], parts.nodes[i]) +
+         std::max(0.0, c.load_graph_copies - 1.0) * files.graph_bytes +
+         std::max(1, processes.servers) * ProcessBytes(c, static_cast<double>(d.nodes));
+}
+
+EpochTime TrainingEpoch(const DatasetInfo& d, const Calibration& c, const PartSizes& parts, EpochConfig config) {
+  config.cut_fraction = parts.cut_fraction;
+  return Epoch(c, ShapeOf(d), static_cast<double>(d.train_nodes), config);
 }
 
 }  // namespace sim::dglmodels

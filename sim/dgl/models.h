@@ -1,12 +1,25 @@
-// The DGL workload models as pure functions of a dataset, a calibration and a configuration: the
-// steps of DGL's partition pipeline with their time and peak memory, ParMETIS's message limit and
-// parallel time, partition file sizes, the DGL server's partition load, and epoch time. The
-// programs (sim/dgl/programs.h) turn these into simulated time, memory and network flows; the
-// tests check them against the published figures they are fitted to.
+// The DGL workload models as pure functions of a dataset, a calibration and a configuration: every
+// stage the real scripts run, each with its time and peak memory, built from the scaling laws of
+// sim/dgl/laws.h:
+//
+//   download     the dataset's archive (or chunk files) from the shared storage
+//   prepare      unpacking the archive and OGB's loader turning it into a DGL graph
+//   partition    SSP: dgl.distributed.partition_graph's steps (to homogeneous, to bidirected,
+//                constraint weights, METIS or random assignment, reshuffle, split) and saving;
+//                SMP / MSP: ParMETIS (pm_dglpart) with its input conversion and partition building;
+//                the chunked pipeline (DGL >= 0.9.1): ParMETIS or random assignment over chunks
+//   dispatch     partitions to their machines (dispatch_data.py in the chunked pipeline)
+//   load         the DGL server's partition load (DGL issue #4514's five steps)
+//   training     epochs of sampling, compute and remote feature fetches
+//
+// The programs (sim/dgl/programs.h) turn these into simulated time, memory and network flows; they
+// evaluate the same functions at the optimistic and pessimistic calibrations for the ranges the
+// reports show. The tests check them against the published figures (sim/dgl/published.h).
 #pragma once
 
 #include "sim/dgl/calibration.h"
 #include "sim/dgl/dataset.h"
+#include "sim/dgl/laws.h"
 
 #include <cstdint>
 #include <string>
@@ -14,34 +27,73 @@
 
 namespace sim::dglmodels {
 
-// One step of a partitioning pipeline: its name as the log prints it, how long it takes and the
-// process's memory at its peak.
+// One step of a pipeline: its name as the log prints it, how long it takes and the process's (or,
+// for steps shared over machines, one machine's) memory at its peak.
 struct PartitionStep {
   std::string name;
   double seconds = 0;
   double peak_bytes = 0;
 };
+double TotalSeconds(const std::vector<PartitionStep>& steps);
+double PeakBytes(const std::vector<PartitionStep>& steps);
 
-// dgl.distributed.partition_graph in one process (SSP): to homogeneous, to bidirected, constraint
-// weights (with --balance-train / --balance-edges), METIS or random assignment, reshuffle, split.
-// `cpu_speed` scales every time (1.0 = the calibration machine).
-std::vector<PartitionStep> SspSteps(const DatasetInfo& d, const Calibration& c, int parts, bool balance, bool random,
+GraphShape ShapeOf(const DatasetInfo& d);
+// Features and labels of every node (what DGL's graph carries through partition_graph).
+double NodeDataBytes(const DatasetInfo& d, const Calibration& c);
+
+// ---- dataset preparation ---------------------------------------------------------------------------
+
+double RawBytes(const DatasetInfo& d, const Calibration& c);      // the unpacked raw files
+double ArchiveBytes(const DatasetInfo& d, const Calibration& c);  // the download
+double ProcessedBytes(const DatasetInfo& d, const Calibration& c);  // what OGB's loader saves
+// The raw data held in memory: int64 edge pairs and float32 features ("graph data" in DGL's rule).
+double GraphDataBytes(const DatasetInfo& d, const Calibration& c);
+// Unpacking and OGB's loader over `share` of the dataset (1 = all of it, 1/n = one worker's slice).
+std::vector<PartitionStep> PrepareSteps(const DatasetInfo& d, const Calibration& c, double cpu_speed,
+                                        double share = 1.0);
+
+// ---- SSP: dgl.distributed.partition_graph in one process ---------------------------------------------
+
+struct PartitionOptions {
+  int parts = 1;
+  bool balance_train = false;
+  bool balance_edges = false;
+  bool random = false;  // --part-method random
+};
+std::vector<PartitionStep> SspSteps(const DatasetInfo& d, const Calibration& c, const PartitionOptions& options,
                                     double cpu_speed);
 
-// ParMETIS (pm_dglpart): whether a rank overflows MPI's int message count. `machines`: how many
-// machines the ranks are spread over (1 for SMP in one pod; the worker count for MSP).
-struct ParmetisCheck {
-  double ints_per_rank = 0;  // message ints a rank of the busiest machine holds
-  bool overflows = false;
+// ---- ParMETIS: SMP (all ranks in one pod) and MSP (one rank per worker) --------------------------------
+
+struct ParmetisRun {
+  int ranks = 1;
+  int machines = 1;
+  double link_bytes_per_second = 12.5e9;  // a machine's NIC (memory bus when machines == 1)
+  double cpu_speed = 1.0;                 // the slowest machine's
 };
 ParmetisCheck CheckParmetis(const DatasetInfo& d, const Calibration& c, int machines);
+// Input conversion (homogeneous, bidirected, ParMETIS's files; each machine its share), ParMETIS,
+// and building the partitions from its output; memory is one machine's.
+std::vector<PartitionStep> ParmetisSteps(const DatasetInfo& d, const Calibration& c, const PartitionOptions& options,
+                                         const ParmetisRun& run);
 
-// ParMETIS on `ranks` processes over `machines` machines: the steps (prepare = to homogeneous and
-// bidirected, shared out; ParMETIS itself; each with the memory of ONE machine's ranks).
-std::vector<PartitionStep> ParmetisSteps(const DatasetInfo& d, const Calibration& c, int ranks, int machines,
-                                         double cpu_speed);
+// ---- DGL's chunked distributed pipeline --------------------------------------------------------------
 
-// Partition files of part i.
+// Partition assignment over the chunks: ParMETIS across the machines (with DGL's per-rank input
+// conversion) or tools/partition_algo/random_partition.py.
+std::vector<PartitionStep> ChunkedAssignmentSteps(const DatasetInfo& d, const Calibration& c,
+                                                  const PartitionOptions& options, const ParmetisRun& run);
+// dispatch_data.py's work on one machine besides the shuffle's flows: loading its chunks and
+// building and saving its partition. Its peak is dispatch_memory_factor x the machine's share of
+// the graph data (DGL: the cluster's RAM must hold 2-3 times the graph data).
+std::vector<PartitionStep> DispatchDataSteps(const DatasetInfo& d, const Calibration& c, int machines,
+                                             double cpu_speed);
+// Bytes one machine sends to the others in dispatch_data.py's shuffle (edges and features whose
+// owner is elsewhere).
+double DispatchShuffleBytesPerMachine(const DatasetInfo& d, const Calibration& c, int machines);
+
+// ---- partition files and the DGL server's load ------------------------------------------------------
+
 struct PartFiles {
   double graph_bytes = 0;    // graph.dgl
   double feature_bytes = 0;  // node_feat.dgl
@@ -57,24 +109,26 @@ struct LoadSteps {
 };
 LoadSteps ServerLoad(const PartFiles& files, const Calibration& c, double read_bytes_per_second, double cpu_speed);
 
-// One epoch of distributed training: compute (sampling + forward/backward, linear in machines) and
-// the remote feature bytes each machine fetches.
-struct TrainConfig {
-  int machines = 1;
-  int trainers = 1;   // per machine
-  int samplers = 0;   // per trainer
-  int gpus = 0;       // per machine
-  double cpu_speed = 1.0;
-};
-struct EpochCost {
-  double compute_seconds = 0;
-  double remote_bytes_per_machine = 0;
-};
-EpochCost Epoch(const DatasetInfo& d, const Calibration& c, const PartSizes& parts, const TrainConfig& config);
+// ---- worker memory --------------------------------------------------------------------------------
 
-// Memory of a worker holding part files `files`: while loading (the deserialised copy and the
-// shared-memory copy) and while serving (shared memory plus its trainers).
-double WorkerLoadPeakBytes(const PartFiles& files);
-double WorkerServingBytes(const PartFiles& files, const Calibration& c, int trainers);
+// The DGL processes of a worker: servers + trainers x (1 + samplers).
+struct WorkerProcesses {
+  int servers = 1;
+  int trainers = 1;
+  int samplers = 0;
+  int count() const;
+};
+// Part `i` of `parts` in shared memory (graph, halo and features) plus every process's own memory;
+// while loading, a server also holds load_graph_copies - 1 more copies of the graph.
+double WorkerServingBytes(const DatasetInfo& d, const Calibration& c, const PartSizes& parts, std::size_t i,
+                          const WorkerProcesses& processes);
+double WorkerLoadPeakBytes(const DatasetInfo& d, const Calibration& c, const PartSizes& parts, std::size_t i,
+                           const PartFiles& files, const WorkerProcesses& processes);
+
+// ---- training ---------------------------------------------------------------------------------------
+
+// One epoch on `parts` (their cut, measured or modelled) with `config` (cut_fraction is taken from
+// `parts`).
+EpochTime TrainingEpoch(const DatasetInfo& d, const Calibration& c, const PartSizes& parts, EpochConfig config);
 
 }  // namespace sim::dglmodels

@@ -8,6 +8,7 @@
 #include "sim/dgl/flags.h"
 #include "sim/dgl/models.h"
 #include "sim/dgl/tri_workload.h"
+#include "sim/dgl/uncertainty.h"
 
 #include <algorithm>
 #include <cmath>
@@ -62,6 +63,14 @@ std::int64_t ContainerMilli(const json& container, const char* resource) {
   return 0;
 }
 
+// A container's memory limit in bytes (requests do not OOM-kill); 0 when unset.
+double MemoryLimitBytes(const json& container) {
+  std::string q = Str(container, {"resources", "limits", "memory"});
+  if (q.empty()) return 0;
+  auto v = kube::ParseQuantityMilli(q);
+  return v ? static_cast<double>(*v) / 1000.0 : 0.0;
+}
+
 std::string PodKey(const json& pod) { return Str(pod, {"metadata", "namespace"}) + "/" + Str(pod, {"metadata", "name"}); }
 
 // Field `index` (from 0) of each line with at least index+1 space-separated fields.
@@ -107,6 +116,8 @@ class DglWorker : public ContainerProgram {
     ExecTarget target;
     target.node = ctx.node_name();
     target.cpu_speed = ctx.node_spec() ? ctx.node_spec()->cpu_speed : 1.0;
+    if (ctx.node_spec()) target.nic_bytes_per_second = ctx.node_spec()->nic_bytes_per_second;
+    target.memory_limit = MemoryLimitBytes(ctx.container());
     target.gpus = static_cast<int>(ContainerMilli(ctx.container(), kResourceGpu) / 1000);
     ProgramContext* c = &ctx;
     target.set_memory = [c](std::int64_t bytes) { c->SetMemoryUsage(bytes); };
@@ -125,6 +136,8 @@ class DglWorker : public ContainerProgram {
 };
 
 // ---- dglrun / dglkerun -------------------------------------------------------------------------
+
+using Model = std::function<double(const Calibration&)>;
 
 class DglRun : public ContainerProgram {
  public:
@@ -161,6 +174,10 @@ class DglRun : public ContainerProgram {
       Log("[" + flags_.program + "] " + role + " " + Str(pod, {"metadata", "name"}) + " waiting for the launcher");
       return;
     }
+    // --partition-pipeline picks how MSP partitions across the workers; elsewhere it would do nothing.
+    if (!flags_.partition_pipeline.empty() && mode_ != "DistParMETIS")
+      flags_.errors.push_back("--partition-pipeline: only partitionMode DistParMETIS partitions across the workers "
+                              "(this job's mode is " + mode_ + ")");
     for (const auto& e : flags_.errors) Log(flags_.program + ": error: argument " + e);
     if (!flags_.errors.empty()) {
       ctx.Exit(2);
@@ -170,7 +187,8 @@ class DglRun : public ContainerProgram {
                                              flags_.dataset_url, flags_.graph_name);
     data_ = match.dataset;
     Log("[" + flags_.program + "] dataset " + data_->name + " (" + std::to_string(data_->nodes) + " nodes, " +
-        std::to_string(data_->edges) + " edges, feature dim " + std::to_string(data_->feature_dim) + ")" +
+        std::to_string(data_->edges) + " edges, feature dim " + std::to_string(data_->feature_dim) + ", " +
+        ToString(data_->structure) + " structure)" +
         (data_->is_default ? "; the job names no dataset the scenario knows: running on the small default graph" : ""));
     // Measure the real graph's parts once, for every role of the job.
     if (!data_->edge_list.empty()) {
@@ -201,6 +219,7 @@ class DglRun : public ContainerProgram {
   // ---- helpers ----------------------------------------------------------------------------------
   void Log(const std::string& line) { ctx_->Log(line); }
   Micros Now() const { return ctx_->Now(); }
+  double SecondsSince(Micros begin) const { return static_cast<double>(Now() - begin) / kSecond; }
   void Record(const char* stage, Micros begin) { ctx_->RecordStage(stage, begin, Now()); }
   void Compute(double seconds, std::function<void()> next) { ctx_->After(ToMicros(seconds), std::move(next)); }
   // Starts every flow; `done` runs once all have arrived.
@@ -227,12 +246,19 @@ class DglRun : public ContainerProgram {
   }
   int Parts() const { return std::max(1, flags_.num_partitions); }
   bool Random() const { return flags_.part_method == "random"; }
-  bool Balance() const { return flags_.balance_train || flags_.balance_edges; }
+  bool Chunked() const { return flags_.partition_pipeline == "chunked"; }
+  PartitionOptions Options(int parts) const {
+    return {.parts = parts, .balance_train = flags_.balance_train && !ke_, .balance_edges = flags_.balance_edges && !ke_,
+            .random = Random()};
+  }
   int Epochs() const { return flags_.num_epochs > 0 ? flags_.num_epochs : cal_.default_epochs; }
-  PartSizes Sizes(int parts) const { return SplitGraph(*data_, cal_, parts, Random()); }
-  double TotalPartBytes(int parts) const {
+  WorkerProcesses Processes() const {
+    return {.servers = flags_.num_servers, .trainers = flags_.num_trainers, .samplers = flags_.num_samplers};
+  }
+  PartSizes Sizes(const Calibration& c, int parts) const { return SplitGraph(*data_, c, parts, Random()); }
+  double TotalPartBytes(const Calibration& c, int parts) const {
     double total = 0;
-    for (const PartFiles& f : PartitionFiles(*data_, cal_, Sizes(parts))) total += f.total();
+    for (const PartFiles& f : PartitionFiles(*data_, c, Sizes(c, parts))) total += f.total();
     return total;
   }
   void SetWorkerMemory(const std::string& worker, double bytes) {
@@ -244,6 +270,36 @@ class DglRun : public ContainerProgram {
     for (const auto& t : trainers_) SetWorkerMemory(t, 0);
     for (const auto& m : samplers_) SetWorkerMemory(m, 0);
   }
+
+  // ---- ranges (sim/dgl/predictions.h) -----------------------------------------------------------
+  std::string JobKey() const { return ns_ + "/" + job_; }
+  Estimate Est(const Model& model) const { return env_->ends().Evaluate(model); }
+  // A stage's compute at the ends of the ranges.
+  void SpreadCompute(const char* stage, const Model& seconds) {
+    const Estimate e = Est(seconds);
+    env_->predictions().AddStage(JobKey(), stage, e.low - e.value, e.high - e.value);
+  }
+  // A stage's flows, `seconds` long in the run, with bytes at the ends of the ranges.
+  void SpreadFlow(const char* stage, double seconds, const Model& bytes) {
+    const Estimate e = Est(bytes);
+    if (!(e.value > 0)) return;
+    env_->predictions().AddStage(JobKey(), stage, seconds * (e.low / e.value - 1), seconds * (e.high / e.value - 1));
+  }
+  // A role's memory peak at the ends, and a note when the container's limit lies inside the range.
+  void SpreadPeak(const std::string& role, const Model& peak, double limit) {
+    const Estimate e = Est(peak);
+    env_->predictions().AddPeak(JobKey(), role, e.low, e.high);
+    if (limit <= 0) return;
+    if (e.value <= limit && e.high > limit)
+      env_->predictions().Note(JobKey(), "the " + role + " needs " + GB(e.value) + " (" + GB(e.low) + " - " + GB(e.high) +
+                                             ") at the ends of the model ranges, above its limit of " + GB(limit) +
+                                             " at the high end: it could be OOMKilled");
+    if (e.value > limit && e.low <= limit)
+      env_->predictions().Note(JobKey(), "the " + role + " needs " + GB(e.value) + " (" + GB(e.low) + " - " + GB(e.high) +
+                                             "), above its limit of " + GB(limit) +
+                                             "; at the low end of the model ranges it would fit");
+  }
+  double OwnLimit() const { return MemoryLimitBytes(ctx_->container()); }
 
   // The ConfigMap's `key` (hostfile, leadfile); "" when absent.
   std::string ConfigData(const std::string& key) {
@@ -284,57 +340,36 @@ class DglRun : public ContainerProgram {
     }
     return ResolveTriWorkload();
   }
-
-  // ---- phase 1/5 and 2/5 on the partitioner -------------------------------------------------------
-  void StartPartitioner() {
-    Log("Phase 1/5: " + std::string(ke_ ? "dglke_partition" : flags_.partition_entry_point.empty() ? "partition_graph"
-                                                                                                     : flags_.partition_entry_point) +
-        " --graph_name " + flags_.graph_name + " --num_parts " + std::to_string(Parts()) + " (" + mode_ + ")");
-    Download(Endpoint::Disk(ctx_->node_name()), data_->RawBytes(cal_), [this] { RunPartitionSteps(); });
+  // The slowest worker's CPU, the smallest NIC and memory limit of the running workers.
+  struct WorkerMachines {
+    double cpu = 1.0, nic = 12.5e9, limit = 0;
+    int gpus = 0;
+  };
+  WorkerMachines Machines() const {
+    WorkerMachines m{.cpu = 1e30, .nic = 1e30, .limit = 1e30};
+    for (const auto& w : workers_)
+      if (const ExecTarget* t = env_->exec().Find(ns_ + "/" + w)) {
+        m.cpu = std::min(m.cpu, t->cpu_speed);
+        m.nic = std::min(m.nic, t->nic_bytes_per_second);
+        if (t->memory_limit > 0) m.limit = std::min(m.limit, t->memory_limit);
+        m.gpus = t->gpus;
+      }
+    if (m.cpu > 1e29 || m.cpu <= 0) m.cpu = 1.0;
+    if (m.nic > 1e29 || m.nic <= 0) m.nic = 12.5e9;
+    if (m.limit > 1e29) m.limit = 0;
+    return m;
+  }
+  // The first worker whose container is gone, "" when all run.
+  std::string LostWorker() const {
+    for (const auto& w : workers_)
+      if (!env_->exec().Find(ns_ + "/" + w)) return w;
+    return "";
   }
 
-  void Download(Endpoint to, double bytes, std::function<void()> next) {
-    const Micros begin = Now();
-    std::string url = data_->url.empty() ? flags_.dataset_url : data_->url;
-    Log("Downloading " + (url.empty() ? data_->name : url) + " (" + GB(bytes) + ")");
-    FlowSpec spec{.src = Endpoint::Storage(), .dst = std::move(to), .bytes = bytes};
-    Flows({spec}, [this, begin, next = std::move(next)] {
-      Record("download", begin);
-      Log("Downloaded in " + Fixed(static_cast<double>(Now() - begin) / kSecond, 1) + "s");
-      next();
-    });
-  }
-
-  void RunPartitionSteps() {
-    partition_begin_ = Now();
-    std::vector<PartitionStep> steps;
-    if (mode_ == "ParMETIS" && !Random()) {
-      // pm_dglpart: one rank per CPU of the container's limit, all on this machine.
-      int ranks = static_cast<int>(std::max<std::int64_t>(1, ContainerMilli(ctx_->container(), "cpu") / 1000));
-      Log("mpirun -np " + std::to_string(ranks) + " pm_dglpart " + flags_.graph_name + " " +
-          std::to_string(std::max(1, Parts() / ranks)));
-      steps = ParmetisSteps(*data_, cal_, ranks, 1, cpu_);
-      ParmetisCheck check = CheckParmetis(*data_, cal_, 1);
-      if (check.overflows) overflow_ints_ = check.ints_per_rank;
-    } else {
-      steps = SspSteps(*data_, cal_, Parts(), Balance() && !ke_, Random(), cpu_);
-    }
-    RunSteps(std::move(steps), 0, [this] { SavePartitions(); });
-  }
-
-  // Runs steps[i..]: each reaches its peak memory halfway through.
+  // Runs steps[i..] in this container: each reaches its peak memory halfway through.
   void RunSteps(std::vector<PartitionStep> steps, std::size_t i, std::function<void()> done) {
     if (i >= steps.size()) return done();
     PartitionStep step = steps[i];
-    if (step.name == "ParMETIS" && overflow_ints_ > 0) {
-      Compute(1.0, [this] {
-        Record("partition", partition_begin_);
-        Fail("Fatal error in PMPI_Alltoallv: Invalid count, error stack: MPI_Alltoallv: a rank holds " +
-             Fixed(overflow_ints_ / 1e9, 2) + " G ints of message data, above MPI's 2^31 int count limit\n"
-             "pm_dglpart: ParMETIS failed (ParMETIS issue #8: spread the ranks over more machines)");
-      });
-      return;
-    }
     ctx_->After(ToMicros(step.seconds / 2), [this, step] { ctx_->SetMemoryUsage(static_cast<std::int64_t>(step.peak_bytes)); });
     peak_ = std::max(peak_, step.peak_bytes);
     Compute(step.seconds, [this, steps = std::move(steps), i, step, done = std::move(done)]() mutable {
@@ -342,14 +377,120 @@ class DglRun : public ContainerProgram {
       RunSteps(std::move(steps), i + 1, std::move(done));
     });
   }
+  // Runs steps[i..] on every worker at once (the memory is each worker's).
+  void RunWorkerSteps(std::vector<PartitionStep> steps, std::size_t i, std::function<void()> done) {
+    if (i >= steps.size()) return done();
+    if (std::string lost = LostWorker(); !lost.empty())
+      return Fail("Task failed: lost worker " + lost + " before " + steps[i].name);
+    PartitionStep step = steps[i];
+    ctx_->After(ToMicros(step.seconds / 2), [this, step] {
+      for (const auto& w : workers_) SetWorkerMemory(w, step.peak_bytes);
+    });
+    Compute(step.seconds, [this, steps = std::move(steps), i, step, done = std::move(done)]() mutable {
+      if (std::string lost = LostWorker(); !lost.empty())
+        return Fail("Task failed: worker " + lost + " died during " + step.name);
+      Log(step.name + ": " + Fixed(step.seconds, 3) + " seconds, peak memory per machine: " + GB(step.peak_bytes));
+      RunWorkerSteps(std::move(steps), i + 1, std::move(done));
+    });
+  }
+
+  // Downloads bytes(calibration) from the shared storage to each of `to` (one share each).
+  void Download(std::vector<Endpoint> to, Model bytes, std::function<void()> next) {
+    const Micros begin = Now();
+    const double share = 1.0 / std::max<std::size_t>(1, to.size());
+    const std::string url = data_->url.empty() ? flags_.dataset_url : data_->url;
+    Log("Downloading " + (url.empty() ? data_->name : url) + " (" + GB(bytes(cal_)) + ")");
+    std::vector<FlowSpec> flows;
+    for (Endpoint& e : to) flows.push_back({.src = Endpoint::Storage(), .dst = std::move(e), .bytes = bytes(cal_) * share});
+    Flows(std::move(flows), [this, begin, bytes = std::move(bytes), next = std::move(next)] {
+      Record("download", begin);
+      SpreadFlow("download", SecondsSince(begin), bytes);
+      Log("Downloaded in " + Fixed(SecondsSince(begin), 1) + "s");
+      next();
+    });
+  }
+  // Writes what OGB's loader produced (share of it) to the local disk of each of `nodes`.
+  std::vector<FlowSpec> SaveProcessed(const std::vector<std::string>& nodes, double share) const {
+    std::vector<FlowSpec> out;
+    for (const auto& node : nodes)
+      out.push_back({.src = Endpoint::Memory(node), .dst = Endpoint::Disk(node), .bytes = ProcessedBytes(*data_, cal_) * share});
+    return out;
+  }
+
+  // ---- phase 1/5 and 2/5 on the partitioner -------------------------------------------------------
+  void StartPartitioner() {
+    Log("Phase 1/5: " + std::string(ke_ ? "dglke_partition" : flags_.partition_entry_point.empty() ? "partition_graph"
+                                                                                                     : flags_.partition_entry_point) +
+        " --graph_name " + flags_.graph_name + " --num_parts " + std::to_string(Parts()) + " (" + mode_ + ")");
+    Download({Endpoint::Disk(ctx_->node_name())}, [this](const Calibration& c) { return ArchiveBytes(*data_, c); },
+             [this] { PrepareLocal([this] { RunPartitionSteps(); }); });
+  }
+
+  // Unpacking and OGB's loader in this container, then the processed files to the local disk.
+  void PrepareLocal(std::function<void()> next) {
+    const Micros begin = Now();
+    RunSteps(PrepareSteps(*data_, cal_, cpu_), 0, [this, begin, next = std::move(next)] {
+      const Micros save = Now();
+      Flows(SaveProcessed({ctx_->node_name()}, 1.0), [this, begin, save, next] {
+        Record("prepare", begin);
+        SpreadCompute("prepare", [this](const Calibration& c) { return TotalSeconds(PrepareSteps(*data_, c, cpu_)); });
+        SpreadFlow("prepare", SecondsSince(save), [this](const Calibration& c) { return ProcessedBytes(*data_, c); });
+        Log("dataset prepared in " + Fixed(SecondsSince(begin), 1) + "s");
+        next();
+      });
+    });
+  }
+
+  // pm_dglpart (SMP: one rank per CPU of the container's limit, all on this machine) or
+  // partition_graph's steps (SSP).
+  int LocalRanks() const {
+    return static_cast<int>(std::max<std::int64_t>(1, ContainerMilli(ctx_->container(), "cpu") / 1000));
+  }
+  bool LocalParmetis() const { return mode_ == "ParMETIS" && !Random(); }
+  std::vector<PartitionStep> LocalPartitionSteps(const Calibration& c) const {
+    if (!LocalParmetis()) return SspSteps(*data_, c, Options(Parts()), cpu_);
+    const double bus = ctx_->node_spec() ? ctx_->node_spec()->disk_bytes_per_second * 5 : 10e9;
+    return ParmetisSteps(*data_, c, Options(Parts()),
+                         {.ranks = LocalRanks(), .machines = 1, .link_bytes_per_second = bus, .cpu_speed = cpu_});
+  }
+
+  void RunPartitionSteps() {
+    partition_begin_ = Now();
+    if (LocalParmetis()) {
+      Log("mpirun -np " + std::to_string(LocalRanks()) + " pm_dglpart " + flags_.graph_name + " " +
+          std::to_string(std::max(1, Parts() / LocalRanks())));
+      ParmetisCheck check = CheckParmetis(*data_, cal_, 1);
+      if (check.overflows) overflow_ints_ = check.ints_per_rank;
+    }
+    SpreadPeak(dgl::kRolePartitioner, [this](const Calibration& c) {
+      return std::max(PeakBytes(PrepareSteps(*data_, c, cpu_)), PeakBytes(LocalPartitionSteps(c)));
+    }, OwnLimit());
+    std::vector<PartitionStep> steps = LocalPartitionSteps(cal_);
+    if (overflow_ints_ > 0) {
+      // pm_dglpart gets as far as ParMETIS's first all-to-all.
+      while (!steps.empty() && steps.back().name != "ParMETIS") steps.pop_back();
+      if (!steps.empty()) steps.back().seconds = 1.0;
+      return RunSteps(std::move(steps), 0, [this] {
+        Record("partition", partition_begin_);
+        Fail("Fatal error in PMPI_Alltoallv: Invalid count, error stack: MPI_Alltoallv: a rank holds " +
+             Fixed(overflow_ints_ / 1e9, 2) + " G ints of message data, above MPI's 2^31 int count limit\n"
+             "pm_dglpart: ParMETIS failed (ParMETIS issue #8: spread the ranks over more machines)");
+      });
+    }
+    RunSteps(std::move(steps), 0, [this] { SavePartitions(); });
+  }
+
+  double SavedBytes(const Calibration& c) const { return TotalPartBytes(c, Parts()) + (ke_ ? RawBytes(*data_, c) : 0); }
 
   void SavePartitions() {
-    const double bytes = TotalPartBytes(Parts()) + (ke_ ? data_->RawBytes(cal_) : 0);
+    const double bytes = SavedBytes(cal_);
     const Micros begin = Now();
     FlowSpec spec{.src = Endpoint::Memory(ctx_->node_name()), .dst = Endpoint::Disk(ctx_->node_name()), .bytes = bytes};
     Flows({spec}, [this, begin, bytes] {
-      Log("Save partitions: " + Fixed(static_cast<double>(Now() - begin) / kSecond, 3) + " seconds (" + GB(bytes) + ")");
+      Log("Save partitions: " + Fixed(SecondsSince(begin), 3) + " seconds (" + GB(bytes) + ")");
       Record("partition", partition_begin_);
+      SpreadCompute("partition", [this](const Calibration& c) { return TotalSeconds(LocalPartitionSteps(c)); });
+      SpreadFlow("partition", SecondsSince(begin), [this](const Calibration& c) { return SavedBytes(c); });
       ctx_->SetMemoryUsage(0);
       partition_bytes_ = bytes;
       lead_attempts_ = 0;
@@ -378,63 +519,116 @@ class DglRun : public ContainerProgram {
     FlowSpec spec{.src = Endpoint::Disk(ctx_->node_name()), .dst = Endpoint::Disk(node), .bytes = partition_bytes_};
     Flows({spec}, [this, begin] {
       Record("dispatch", begin);
-      Log("Phase 2/5 done in " + Fixed(static_cast<double>(Now() - begin) / kSecond, 1) + "s");
+      SpreadFlow("dispatch", SecondsSince(begin), [this](const Calibration& c) { return SavedBytes(c); });
+      Log("Phase 2/5 done in " + Fixed(SecondsSince(begin), 1) + "s");
       ctx_->Exit(0);
     });
   }
 
-  // ---- MSP: ParMETIS across the workers (the launcher's dist-partitioner init container) -----------
+  // ---- MSP: partitioning across the workers (the launcher's dist-partitioner init container) -------
+  // --partition-pipeline parmetis (default): each worker reads and prepares its slice of the dataset,
+  // pm_dglpart runs with one rank per worker, each partition is shuffled to its owner.
+  // --partition-pipeline chunked: DGL's pipeline (DGL >= 0.9.1) over the dataset in chunked format:
+  // every worker reads its chunks, ParMETIS (or random_partition.py with --part-method random)
+  // assigns the nodes, and dispatch_data.py shuffles edges and features to their owners and builds
+  // the partitions there, needing 2-3 times the graph data in the cluster's memory.
   void StartDistPartitioner() {
     if (!ResolveWorkers()) return;
+    if (std::string lost = LostWorker(); !lost.empty())
+      return Fail("error: unable to upgrade connection: container not found (" + lost + ")");
     const int n = static_cast<int>(workers_.size());
-    for (const auto& w : workers_)
-      if (!env_->exec().Find(ns_ + "/" + w)) return Fail("error: unable to upgrade connection: container not found (" + w + ")");
-    Log("DistParMETIS: pm_dglpart over " + std::to_string(n) + " workers, one rank each, " + std::to_string(Parts()) +
-        " parts");
-    const Micros begin = Now();
-    std::vector<FlowSpec> reads;
-    for (const auto& node : worker_nodes_)
-      reads.push_back({.src = Endpoint::Storage(), .dst = Endpoint::Disk(node), .bytes = data_->RawBytes(cal_) / n});
-    Flows(std::move(reads), [this, begin, n] {
-      Record("download", begin);
-      Log("Every rank read its 1/" + std::to_string(n) + " of the dataset in " +
-          Fixed(static_cast<double>(Now() - begin) / kSecond, 1) + "s");
-      partition_begin_ = Now();
-      double cpu = 1e30;
-      for (const auto& w : workers_)
-        if (const ExecTarget* t = env_->exec().Find(ns_ + "/" + w)) cpu = std::min(cpu, t->cpu_speed);
-      if (cpu > 1e29 || cpu <= 0) cpu = 1.0;
-      ParmetisCheck check = CheckParmetis(*data_, cal_, n);
-      if (check.overflows) overflow_ints_ = check.ints_per_rank;
-      RunDistSteps(ParmetisSteps(*data_, cal_, n, n, cpu), 0);
-    });
-  }
-
-  void RunDistSteps(std::vector<PartitionStep> steps, std::size_t i) {
-    if (i >= steps.size()) return Shuffle();
-    PartitionStep step = steps[i];
-    if (step.name == "ParMETIS" && overflow_ints_ > 0) {
-      Compute(1.0, [this] {
-        Record("partition", partition_begin_);
-        Fail("Fatal error in PMPI_Alltoallv: Invalid count: a rank holds " + Fixed(overflow_ints_ / 1e9, 2) +
-             " G ints of message data, above MPI's 2^31 int count limit");
-      });
-      return;
+    Log(std::string(Chunked() ? "DGL chunked pipeline: " : "DistParMETIS: ") +
+        (Random() ? "random assignment" : "pm_dglpart with one rank per worker") + " over " + std::to_string(n) +
+        " workers, " + std::to_string(Parts()) + " parts");
+    std::vector<Endpoint> disks;
+    for (const auto& node : worker_nodes_) disks.push_back(Endpoint::Disk(node));
+    if (Chunked()) {
+      ChunkedRamRule(n);
+      return Download(std::move(disks), [this](const Calibration& c) { return RawBytes(*data_, c); },
+                      [this] { DistAssign(); });
     }
-    ctx_->After(ToMicros(step.seconds / 2), [this, step] {
-      for (const auto& w : workers_) SetWorkerMemory(w, step.peak_bytes);
-    });
-    Compute(step.seconds, [this, steps = std::move(steps), i, step]() mutable {
-      Log(step.name + ": " + Fixed(step.seconds, 3) + " seconds, peak memory per rank: " + GB(step.peak_bytes));
-      RunDistSteps(std::move(steps), i + 1);
+    Download(std::move(disks), [this](const Calibration& c) { return ArchiveBytes(*data_, c); },
+             [this] { DistPrepare(); });
+  }
+
+  // DGL's rule for dispatch_data.py: the cluster's memory holds 2-3 times the graph data.
+  void ChunkedRamRule(int n) {
+    const double need = cal_.dispatch_memory_factor * GraphDataBytes(*data_, cal_);
+    const double limit = Machines().limit;
+    Log("dispatch_data.py: the graph data is " + GB(GraphDataBytes(*data_, cal_)) + "; DGL asks the cluster's memory for " +
+        Fixed(cal_.dispatch_memory_factor, 1) + "x that (" + GB(need) + ")" +
+        (limit > 0 ? ", the " + std::to_string(n) + " workers' limits give " + GB(limit * n) : ""));
+    if (limit > 0 && limit * n < need)
+      Log("warning: the workers' memory is short of DGL's rule: dispatch_data.py will run out of memory");
+  }
+
+  ParmetisRun DistRun() const {
+    const WorkerMachines m = Machines();
+    const int n = static_cast<int>(workers_.size());
+    return {.ranks = n, .machines = n, .link_bytes_per_second = m.nic, .cpu_speed = m.cpu};
+  }
+
+  void DistPrepare() {
+    const Micros begin = Now();
+    const int n = static_cast<int>(workers_.size());
+    const double cpu = Machines().cpu;
+    RunWorkerSteps(PrepareSteps(*data_, cal_, cpu, 1.0 / n), 0, [this, begin, n, cpu] {
+      const Micros save = Now();
+      Flows(SaveProcessed(worker_nodes_, 1.0 / n), [this, begin, save, n, cpu] {
+        Record("prepare", begin);
+        SpreadCompute("prepare", [this, n, cpu](const Calibration& c) { return TotalSeconds(PrepareSteps(*data_, c, cpu, 1.0 / n)); });
+        SpreadFlow("prepare", SecondsSince(save), [this](const Calibration& c) { return ProcessedBytes(*data_, c); });
+        Log("every worker prepared its 1/" + std::to_string(n) + " of the dataset in " + Fixed(SecondsSince(begin), 1) + "s");
+        DistAssign();
+      });
     });
   }
 
-  // Each rank's slice of every part goes to that part's owner.
-  void Shuffle() {
-    Record("partition", partition_begin_);
+  // The partitioning steps across the workers for calibration `c`.
+  std::vector<PartitionStep> DistSteps(const Calibration& c) const {
     const int n = static_cast<int>(workers_.size());
-    const double total = TotalPartBytes(n);
+    if (Chunked()) return ChunkedAssignmentSteps(*data_, c, Options(n), DistRun());
+    return ParmetisSteps(*data_, c, Options(n), DistRun());
+  }
+  // Every step a worker runs for the partitioning, preparation and dispatch included.
+  double DistPeak(const Calibration& c) const {
+    const int n = static_cast<int>(workers_.size());
+    const double cpu = Machines().cpu;
+    double peak = PeakBytes(DistSteps(c));
+    if (Chunked()) peak = std::max(peak, PeakBytes(DispatchDataSteps(*data_, c, n, cpu)));
+    else peak = std::max(peak, PeakBytes(PrepareSteps(*data_, c, cpu, 1.0 / n)));
+    return peak;
+  }
+
+  void DistAssign() {
+    partition_begin_ = Now();
+    const int n = static_cast<int>(workers_.size());
+    SpreadPeak(dgl::kRoleWorker, [this](const Calibration& c) { return DistPeak(c); }, Machines().limit);
+    std::vector<PartitionStep> steps = DistSteps(cal_);
+    if (!Random()) {
+      ParmetisCheck check = CheckParmetis(*data_, cal_, n);
+      if (check.overflows) {
+        while (!steps.empty() && steps.back().name != "ParMETIS") steps.pop_back();
+        if (!steps.empty()) steps.back().seconds = 1.0;
+        return RunWorkerSteps(std::move(steps), 0, [this, check] {
+          Record("partition", partition_begin_);
+          Fail("Fatal error in PMPI_Alltoallv: Invalid count: a rank holds " + Fixed(check.ints_per_rank / 1e9, 2) +
+               " G ints of message data, above MPI's 2^31 int count limit");
+        });
+      }
+    }
+    RunWorkerSteps(std::move(steps), 0, [this] {
+      Record("partition", partition_begin_);
+      SpreadCompute("partition", [this](const Calibration& c) { return TotalSeconds(DistSteps(c)); });
+      if (Chunked()) return DispatchData();
+      Shuffle();
+    });
+  }
+
+  // The operator's DistParMETIS: each rank's slice of every part goes to that part's owner.
+  void Shuffle() {
+    const int n = static_cast<int>(workers_.size());
+    const double total = TotalPartBytes(cal_, n);
     const Micros begin = Now();
     std::vector<FlowSpec> flows;
     for (int i = 0; i < n; ++i)
@@ -442,16 +636,73 @@ class DglRun : public ContainerProgram {
         if (i != j)
           flows.push_back({.src = Endpoint::Memory(worker_nodes_[i]), .dst = Endpoint::Disk(worker_nodes_[j]),
                            .bytes = total / n / n});
-    Flows(std::move(flows), [this, begin, total] {
+    Flows(std::move(flows), [this, begin, total, n] {
       Record("dispatch", begin);
-      Log("Shuffled " + GB(total) + " of partitions to their owners in " +
-          Fixed(static_cast<double>(Now() - begin) / kSecond, 1) + "s");
+      SpreadFlow("dispatch", SecondsSince(begin), [this, n](const Calibration& c) { return TotalPartBytes(c, n); });
+      Log("Shuffled " + GB(total) + " of partitions to their owners in " + Fixed(SecondsSince(begin), 1) + "s");
       ReleaseWorkers();
       ctx_->Exit(0);
     });
   }
 
+  // dispatch_data.py: load the chunks, shuffle edges and features to their owners (all to all),
+  // build the partitions, save them on each worker.
+  void DispatchData() {
+    const int n = static_cast<int>(workers_.size());
+    const Micros begin = Now();
+    std::vector<PartitionStep> steps = DispatchDataSteps(*data_, cal_, n, Machines().cpu);
+    std::vector<PartitionStep> build(steps.begin() + 1, steps.end());
+    steps.resize(1);
+    RunWorkerSteps(std::move(steps), 0, [this, n, begin, build = std::move(build)]() mutable {
+      const Micros shuffle = Now();
+      std::vector<FlowSpec> flows;
+      const double per_peer = DispatchShuffleBytesPerMachine(*data_, cal_, n) / std::max(1, n - 1);
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j)
+          if (i != j)
+            flows.push_back({.src = Endpoint::Memory(worker_nodes_[i]), .dst = Endpoint::Memory(worker_nodes_[j]),
+                             .bytes = per_peer});
+      Flows(std::move(flows), [this, n, begin, shuffle, build = std::move(build)]() mutable {
+        const double shuffled = SecondsSince(shuffle);
+        RunWorkerSteps(std::move(build), 0, [this, n, begin, shuffled] {
+          const Micros save = Now();
+          std::vector<FlowSpec> writes;
+          for (const auto& node : worker_nodes_)
+            writes.push_back({.src = Endpoint::Memory(node), .dst = Endpoint::Disk(node), .bytes = TotalPartBytes(cal_, n) / n});
+          Flows(std::move(writes), [this, n, begin, shuffled, save] {
+            Record("dispatch", begin);
+            const double cpu = Machines().cpu;
+            SpreadCompute("dispatch", [this, n, cpu](const Calibration& c) { return TotalSeconds(DispatchDataSteps(*data_, c, n, cpu)); });
+            SpreadFlow("dispatch", shuffled, [this, n](const Calibration& c) { return DispatchShuffleBytesPerMachine(*data_, c, n); });
+            SpreadFlow("dispatch", SecondsSince(save), [this, n](const Calibration& c) { return TotalPartBytes(c, n); });
+            Log("dispatch_data.py: partitions built on their owners in " + Fixed(SecondsSince(begin), 1) + "s");
+            ReleaseWorkers();
+            ctx_->Exit(0);
+          });
+        });
+      });
+    });
+  }
+
   // ---- the launcher: phases 3/5 .. 5/5 --------------------------------------------------------------
+  // Part i's files for calibration `c` (DGL-KE: the whole dataset on every worker).
+  std::vector<PartFiles> FilesFor(const Calibration& c) const {
+    const int n = static_cast<int>(workers_.size());
+    std::vector<PartFiles> files = PartitionFiles(*data_, c, Sizes(c, parts_));
+    if (ke_) {
+      const double features = c.feature_bytes_per_value * static_cast<double>(data_->feature_dim) *
+                              static_cast<double>(data_->nodes);
+      for (auto& f : files) f = PartFiles{.graph_bytes = std::max(0.0, RawBytes(*data_, c) - features), .feature_bytes = features};
+    }
+    files.resize(n, files.empty() ? PartFiles{} : files.back());
+    return files;
+  }
+  double LargestPart(const Calibration& c) const {
+    double most = 0;
+    for (const PartFiles& f : FilesFor(c)) most = std::max(most, f.total());
+    return most;
+  }
+
   void StartLauncher() {
     if (!ResolveWorkers()) return;
     const int n = static_cast<int>(workers_.size());
@@ -460,13 +711,7 @@ class DglRun : public ContainerProgram {
                   ") must equal the number of machines in the hostfile (" + std::to_string(n) + ")");
     parts_ = ke_ ? Parts() : n;
     WatchWorkers();
-    files_ = PartitionFiles(*data_, cal_, Sizes(parts_));
-    if (ke_) {
-      // dglkerun's copy_batch: the whole dataset to every worker.
-      for (auto& f : files_) f = PartFiles{.graph_bytes = data_->RawBytes(cal_) - data_->FeatureBytes(cal_),
-                                           .feature_bytes = data_->FeatureBytes(cal_)};
-    }
-    files_.resize(n, files_.empty() ? PartFiles{} : files_.back());
+    files_ = FilesFor(cal_);
     if (mode_ == "DistParMETIS") {
       Log("Phase 3/5: partitions are in place on the workers (DistParMETIS)");
       return Revise();
@@ -479,7 +724,8 @@ class DglRun : public ContainerProgram {
                        .bytes = files_[i].total()});
     Flows(std::move(flows), [this, begin] {
       Record("dispatch", begin);
-      Log("Phase 3/5 done in " + Fixed(static_cast<double>(Now() - begin) / kSecond, 1) + "s");
+      SpreadFlow("dispatch", SecondsSince(begin), [this](const Calibration& c) { return LargestPart(c); });
+      Log("Phase 3/5 done in " + Fixed(SecondsSince(begin), 1) + "s");
       Revise();
     });
   }
@@ -523,14 +769,33 @@ class DglRun : public ContainerProgram {
                                                                                                           : flags_.train_entry_point) +
           ": " + std::to_string(flags_.num_servers) + " server(s) and " + std::to_string(flags_.num_trainers) +
           " trainer(s) per machine");
-      Compute(cal_.process_start_seconds, [this] { Load(); });
+      const Micros begin = Now();
+      Compute(cal_.process_start_seconds, [this, begin] { Load(begin); });
     });
   }
 
-  // The DGL servers load their partition from the worker's disk into shared memory.
-  void Load() {
-    const Micros begin = Now();
+  // The worker's memory while loading and serving part i, the larger of the two.
+  double WorkerPeak(const Calibration& c, std::size_t i) const {
+    const PartSizes sizes = Sizes(c, parts_);
+    const std::vector<PartFiles> files = FilesFor(c);
+    if (ke_ || i >= sizes.nodes.size()) {
+      const PartFiles f = i < files.size() ? files[i] : PartFiles{};
+      return f.total() * c.load_graph_copies + Processes().count() * ProcessBytes(c, static_cast<double>(data_->nodes));
+    }
+    return std::max(WorkerLoadPeakBytes(*data_, c, sizes, i, files[i], Processes()),
+                    WorkerServingBytes(*data_, c, sizes, i, Processes()));
+  }
+  double WorkersPeak(const Calibration& c) const {
+    double peak = 0;
+    for (std::size_t i = 0; i < workers_.size(); ++i) peak = std::max(peak, WorkerPeak(c, i));
+    return peak;
+  }
+
+  // The DGL servers load their partition from the worker's disk into shared memory (`begin`: when
+  // the processes started).
+  void Load(Micros begin) {
     const int n = static_cast<int>(workers_.size());
+    SpreadPeak(dgl::kRoleWorker, [this](const Calibration& c) { return WorkersPeak(c); }, Machines().limit);
     auto left = std::make_shared<int>(n);
     for (int i = 0; i < n; ++i) {
       const ExecTarget* t = env_->exec().Find(ns_ + "/" + workers_[i]);
@@ -538,7 +803,13 @@ class DglRun : public ContainerProgram {
       LoadOne(i, t->cpu_speed, [this, left, begin] {
         if (--*left > 0) return;
         Record("load", begin);
-        Log("servers loaded their partitions in " + Fixed(static_cast<double>(Now() - begin) / kSecond, 1) + "s");
+        const double cpu = Machines().cpu;
+        SpreadCompute("load", [this, cpu](const Calibration& c) {
+          double slowest = 0;
+          for (const PartFiles& f : FilesFor(c)) slowest = std::max(slowest, ServerLoad(f, c, 0, cpu).total());
+          return c.process_start_seconds + slowest;
+        });
+        Log("servers loaded their partitions in " + Fixed(SecondsSince(begin), 1) + "s");
         if (tri_) return StartTriTraining();
         training_begin_ = Now();
         Train(0);
@@ -549,20 +820,25 @@ class DglRun : public ContainerProgram {
     const PartFiles f = files_[i];
     const std::string& node = worker_nodes_[i];
     const LoadSteps steps = ServerLoad(f, cal_, 0, cpu);
+    const double load_peak = WorkerPeak(cal_, i);
+    const PartSizes sizes = Sizes(cal_, parts_);
+    const double serving = tri_ && serving_roles_[i] == dgl::kRoleServer ? ServerPodBytes(f)
+                           : ke_ || static_cast<std::size_t>(i) >= sizes.nodes.size()
+                               ? load_peak
+                               : WorkerServingBytes(*data_, cal_, sizes, i, Processes());
     SetWorkerMemory(workers_[i], f.graph_bytes);
     FlowSpec graph{.src = Endpoint::Disk(node), .dst = Endpoint::Memory(node), .bytes = f.graph_bytes,
                    .rate_cap = cal_.load_graph_bytes_per_second * cpu};
-    Flows({graph}, [this, i, f, steps, node, cpu, done = std::move(done)]() mutable {
-      Compute(steps.format + steps.graph_to_shm, [this, i, f, steps, node, cpu, done = std::move(done)]() mutable {
+    Flows({graph}, [this, i, f, steps, node, cpu, load_peak, serving, done = std::move(done)]() mutable {
+      Compute(steps.format + steps.graph_to_shm, [this, i, f, steps, node, cpu, load_peak, serving,
+                                                  done = std::move(done)]() mutable {
         SetWorkerMemory(workers_[i], f.graph_bytes + f.feature_bytes);
         FlowSpec feats{.src = Endpoint::Disk(node), .dst = Endpoint::Memory(node), .bytes = f.feature_bytes,
                        .rate_cap = cal_.load_feats_bytes_per_second * cpu};
-        Flows({feats}, [this, i, f, steps, done = std::move(done)]() mutable {
-          SetWorkerMemory(workers_[i], WorkerLoadPeakBytes(f));
-          Compute(steps.feats_to_shm, [this, i, f, done = std::move(done)] {
-            SetWorkerMemory(workers_[i], tri_ && serving_roles_[i] == dgl::kRoleServer
-                                             ? ServerPodBytes(f)
-                                             : WorkerServingBytes(f, cal_, flags_.num_trainers));
+        Flows({feats}, [this, i, steps, load_peak, serving, done = std::move(done)]() mutable {
+          SetWorkerMemory(workers_[i], load_peak);
+          Compute(steps.feats_to_shm, [this, i, serving, done = std::move(done)] {
+            SetWorkerMemory(workers_[i], serving);
             done();
           });
         });
@@ -570,35 +846,45 @@ class DglRun : public ContainerProgram {
     });
   }
 
+  EpochConfig TrainingConfig(int machines) const {
+    const WorkerMachines m = Machines();
+    return {.machines = machines, .trainers = flags_.num_trainers, .samplers = flags_.num_samplers, .gpus = m.gpus,
+            .batch = flags_.batch_size, .cpu_speed = m.cpu};
+  }
+  double KeSeconds(const Calibration& c, double cpu) const {
+    return static_cast<double>(c.ke_max_step * c.ke_batch_size) * c.ke_seconds_per_triple / cpu;
+  }
+
   void Train(int epoch) {
     if (failed_) return;
     if (tri_) return TrainTri(epoch);
     const int n = static_cast<int>(workers_.size());
-    if (epoch >= (ke_ ? 1 : Epochs())) {
+    const int epochs = ke_ ? 1 : Epochs();
+    const EpochConfig config = TrainingConfig(n);
+    if (epoch == 0) {
+      // Every epoch is alike: its range once, times the epochs.
+      const Estimate one = ke_ ? Est([this, config](const Calibration& c) { return KeSeconds(c, config.cpu_speed); })
+                               : Est([this, config](const Calibration& c) {
+                                   return TrainingEpoch(*data_, c, Sizes(c, parts_), config).total;
+                                 });
+      epoch_spread_ = {epochs * (one.low - one.value), epochs * (one.high - one.value)};
+    }
+    if (epoch >= epochs) {
       Record("training", training_begin_);
+      env_->predictions().AddStage(JobKey(), "training", epoch_spread_.first, epoch_spread_.second);
       Log(ke_ ? "dglke_dist_train finished" : "Phase 5/5 done: training finished");
       ReleaseWorkers();
       ctx_->Exit(0);
       return;
     }
-    TrainConfig config{.machines = n, .trainers = flags_.num_trainers, .samplers = flags_.num_samplers};
-    double cpu = 1e30;
-    int gpus = 0;
-    for (const auto& w : workers_)
-      if (const ExecTarget* t = env_->exec().Find(ns_ + "/" + w)) {
-        cpu = std::min(cpu, t->cpu_speed);
-        gpus = t->gpus;
-      }
-    config.cpu_speed = cpu > 1e29 ? 1.0 : cpu;
-    config.gpus = gpus;
     const Micros begin = Now();
     std::vector<FlowSpec> flows;
     double compute = 0;
     if (ke_) {
-      compute = static_cast<double>(cal_.ke_max_step * cal_.ke_batch_size) * cal_.ke_seconds_per_triple / config.cpu_speed;
+      compute = KeSeconds(cal_, config.cpu_speed);
     } else {
-      EpochCost cost = Epoch(*data_, cal_, Sizes(parts_), config);
-      compute = cost.compute_seconds;
+      EpochTime cost = TrainingEpoch(*data_, cal_, Sizes(cal_, parts_), config);
+      compute = cost.total;
       // Remote features: each machine pulls from its neighbour in a ring (NICs contend as all-to-all
       // would on a non-blocking switch).
       if (n > 1 && cost.remote_bytes_per_machine > 0)
@@ -609,10 +895,8 @@ class DglRun : public ContainerProgram {
     auto left = std::make_shared<int>(2);
     auto next = [this, left, epoch, begin] {
       if (--*left > 0) return;
-      Log(ke_ ? "dglke_dist_train: " + std::to_string(cal_.ke_max_step) + " steps in " +
-                    Fixed(static_cast<double>(Now() - begin) / kSecond, 3) + "s"
-              : "Epoch " + std::to_string(epoch) + " | Epoch Time(s) " +
-                    Fixed(static_cast<double>(Now() - begin) / kSecond, 4));
+      Log(ke_ ? "dglke_dist_train: " + std::to_string(cal_.ke_max_step) + " steps in " + Fixed(SecondsSince(begin), 3) + "s"
+              : "Epoch " + std::to_string(epoch) + " | Epoch Time(s) " + Fixed(SecondsSince(begin), 4));
       Train(epoch + 1);
     };
     Compute(compute, next);
@@ -763,7 +1047,7 @@ class DglRun : public ContainerProgram {
       ctx_->Exit(0);
       return;
     }
-    const TriEpochCost cost = TriEpoch(*data_, cal_, Sizes(parts_), TriConfigNow());
+    const TriEpochCost cost = TriEpoch(*data_, cal_, Sizes(cal_, parts_), TriConfigNow());
     const Micros begin = Now();
     const int generation = generation_;
     auto left = std::make_shared<int>(2);
@@ -777,41 +1061,56 @@ class DglRun : public ContainerProgram {
     Flows(TriFlows(cost), next);
   }
 
-  // ---- Skip: the launcher trains alone ---------------------------------------------------------------
+  // ---- Skip: the launcher downloads, prepares, loads and trains alone ---------------------------------
+  // One Python process holding the processed dataset (no DGL servers, no sampler processes).
+  double LocalPeak(const Calibration& c) const {
+    return std::max(PeakBytes(PrepareSteps(*data_, c, cpu_)),
+                    ProcessedBytes(*data_, c) + ProcessBytes(c, static_cast<double>(data_->nodes)));
+  }
+
   void StartLocal() {
     Log("[" + flags_.program + "] launcher workload: python " + flags_.train_entry_point);
-    Download(Endpoint::Disk(ctx_->node_name()), data_->RawBytes(cal_), [this] {
-      const Micros begin = Now();
-      const double graph = data_->RawBytes(cal_) - data_->FeatureBytes(cal_);
-      const double feats = data_->FeatureBytes(cal_);
-      const LoadSteps steps = ServerLoad(PartFiles{graph, feats}, cal_, 0, cpu_);
-      FlowSpec read{.src = Endpoint::Disk(ctx_->node_name()), .dst = Endpoint::Memory(ctx_->node_name()), .bytes = graph + feats,
-                    .rate_cap = cal_.load_graph_bytes_per_second * cpu_};
-      Compute(cal_.process_start_seconds, [this, read, begin, steps, graph, feats]() mutable {
-        Flows({read}, [this, begin, steps, graph, feats] {
-          Compute(steps.format, [this, begin, graph, feats] {
-            ctx_->SetMemoryUsage(static_cast<std::int64_t>(graph + feats + cal_.trainer_bytes));
-            Record("load", begin);
-            training_begin_ = Now();
-            TrainLocal(0);
+    SpreadPeak(dgl::kRoleLauncher, [this](const Calibration& c) { return LocalPeak(c); }, OwnLimit());
+    Download({Endpoint::Disk(ctx_->node_name())}, [this](const Calibration& c) { return ArchiveBytes(*data_, c); },
+             [this] { PrepareLocal([this] { LoadLocal(); }); });
+  }
+  void LoadLocal() {
+    const Micros begin = Now();
+    const double bytes = ProcessedBytes(*data_, cal_);
+    FlowSpec read{.src = Endpoint::Disk(ctx_->node_name()), .dst = Endpoint::Memory(ctx_->node_name()), .bytes = bytes,
+                  .rate_cap = cal_.load_graph_bytes_per_second * cpu_};
+    Compute(cal_.process_start_seconds, [this, read, begin, bytes]() mutable {
+      const Micros reading = Now();
+      Flows({read}, [this, begin, bytes, reading] {
+        const double read_seconds = SecondsSince(reading);
+        Compute(bytes * cal_.format_seconds_per_byte / cpu_, [this, begin, read_seconds] {
+          ctx_->SetMemoryUsage(static_cast<std::int64_t>(LocalPeak(cal_)));
+          Record("load", begin);
+          SpreadCompute("load", [this](const Calibration& c) {
+            return c.process_start_seconds + ProcessedBytes(*data_, c) * c.format_seconds_per_byte / cpu_;
           });
+          SpreadFlow("load", read_seconds, [this](const Calibration& c) { return ProcessedBytes(*data_, c); });
+          training_begin_ = Now();
+          TrainLocal(0);
         });
       });
     });
   }
   void TrainLocal(int epoch) {
+    const EpochConfig config{.machines = 1, .trainers = flags_.num_trainers, .samplers = flags_.num_samplers,
+                             .gpus = static_cast<int>(ContainerMilli(ctx_->container(), kResourceGpu) / 1000),
+                             .batch = flags_.batch_size, .cpu_speed = cpu_};
     if (epoch >= Epochs()) {
       Record("training", training_begin_);
+      const Estimate one = Est([this, config](const Calibration& c) { return TrainingEpoch(*data_, c, Sizes(c, 1), config).total; });
+      env_->predictions().AddStage(JobKey(), "training", Epochs() * (one.low - one.value), Epochs() * (one.high - one.value));
       Log("training finished");
       ctx_->Exit(0);
       return;
     }
-    TrainConfig config{.machines = 1, .trainers = flags_.num_trainers, .samplers = flags_.num_samplers,
-                       .gpus = static_cast<int>(ContainerMilli(ctx_->container(), kResourceGpu) / 1000),
-                       .cpu_speed = cpu_};
-    EpochCost cost = Epoch(*data_, cal_, Sizes(1), config);
-    Compute(cost.compute_seconds, [this, epoch, cost] {
-      Log("Epoch " + std::to_string(epoch) + " | Epoch Time(s) " + Fixed(cost.compute_seconds, 4));
+    const EpochTime cost = TrainingEpoch(*data_, cal_, Sizes(cal_, 1), config);
+    Compute(cost.total, [this, epoch, cost] {
+      Log("Epoch " + std::to_string(epoch) + " | Epoch Time(s) " + Fixed(cost.total, 4));
       TrainLocal(epoch + 1);
     });
   }
@@ -833,6 +1132,7 @@ class DglRun : public ContainerProgram {
   double partition_bytes_ = 0;
   int lead_attempts_ = 0;
   int parts_ = 1;
+  std::pair<double, double> epoch_spread_;
   std::vector<std::string> workers_, worker_nodes_;
   // Tri-workload jobs: the serving pods' roles (worker or server, hostfile order), the trainer and
   // sampler pods with their nodes and uids, those lost and awaited, and the training's generation

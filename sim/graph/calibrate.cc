@@ -58,10 +58,11 @@ LineFit FitLine(const std::vector<double>& x, const std::vector<double>& y) {
   return fit;
 }
 
-CalibrationFit FitCalibration(const std::vector<CalibrationPoint>& points) {
+CalibrationFit FitCalibration(const std::vector<CalibrationPoint>& points, int parts) {
   CalibrationFit fit;
   std::vector<double> edges, seconds, bytes;
   for (const CalibrationPoint& p : points) {
+    if (parts > 0 && p.parts != parts) continue;
     edges.push_back(static_cast<double>(p.edges));
     seconds.push_back(p.seconds);
     bytes.push_back(static_cast<double>(p.peak_bytes));
@@ -140,12 +141,17 @@ std::string ValidateCalibrationOptions(const CalibrationOptions& options) {
   std::sort(sizes.begin(), sizes.end());
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
   if (sizes.size() < 2) return "need at least two different sizes to fit the model";
-  if (options.parts < 2) return "calibration needs at least 2 parts (1 part never calls METIS)";
+  if (options.parts.empty()) return "calibration needs a part count";
+  int most_parts = 0;
+  for (int parts : options.parts) {
+    if (parts < 2) return "calibration needs at least 2 parts (1 part never calls METIS)";
+    most_parts = std::max(most_parts, parts);
+  }
   if (options.edge_factor < 1 || options.edge_factor > 1024) return "the edge factor must be between 1 and 1024";
   for (std::int64_t size : sizes) {
-    if (size < options.parts || size > (std::int64_t{1} << 30)) {
+    if (size < most_parts || size > (std::int64_t{1} << 30)) {
       return "size " + std::to_string(size) + " is out of range: sizes must be between the number of parts (" +
-             std::to_string(options.parts) + ") and 2^30 nodes";
+             std::to_string(most_parts) + ") and 2^30 nodes";
     }
     // METIS here uses 32-bit indices: the symmetrised edges must stay below 2^31.
     if (size * options.edge_factor > (std::int64_t{1} << 30)) {
@@ -155,6 +161,43 @@ std::string ValidateCalibrationOptions(const CalibrationOptions& options) {
   }
   return "";
 }
+
+namespace {
+
+// Partitions `graph` into `parts` up to `max_repeats` times (stopping once 0.25 s were spent) and
+// keeps the fastest run's times and the largest peak. "" or the METIS error.
+std::string MeasurePoint(const Graph& graph, int parts, const CalibrationOptions& options, PeakMethod peak_method,
+                         CalibrationPoint* point) {
+  *point = CalibrationPoint{.nodes = graph.nodes(), .edges = 2 * graph.edges(), .parts = parts};
+  double spent = 0;
+  for (int run = 0; run < std::max(1, options.max_repeats) && (run == 0 || spent < 0.25); ++run) {
+    // Give freed heap pages back first so that they neither hide nor inflate this run's growth.
+    ::malloc_trim(0);
+    std::int64_t before = StatusBytes("VmRSS");
+    if (peak_method == PeakMethod::kClearRefs) {
+      ResetHighWaterMark();
+    } else if (peak_method == PeakMethod::kHighWater) {
+      before = std::max(before, StatusBytes("VmHWM"));
+    }
+    const double cpu_start = ProcessCpuSeconds();
+    const auto start = std::chrono::steady_clock::now();
+    Partition partition = PartitionGraph(graph, parts, Method::kMetis, options.seed);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double cpu_seconds = ProcessCpuSeconds() - cpu_start;
+    const std::int64_t peak = peak_method == PeakMethod::kUnavailable ? 0 : StatusBytes("VmHWM") - before;
+    if (!partition.error.empty()) return std::to_string(graph.nodes()) + " nodes: " + partition.error;
+    spent += seconds;
+    if (run == 0 || seconds < point->seconds) {
+      point->seconds = seconds;
+      point->cpu_seconds = cpu_seconds;
+    }
+    point->edge_cut = partition.edge_cut;
+    point->peak_bytes = std::max(point->peak_bytes, std::max<std::int64_t>(peak, 0));
+  }
+  return "";
+}
+
+}  // namespace
 
 CalibrationResult RunCalibration(const CalibrationOptions& options,
                                  const std::function<void(const CalibrationProgress&)>& progress) {
@@ -171,60 +214,39 @@ CalibrationResult RunCalibration(const CalibrationOptions& options,
   // A warm-up run, so that one-time costs (pages of the METIS library touched for the first time,
   // the allocator's first arenas) do not land in the first point.
   if (auto warm_up = GenerateRmat(8, 16 << 8, options.seed)) {
-    PartitionGraph(*warm_up, options.parts, Method::kMetis, options.seed);
+    PartitionGraph(*warm_up, options.parts.front(), Method::kMetis, options.seed);
   }
-  const int count = static_cast<int>(sizes.size());
-  for (int i = 0; i < count; ++i) {
-    if (progress) progress({.point = i, .points = count, .step = "generating", .nodes = sizes[i]});
+  const int count = static_cast<int>(sizes.size() * options.parts.size());
+  int index = 0;
+  for (std::int64_t size : sizes) {
+    if (progress) progress({.point = index, .points = count, .step = "generating", .nodes = size});
     std::shared_ptr<const Graph> graph;
     if (options.generator == Generator::kRmat) {
       int scale = 0;
-      std::int64_t nodes = RoundUpToPowerOfTwo(sizes[i], &scale);
+      std::int64_t nodes = RoundUpToPowerOfTwo(size, &scale);
       graph = GenerateRmat(scale, nodes * options.edge_factor, options.seed);
     } else {
-      graph = GeneratePowerLaw(sizes[i], std::max(1, options.edge_factor / 2), options.seed);
+      graph = GeneratePowerLaw(size, std::max(1, options.edge_factor / 2), options.seed);
     }
     if (graph == nullptr) {
-      result.error = "cannot generate a graph of " + std::to_string(sizes[i]) + " nodes";
+      result.error = "cannot generate a graph of " + std::to_string(size) + " nodes";
       return result;
     }
-    if (progress) progress({.point = i, .points = count, .step = "partitioning", .nodes = graph->nodes()});
-    CalibrationPoint point{.nodes = graph->nodes(), .edges = 2 * graph->edges(), .parts = options.parts};
-    double spent = 0;
-    for (int run = 0; run < std::max(1, options.max_repeats) && (run == 0 || spent < 0.25); ++run) {
-      // Give freed heap pages back first so that they neither hide nor inflate this run's growth.
-      ::malloc_trim(0);
-      std::int64_t before = StatusBytes("VmRSS");
-      if (result.peak_method == PeakMethod::kClearRefs) {
-        ResetHighWaterMark();
-      } else if (result.peak_method == PeakMethod::kHighWater) {
-        before = std::max(before, StatusBytes("VmHWM"));
-      }
-      const double cpu_start = ProcessCpuSeconds();
-      const auto start = std::chrono::steady_clock::now();
-      Partition partition = PartitionGraph(*graph, options.parts, Method::kMetis, options.seed);
-      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      const double cpu_seconds = ProcessCpuSeconds() - cpu_start;
-      const std::int64_t peak = result.peak_method == PeakMethod::kUnavailable ? 0 : StatusBytes("VmHWM") - before;
-      if (!partition.error.empty()) {
-        result.error = std::to_string(graph->nodes()) + " nodes: " + partition.error;
-        return result;
-      }
-      spent += seconds;
-      if (run == 0 || seconds < point.seconds) {
-        point.seconds = seconds;
-        point.cpu_seconds = cpu_seconds;
-      }
-      point.peak_bytes = std::max(point.peak_bytes, std::max<std::int64_t>(peak, 0));
+    for (int parts : options.parts) {
+      if (progress) progress({.point = index, .points = count, .step = "partitioning", .nodes = graph->nodes()});
+      CalibrationPoint point;
+      result.error = MeasurePoint(*graph, parts, options, result.peak_method, &point);
+      if (!result.error.empty()) return result;
+      result.points.push_back(point);
+      if (progress) progress({.point = index, .points = count, .step = "measured", .nodes = graph->nodes()});
+      ++index;
     }
-    result.points.push_back(point);
-    if (progress) progress({.point = i, .points = count, .step = "measured", .nodes = graph->nodes()});
   }
   if (result.peak_method == PeakMethod::kUnavailable) {
     result.error = "cannot read the peak memory (/proc/self/status is not available)";
     return result;
   }
-  result.fit = FitCalibration(result.points);
+  result.fit = FitCalibration(result.points, options.parts.front());
   result.error = result.fit.error;
   return result;
 }
@@ -237,6 +259,12 @@ std::string Format(const char* format, double value) {
   return buffer;
 }
 
+std::string PartList(const std::vector<int>& parts) {
+  std::string out;
+  for (int p : parts) out += (out.empty() ? "" : ", ") + std::to_string(p);
+  return out;
+}
+
 }  // namespace
 
 std::string CalibrationYaml(const std::string& name, const CalibrationResult& result,
@@ -244,7 +272,8 @@ std::string CalibrationYaml(const std::string& name, const CalibrationResult& re
   std::ostringstream out;
   out << "# dglsim calibrate: METIS_PartGraphKway measured on this machine, "
       << (options.generator == Generator::kRmat ? "R-MAT" : "power-law") << " graphs (edge factor "
-      << options.edge_factor << "), " << options.parts << " parts, seed " << options.seed << ".\n"
+      << options.edge_factor << "), " << PartList(options.parts) << " parts (the fit: " << options.parts.front()
+      << " parts), seed " << options.seed << ".\n"
       << "# edges are symmetrised (each undirected edge counted in both directions, as in calibration.md);\n"
       << "# peakBytes is the resident memory partitioning added to the process ("
       << (result.peak_method == PeakMethod::kClearRefs
@@ -260,10 +289,12 @@ std::string CalibrationYaml(const std::string& name, const CalibrationResult& re
   out << "  metisBytesPerEdge: " << Format("%.2f", result.fit.bytes_per_edge) << "\n";
   out << "  metisFixedSeconds: " << Format("%.6f", result.fit.fixed_seconds) << "\n";
   out << "  metisFixedBytes: " << Format("%.0f", result.fit.fixed_bytes) << "\n";
+  out << "  structure: random   # synthetic graphs: no locality (sim/dgl/laws.h)\n";
   out << "points:\n";
   for (const CalibrationPoint& p : result.points) {
     out << "  - {nodes: " << p.nodes << ", edges: " << p.edges << ", parts: " << p.parts
-        << ", seconds: " << Format("%.6f", p.seconds) << ", peakBytes: " << p.peak_bytes << "}\n";
+        << ", seconds: " << Format("%.6f", p.seconds) << ", peakBytes: " << p.peak_bytes << ", edgeCut: " << p.edge_cut
+        << "}\n";
   }
   return out.str();
 }

@@ -1,8 +1,10 @@
 // Calibration of the partitioner model on this machine: generate synthetic graphs of growing size,
-// partition each with METIS for real, measure wall time and peak memory, and fit
+// partition each with METIS for real into one or more part counts, measure wall time, CPU time,
+// peak memory and the edge cut, and fit
 //   seconds = fixedSeconds + symmetrisedEdges / edgesPerSecond
 //   bytes   = fixedBytes   + bytesPerEdge * symmetrisedEdges
-// by least squares. `dglsim calibrate` (sim/cli/calibrate.cc) prints the points and writes the fit
+// by least squares over the points of the first part count (the other part counts show how time,
+// memory and cut grow with the parts; sim/dgl/laws.h uses them). `dglsim calibrate` (sim/cli/calibrate.cc) prints the points and writes the fit
 // as a Calibration YAML file that scenarios load in place of the published defaults
 // (shared/reference/calibration.md, Partitioning).
 //
@@ -31,6 +33,7 @@ struct CalibrationPoint {
   std::int64_t edges = 0;  // symmetrised edges (twice the undirected edges)
   int parts = 0;
   double seconds = 0;           // wall time of PartitionGraph (METIS, its input arrays, the statistics)
+  std::int64_t edge_cut = 0;    // undirected edges METIS left between parts
   std::int64_t peak_bytes = 0;  // resident memory added at the peak of PartitionGraph
   // CPU time of the same run: shown next to the wall time so that a busy machine is noticed (wall
   // well above CPU); not written to the calibration file.
@@ -57,15 +60,17 @@ struct CalibrationFit {
   std::string error;  // "" on success; e.g. "time does not grow with the edges"
 };
 
-// Fits both models; an error if fewer than two sizes or if time or memory does not grow with size.
-CalibrationFit FitCalibration(const std::vector<CalibrationPoint>& points);
+// Fits both models over the points with `parts` parts (0: every point); an error if fewer than two
+// sizes or if time or memory does not grow with size.
+CalibrationFit FitCalibration(const std::vector<CalibrationPoint>& points, int parts = 0);
 
 enum class Generator { kRmat, kPowerLaw };
 
 struct CalibrationOptions {
   // Node counts of the graphs, measured in this order (R-MAT rounds each up to a power of two).
   std::vector<std::int64_t> sizes;
-  int parts = 4;
+  // Part counts, each size partitioned into each (in this order); the fit uses the first.
+  std::vector<int> parts = {4};
   Generator generator = Generator::kRmat;
   int edge_factor = 16;  // undirected edges drawn per node (Graph500's 16); power law: half per new node
   std::uint64_t seed = 1;
@@ -100,12 +105,12 @@ struct CalibrationResult {
 };
 
 // What is wrong with `options` ("" if nothing): fewer than two different sizes, a size below the
-// part count or above 2^30, more than 2^30 edges (size times edge factor), fewer than 2 parts, an
-// edge factor outside 1..1024.
+// largest part count or above 2^30, more than 2^30 edges (size times edge factor), no part count or
+// one below 2, an edge factor outside 1..1024.
 std::string ValidateCalibrationOptions(const CalibrationOptions& options);
 
-// Generates, partitions and measures each size, then fits. `progress` (may be empty) is called
-// before each step.
+// Generates each size, partitions and measures it into every part count, then fits. `progress` (may
+// be empty) is called before each step; `point`/`points` count (size, part count) pairs.
 CalibrationResult RunCalibration(const CalibrationOptions& options,
                                  const std::function<void(const CalibrationProgress&)>& progress);
 

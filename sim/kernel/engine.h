@@ -9,7 +9,9 @@
 //
 // Events can be cancelled in O(1): the callback is released at once and the queue entry is skipped
 // when it reaches the top (lazy deletion). Cancelling an event that already ran or was already
-// cancelled is harmless. Callbacks may schedule and cancel events, including themselves.
+// cancelled is harmless. Callbacks may schedule and cancel events, including themselves. Whoever
+// schedules an event owns it: the simulator's parts schedule through an OwnedEvents
+// (owned_events.h), so their events are cancelled when they die.
 //
 // REQUIRES: external synchronization; the engine is meant to be driven from one thread.
 #pragma once

@@ -358,9 +358,14 @@ void Network::Rerate() {
   rerate_event_ = {};
   ++rerates_;
   const std::uint64_t mark = ++epoch_;
-  const Micros now = engine_.Now();
+  CollectComponent(mark);
+  FillRates(mark);
+  ApplyRates();
+}
 
-  // 1. The connected component of links and flows reachable from the dirty links.
+// 1. The connected component of links and flows reachable from the dirty links, into
+// scratch_links_ and scratch_flows_, each visited once (stamped with `mark`).
+void Network::CollectComponent(std::uint64_t mark) {
   std::vector<LinkId>& comp_links = scratch_links_;
   std::vector<std::uint32_t>& comp_flows = scratch_flows_;
   std::vector<LinkId>& stack = scratch_stack_;
@@ -392,8 +397,13 @@ void Network::Rerate() {
     }
   }
   flows_rerated_ += comp_flows.size();
+}
 
-  // 2. Progressive filling. The heap holds each link's fair share for its unfrozen flows; the
+// 2. Progressive filling over the component: each flow's new_rate.
+void Network::FillRates(std::uint64_t mark) {
+  std::vector<LinkId>& comp_links = scratch_links_;
+  std::vector<std::uint32_t>& comp_flows = scratch_flows_;
+  // The heap holds each link's fair share for its unfrozen flows; the
   // lowest share (or the lowest rate cap, if lower) freezes its flows at that rate, which lowers
   // the remaining capacity of the other links they cross.
   // A min-heap of fair-share candidates: link `link` would give each of its unfrozen flows `share`
@@ -481,6 +491,13 @@ void Network::Rerate() {
     flush();
   }
 
+}
+
+// 3. and 4.: the component's links and flows take their new rates.
+void Network::ApplyRates() {
+  const Micros now = engine_.Now();
+  std::vector<LinkId>& comp_links = scratch_links_;
+  std::vector<std::uint32_t>& comp_flows = scratch_flows_;
   // 3. Link figures up to now at the old rates, then the new sums.
   for (LinkId l : comp_links) {
     LinkState& link = links_[l];

@@ -102,10 +102,13 @@ struct FlowSpec {
   std::function<void()> on_done;
 };
 
+// The shared storage's capacity: a single NFS client, about 0.5-0.6 GB/s (calibration.md,
+// "Storage", from DGL issue #4514's partition load).
+inline constexpr double kDefaultStorageBytesPerSecond = 0.55e9;
+
 struct NetworkConfig {
-  // Capacity of the shared storage link in bytes/s. Default: a single NFS client, about
-  // 0.5-0.6 GB/s (calibration.md, "Storage", from DGL issue #4514's partition load).
-  double storage_bps = 0.55e9;
+  // Capacity of the shared storage link in bytes/s.
+  double storage_bps = kDefaultStorageBytesPerSecond;
   // Capacity of the registry's link for all pulls together, bytes/s; <= 0 (default) means
   // non-blocking: each pull is held by its own rate cap and the node's NIC and disk.
   double registry_bps = 0;
@@ -248,6 +251,9 @@ class Network {
 
   void MarkDirty(LinkId link);
   void Rerate();
+  void CollectComponent(std::uint64_t mark);
+  void FillRates(std::uint64_t mark);
+  void ApplyRates();
   void AccountStats(LinkState& link);
   // Bytes left at Now() at the flow's current rate.
   double RemainingNow(const FlowState& f) const;

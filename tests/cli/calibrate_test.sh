@@ -57,7 +57,8 @@ calibration="$tmp/calibration.yaml"
 if run quick 0 calibrate --quick --out "$calibration" --name test-machine; then
   expect_line quick out "^wrote $calibration$"
   expect_line quick out "nodes +edges +parts +seconds"
-  expect_line quick out "^fit: seconds = "
+  expect_line quick out "^fit \(4 parts\): seconds = "
+  expect_line quick out "^fit \(4 parts\): bytes   = "
   # stderr is not a terminal here: one line per measured point, no carriage returns.
   expect_line quick err "^calibrate: 1/[0-9]+ measured"
   if grep -q $'\r' "$tmp/quick.err"; then fail "quick: a progress bar was drawn on a non-terminal"; fi
@@ -71,7 +72,7 @@ if run quick 0 calibrate --quick --out "$calibration" --name test-machine; then
   expect_positive "$calibration" metisBytesPerEdge
   grep -qE '^  metisFixedSeconds: [0-9.]+$' "$calibration" || fail "calibration file: no metisFixedSeconds"
   grep -qE '^  metisFixedBytes: [0-9]+$' "$calibration" || fail "calibration file: no metisFixedBytes"
-  points=$(grep -cE '^  - \{nodes: [0-9]+, edges: [0-9]+, parts: 4, seconds: [0-9.]+, peakBytes: [0-9]+\}$' "$calibration")
+  points=$(grep -cE '^  - \{nodes: [0-9]+, edges: [0-9]+, parts: 4, seconds: [0-9.]+, peakBytes: [0-9]+, edgeCut: [0-9]+\}$' "$calibration")
   [ "$points" -ge 2 ] || fail "calibration file: expected at least 2 points, found $points"
 fi
 
@@ -81,6 +82,18 @@ if run stdout 0 calibrate --sizes 4096 16384 --generator powerlaw --parts 2; the
   expect_line stdout out '^  - \{nodes: 16384, edges: [0-9]+, parts: 2, '
 fi
 
+# Several part counts: every size at each, the cut in the table, the fit over the first part count.
+if run parts 0 calibrate --sizes 2048 32768 --parts 4 16; then
+  expect_line parts out ' cut$'
+  expect_line parts out '^fit \(4 parts\): seconds = '
+  expect_line parts out '^  structure: random'
+  for n in 2048 32768; do
+    for k in 4 16; do
+      expect_line parts out "^  - \\{nodes: $n, edges: [0-9]+, parts: $k, seconds: [0-9.]+, peakBytes: [0-9]+, edgeCut: [0-9]+\\}$"
+    done
+  done
+fi
+
 # Bad flags and bad values: exit 2, the problem named, no crash.
 run bad-flag 2 calibrate --frobnicate && expect_line bad-flag err 'frobnicate'
 run bad-generator 2 calibrate --quick --generator erdos && expect_line bad-generator err 'generator'
@@ -88,6 +101,8 @@ run bad-parts 2 calibrate --quick --parts 1 && expect_line bad-parts err 'parts'
 run bad-parts-text 2 calibrate --quick --parts many && expect_line bad-parts-text err 'parts'
 run bad-size 2 calibrate --sizes 1024 abc && expect_line bad-size err 'sizes'
 run size-below-parts 2 calibrate --sizes 4 1024 --parts 8 && expect_line size-below-parts err 'size 4 is out of range'
+run size-below-more-parts 2 calibrate --sizes 64 1024 --parts 4 128 && expect_line size-below-more-parts err 'size 64 is out of range'
+run one-of-parts-too-small 2 calibrate --quick --parts 4 1 && expect_line one-of-parts-too-small err 'parts'
 run one-size 2 calibrate --sizes 1024 && expect_line one-size err 'two different sizes'
 run quick-and-sizes 2 calibrate --quick --sizes 512 1024
 run unwritable 2 calibrate --quick --out /nonexistent-dir/calibration.yaml &&

@@ -8,15 +8,13 @@
 // - configMap key lines / line matches: the ConfigMap's data at the end of the run, or as last
 //   seen before it was deleted; lines are counted without a trailing empty line.
 // - pods selector count: the number of matching pods at `at` (end, or a time).
-// - invariants: the named invariants (every one for `all`) had no violation. The runner checks
-//   nodeNotOvercommitted (on every bind its watch sees), phasesMoveForward (except through
-//   Restarting / Suspended), succeededOnlyIfLauncherSucceeded, noObjectsAfterDelete (at the end;
-//   objects being deleted do not count), resourceVersionsIncrease (on every watched update of jobs
-//   and pods) and, for `all`, jobsTerminalOrProgressing (every job terminal, deleted or suspended
-//   at the end, or still changing when `until` cut the run); the InvariantChecker
-//   (invariants.h) adds noPodOnNotReadyNode (on every bind) and noTrainingBeforePartition (on every
-//   "load" / "training" stage a workload model reports). Each violation has its time and detail.
-// - breakdown, peakMemory: not modelled yet: reported FAILED with detail "not modelled yet".
+// - breakdown: the time the job spent in a stage (the union of the stage's intervals over its pods,
+//   JobRecord::Breakdown) lies between the bounds. peakMemory: the largest memory use a container
+//   of that role reported lies between the bounds.
+// - invariants: no violation of the named invariants (every one of the registry for `all`,
+//   sim/harness/config/invariants.h; the InvariantChecker of sim/harness/run/invariants.h checks
+//   them all). The detail names the first three violations with their times.
+// A job expectation about a job that was never submitted fails, saying so.
 #pragma once
 
 #include "sim/harness/config/scenario.h"
@@ -32,9 +30,6 @@ struct ExpectationResult {
   bool passed = false;
   std::string detail;  // what was seen; "" when it passed with nothing to add
 };
-
-// The invariants the runner checks while the run goes.
-const std::vector<std::string>& CheckedInvariants();
 
 ExpectationResult EvaluateExpectation(const ExpectationSpec& spec, std::size_t index, const RunRecord& record);
 std::vector<ExpectationResult> EvaluateExpectations(const Scenario& scenario, const RunRecord& record);

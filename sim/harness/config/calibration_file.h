@@ -1,7 +1,9 @@
-// Reads the `dglsim/v1 Calibration` YAML that `dglsim calibrate` writes (keys
-// partition.metisEdgesPerSecond, metisBytesPerEdge, metisFixedSeconds, metisFixedBytes; `points`
-// is informational) and returns the model defaults (sim/dgl/calibration.h) with those keys
-// overridden. Problems come back as `FILE:LINE:COL: FIELD.PATH: message`; nothing throws.
+// Reads the `dglsim/v1 Calibration` YAML that `dglsim calibrate` writes (partition:
+// metisEdgesPerSecond, metisBytesPerEdge, metisFixedSeconds, metisFixedBytes, structure
+// random|real; points: nodes, edges, parts, seconds, peakBytes, edgeCut) and returns the model
+// defaults (sim/dgl/calibration.h) on the machine that measured it: its points (or its line) give
+// METIS's speed and memory there against the laws (sim/dgl/calibration.h, WithMeasuredMachine).
+// Problems come back as `FILE:LINE:COL: FIELD.PATH: message`; nothing throws.
 #pragma once
 
 #include "sim/dgl/calibration.h"

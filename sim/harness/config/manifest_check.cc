@@ -14,11 +14,7 @@ namespace {
 
 using nlohmann::json;
 
-std::string JoinPath(std::string_view base, std::string_view path) {
-  std::vector<PathSegment> segments = ParseFieldPath(base);
-  for (PathSegment& s : ParseFieldPath(path)) segments.push_back(std::move(s));
-  return FormatFieldPath(segments);
-}
+std::string JoinPath(std::string_view base, std::string_view path) { return JoinFieldPath(base, path); }
 
 std::string TypeName(const json& value) {
   switch (value.type()) {
@@ -156,30 +152,9 @@ class DocumentChecker {
   }
 
   void CheckDGLJob(const json& original, const std::string& base) {
-    json job = original;
-    try {
-      const bool legacy = job.value("apiVersion", "") == dgl::kLegacyApiVersion;
-      for (const std::string& warning : dgl::ConvertLegacy(job)) {
-        report_->warnings.push_back(FormatLocation(file_, positions_, JoinPath(base, "apiVersion")) +
-                                    ": warning: " + warning);
-      }
-      dgl::DefaultDGLJob(job);
-      for (const kube::StatusCause& cause : dgl::ValidateDGLJob(job)) {
-        std::string path = JoinPath(base, cause.field);
-        // A field the legacy conversion moved is reported under its new path, at its old place.
-        std::string located = path;
-        const std::string moved = JoinPath(base, "spec.runPolicy.cleanPodPolicy");
-        if (legacy && path.starts_with(moved) && !positions_.Contains(moved)) {
-          located = JoinPath(base, "spec.cleanPodPolicy") + path.substr(moved.size());
-        }
-        std::string line = FormatLocation(file_, positions_, located) + ": ";
-        if (!path.empty()) line += path + ": ";
-        report_->problems.push_back(line + cause.message);
-      }
-    } catch (const std::exception& e) {
-      // The DGLJob API promises not to throw; if it ever does, report it rather than crash.
-      Problem(base, "", std::string("internal error while checking the DGLJob: ") + e.what());
-    }
+    DGLJobAdmission admission = AdmitDGLJob(original, file_, positions_, base);
+    for (std::string& line : admission.warnings) report_->warnings.push_back(std::move(line));
+    for (std::string& line : admission.problems) report_->problems.push_back(std::move(line));
   }
 
   void Problem(const std::string& base, std::string_view field, const std::string& message) {
@@ -196,6 +171,38 @@ class DocumentChecker {
   ManifestReport* report_;
   kube::Registry registry_;
 };
+
+}  // namespace
+
+DGLJobAdmission AdmitDGLJob(const json& job, std::string_view file, const SourceMap& positions, const std::string& base) {
+  DGLJobAdmission out;
+  out.converted = job;
+  try {
+    const bool legacy = job.value("apiVersion", "") == dgl::kLegacyApiVersion;
+    for (const std::string& warning : dgl::ConvertLegacy(out.converted))
+      out.warnings.push_back(FormatLocation(file, positions, JoinPath(base, "apiVersion")) + ": warning: " + warning);
+    out.defaulted = out.converted;
+    dgl::DefaultDGLJob(out.defaulted);
+    for (const kube::StatusCause& cause : dgl::ValidateDGLJob(out.defaulted)) {
+      std::string path = JoinPath(base, cause.field);
+      // A field the legacy conversion moved is reported under its new path, at its old place.
+      std::string located = path;
+      const std::string moved = JoinPath(base, "spec.runPolicy.cleanPodPolicy");
+      if (legacy && path.starts_with(moved) && !positions.Contains(moved)) {
+        located = JoinPath(base, "spec.cleanPodPolicy") + path.substr(moved.size());
+      }
+      std::string line = FormatLocation(file, positions, located) + ": ";
+      if (!path.empty()) line += path + ": ";
+      out.problems.push_back(line + cause.message);
+    }
+  } catch (const std::exception& e) {
+    // The DGLJob API promises not to throw; if it ever does, report it rather than crash.
+    out.problems.push_back(FormatProblem(file, positions, base, std::string("internal error while checking the DGLJob: ") + e.what()));
+  }
+  return out;
+}
+
+namespace {
 
 ManifestReport CheckLoaded(const YamlLoad& load, std::string_view file) {
   ManifestReport report;

@@ -13,6 +13,10 @@
 // Every problem is one line `FILE:LINE:COL: FIELD.PATH: message`. Nothing here throws.
 #pragma once
 
+#include "sim/harness/config/yaml_json.h"
+
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,5 +39,19 @@ struct ManifestReport {
 ManifestReport CheckManifestText(std::string_view text, std::string_view file);
 // Reads and checks a file; a missing or unreadable file is one problem `FILE: cannot open: ...`.
 ManifestReport CheckManifestFile(const std::string& path);
+
+// What admission makes of one DGLJob, the object at `base` in `file` (its source `positions`):
+// converted from the original operator's qihoo.net/v1alpha1 (each change a warning line), then
+// defaulted and validated as admission would (each cause a problem line; a field the conversion
+// moved is reported under its new path, at its old place). The scenario loader and `validate`
+// both use it.
+struct DGLJobAdmission {
+  nlohmann::json converted;           // converted, not defaulted
+  nlohmann::json defaulted;           // converted and defaulted
+  std::vector<std::string> warnings;  // "FILE:LINE:COL: warning: ..."
+  std::vector<std::string> problems;  // "FILE:LINE:COL: FIELD.PATH: message"
+};
+DGLJobAdmission AdmitDGLJob(const nlohmann::json& job, std::string_view file, const SourceMap& positions,
+                            const std::string& base);
 
 }  // namespace harness

@@ -11,26 +11,36 @@
 // define, missing or unreadable files, and DGLJob admission failures. Legacy qihoo.net/v1alpha1
 // manifests are converted, with a warning. Nothing here throws or crashes on any input.
 //
-// Defaults (every one can be overridden in the file):
+// Every field the format has is in the schema (schema.h), with what changing it does; two fields
+// it once took are refused with the reason (RetiredFields).
+//
+// Defaults (every one can be overridden in the file). Those of the simulated cluster are the
+// simulator's own, defined once in sim/ (the constant named) and only referred to here:
 //   metadata.name                   the file name without .yaml / .yml
 //   seed                            1
-//   until                           7d (the run also ends when every job is terminal and nothing is pending)
+//   until                           7d (the run also ends once every job is terminal and nothing is
+//                                   pending: no controller holds armed work, see runner.h)
 //   cluster.nodes[].count           1; a template makes nodes <name>-0 .. <name>-<count-1>
 //   cluster.nodes[].capacity        none ("pods" is added by the cluster: 110)
-//   cluster.nodes[].network         100Gbps (12.5 GB/s each direction, the calibration machines)
-//   cluster.nodes[].disk            2GBps
-//   cluster.nodes[].cpuSpeed        1.0 (the calibration machine)
+//   cluster.nodes[].network         100Gbps (12.5 GB/s each direction; sim::kDefaultNicBytesPerSecond)
+//   cluster.nodes[].disk            2GBps (sim::kDefaultDiskBytesPerSecond)
+//   cluster.nodes[].cpuSpeed        1.0 (the calibration machine; sim::kDefaultCpuSpeed)
 //   Node manifests: the same network, disk and cpuSpeed, unless the annotations dglsim.io/network,
 //                   dglsim.io/disk, dglsim.io/cpu-speed say otherwise
-//   cluster.storage.bandwidth       550MBps (one NFS client, calibration.md "Storage")
+//   cluster.storage.bandwidth       550MBps (one NFS client; sim::kDefaultStorageBytesPerSecond)
 //   cluster.scheduler               {scoring: LeastAllocated, gang: false}
-//   cluster.images                  {pullBandwidth: 200MBps, defaultSize: 10G (calibration.md), sizes: {}}
-//   cluster.timings                 {podStartup: 1s, nodeMonitorGracePeriod: 50s, tolerationSeconds: 300s,
-//                                    nodeStatusUpdateFrequency: 10s, terminationGracePeriod: 30s,
-//                                    podRestartBackoff: 10s, podRestartBackoffMax: 6m}
-//   api                             {watchLatency: 1ms, requestLatency: 0s}
-//   operator                        {enabled: true, reconcileLatency: 1ms, gangScheduling: false}
+//   cluster.images                  {pullBandwidth: 200MBps (sim::kDefaultImagePullBytesPerSecond),
+//                                    defaultSize: 10G (sim::kDefaultImageSize), sizes: {}}
+//   cluster.timings                 {podStartup: 1s (sim::kDefaultPodStartup),
+//                                    nodeMonitorGracePeriod: 50s (sim::kDefaultNodeMonitorGracePeriod),
+//                                    tolerationSeconds: 300s (sim::kDefaultTolerationSeconds),
+//                                    podRestartBackoff: 10s, podRestartBackoffMax: 5m
+//                                    (sim::kDefaultBackoffInitial, kDefaultBackoffMax: Kubernetes' CrashLoopBackOff)}
+//   api                             {watchLatency: 1ms (sim::kDefaultWatchLatency), requestLatency: 0s}
+//   operator                        {enabled: true, reconcileLatency: 1ms (sim::kDefaultReconcileLatency),
+//                                    gangScheduling: false}
 //   calibration                     none: the workload models' defaults (sim/dgl/calibration.h)
+//   datasets[].structure            real (locality; "random" for R-MAT-like graphs METIS partitions slower)
 //   jobs[].at                       0s; a DGLJob without metadata.namespace goes to "default"
 //   faults[].after                  0s (with `when`); faults[].for: unset, the fault is never undone
 //   PodKill.exitCode                137 (SIGKILL); OOM.exitCode 137, reason OOMKilled
@@ -40,7 +50,14 @@
 
 #include "fakeapi/client/clock.h"
 #include "operator/api/vocabulary.h"
+#include "sim/cluster/cluster.h"
+#include "sim/cluster/kubelet.h"
+#include "sim/cluster/node_lifecycle.h"
+#include "sim/cluster/operator_actor.h"
+#include "sim/cluster/simulation.h"
+#include "sim/network/network.h"
 #include "sim/dgl/calibration.h"
+#include "sim/harness/config/invariants.h"
 #include "sim/harness/config/manifest_check.h"
 #include "sim/harness/config/yaml_json.h"
 
@@ -70,10 +87,6 @@ struct NodeTaint {
   std::string effect;  // NoSchedule, PreferNoSchedule, NoExecute
 };
 
-inline constexpr double kDefaultNicBytesPerSecond = 12.5e9;     // 100 Gbit/s, as sim::NodeSimSpec
-inline constexpr double kDefaultDiskBytesPerSecond = 2e9;       // 2 GB/s, as sim::NodeSimSpec
-inline constexpr double kDefaultStorageBytesPerSecond = 0.55e9;  // as sim::NetworkConfig
-
 // A family of identical machines, named `<name>-0` .. `<name>-<count-1>`.
 struct NodeTemplateSpec {
   std::string name;
@@ -81,9 +94,9 @@ struct NodeTemplateSpec {
   std::map<std::string, ResourceQuantity> capacity;
   std::map<std::string, std::string> labels;
   std::vector<NodeTaint> taints;
-  double network_bytes_per_second = kDefaultNicBytesPerSecond;
-  double disk_bytes_per_second = kDefaultDiskBytesPerSecond;
-  double cpu_speed = 1.0;
+  double network_bytes_per_second = sim::kDefaultNicBytesPerSecond;
+  double disk_bytes_per_second = sim::kDefaultDiskBytesPerSecond;
+  double cpu_speed = sim::kDefaultCpuSpeed;
 };
 
 // Real v1 Node objects read from a file (a Node, a NodeList or a v1 List of Nodes, one or more
@@ -109,24 +122,22 @@ struct SchedulerSettings {
 };
 
 struct ImageSettings {
-  double pull_bytes_per_second = 200e6;
-  std::int64_t default_size = 10'000'000'000;
+  double pull_bytes_per_second = sim::kDefaultImagePullBytesPerSecond;
+  std::int64_t default_size = sim::kDefaultImageSize;
   std::map<std::string, std::int64_t> sizes;  // image reference -> bytes
 };
 
 struct Timings {
-  Micros pod_startup = 1 * kube::kSecond;
-  Micros node_monitor_grace_period = 50 * kube::kSecond;
-  Micros toleration_seconds = 300 * kube::kSecond;
-  Micros node_status_update_frequency = 10 * kube::kSecond;
-  Micros termination_grace_period = 30 * kube::kSecond;
-  Micros pod_restart_backoff = 10 * kube::kSecond;
-  Micros pod_restart_backoff_max = 360 * kube::kSecond;
+  Micros pod_startup = sim::kDefaultPodStartup;
+  Micros node_monitor_grace_period = sim::kDefaultNodeMonitorGracePeriod;
+  Micros toleration_seconds = sim::kDefaultTolerationSeconds * kube::kSecond;
+  Micros pod_restart_backoff = sim::kDefaultBackoffInitial;
+  Micros pod_restart_backoff_max = sim::kDefaultBackoffMax;
 };
 
 struct ClusterSpec {
   std::vector<NodeGroup> nodes;
-  double storage_bytes_per_second = kDefaultStorageBytesPerSecond;
+  double storage_bytes_per_second = sim::kDefaultStorageBytesPerSecond;
   SchedulerSettings scheduler;
   ImageSettings images;
   Timings timings;
@@ -135,13 +146,13 @@ struct ClusterSpec {
 };
 
 struct ApiSettings {
-  Micros watch_latency = 1 * kube::kMillisecond;
+  Micros watch_latency = sim::kDefaultWatchLatency;
   Micros request_latency = 0;
 };
 
 struct OperatorSettings {
   bool enabled = true;
-  Micros reconcile_latency = 1 * kube::kMillisecond;
+  Micros reconcile_latency = sim::kDefaultReconcileLatency;
   bool gang_scheduling = false;
 };
 
@@ -154,6 +165,7 @@ struct DatasetSpec {
   std::int64_t feature_dim = 0;
   std::string url;
   std::string edge_list;       // a real graph file, resolved; "" when sizes are given
+  std::string structure = "real";  // "real" (locality, the default) or "random" (R-MAT-like): METIS's laws
 };
 
 // The built-in dataset presets (calibration.md and the OGB leaderboards).
@@ -229,15 +241,10 @@ enum class ExpectKind {
 const char* ToString(ExpectKind kind);
 
 // The stages of a job's breakdown, and the pods whose peak memory is reported.
-inline constexpr const char* kBreakdownStages[] = {"queueing", "imagePull", "download", "partition",
-                                                   "dispatch", "load",      "training"};
+inline constexpr const char* kBreakdownStages[] = {"queueing", "imagePull", "download", "prepare",
+                                                   "partition", "dispatch", "load",     "training"};
 inline constexpr const char* kMemoryRoles[] = {dgl::kRolePartitioner, dgl::kRoleLauncher, dgl::kRoleWorker,
                                                dgl::kRoleServer,      dgl::kRoleSampler,  dgl::kRoleTrainer};
-// The built-in invariants, checked while the run goes.
-inline constexpr const char* kInvariantNames[] = {
-    "nodeNotOvercommitted",     "noPodOnNotReadyNode",     "succeededOnlyIfLauncherSucceeded",
-    "noTrainingBeforePartition", "phasesMoveForward",      "noObjectsAfterDelete",
-    "resourceVersionsIncrease"};
 
 struct ExpectationSpec {
   std::string field_path;  // "expect[4]"
@@ -264,7 +271,7 @@ struct ExpectationSpec {
   std::int64_t count = 0;
   std::string at = "end";             // "end", or a duration written as in the file
   std::optional<Micros> at_time;      // set when `at` is a duration
-  std::vector<std::string> invariants;  // kInvariants: every name when `all`
+  std::vector<std::string> invariants;  // kInvariants: registry names (config/invariants.h); all of them for `all`
   std::string text;                   // one-line human form: "job default/big phase Succeeded"
 };
 
@@ -273,7 +280,11 @@ struct Scenario {
   std::string base_dir;   // the folder relative paths are resolved against
   std::string name;
   std::string description;
-  std::uint64_t seed = 1;
+  // metadata.labels and metadata.annotations: for the tools that read scenario files and reports;
+  // the JSON report carries them, the run never reads them.
+  std::map<std::string, std::string> labels;
+  std::map<std::string, std::string> annotations;
+  std::uint64_t seed = sim::SimulationOptions{}.seed;
   Micros until = 7 * 86400 * kube::kSecond;
   ClusterSpec cluster;
   ApiSettings api;

@@ -72,47 +72,9 @@ Parsed<kube::Micros> MicrosFrom(long double micros, std::string_view text) {
 }  // namespace
 
 Parsed<kube::Micros> ParseDuration(std::string_view text) {
-  const std::string_view original = text;
-  text = Trim(text);
-  auto invalid = [&] { return Parsed<kube::Micros>::Error("invalid duration " + Quoted(original)); };
-  if (text.empty()) return invalid();
-  if (text.front() == '-') {
-    return Parsed<kube::Micros>::Error("invalid duration " + Quoted(original) + ": must not be negative");
-  }
-  if (text.front() == '+') text.remove_prefix(1);
-  long double total = 0;
-  bool first = true;
-  while (!text.empty()) {
-    std::optional<long double> number = TakeNumber(text);
-    if (!number) return invalid();
-    if (text.empty()) {
-      if (!first) return invalid();  // "1h30": the unit of the second part is missing
-      return MicrosFrom(*number * kube::kSecond, original);
-    }
-    long double unit = 0;
-    if (text.starts_with("ms")) {
-      unit = kube::kMillisecond;
-      text.remove_prefix(2);
-    } else if (text.starts_with("d")) {
-      unit = 86400.0L * kube::kSecond;
-      text.remove_prefix(1);
-    } else if (text.starts_with("h")) {
-      unit = 3600.0L * kube::kSecond;
-      text.remove_prefix(1);
-    } else if (text.starts_with("m")) {
-      unit = 60.0L * kube::kSecond;
-      text.remove_prefix(1);
-    } else if (text.starts_with("s")) {
-      unit = kube::kSecond;
-      text.remove_prefix(1);
-    } else {
-      return invalid();
-    }
-    total += *number * unit;
-    if (!(total <= kMaxMicros)) return MicrosFrom(total, original);
-    first = false;
-  }
-  return MicrosFrom(total, original);
+  std::string why;
+  if (std::optional<kube::Micros> d = kube::ParseDuration(text, &why)) return Parsed<kube::Micros>::Ok(*d);
+  return Parsed<kube::Micros>::Error("invalid duration " + Quoted(text) + (why.empty() ? "" : ": " + why));
 }
 
 Parsed<kube::Micros> ParseDurationValue(const json& value) {
@@ -267,6 +229,40 @@ std::string FormatBandwidth(double bytes_per_second) {
   char buf[48];
   std::snprintf(buf, sizeof buf, "%gB/s", bytes_per_second);
   return buf;
+}
+
+namespace {
+
+std::string Digits(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+}  // namespace
+
+// Whether a range differs from its value by more than rounding noise (0.1 %).
+bool Ranged(double value, double low, double high) {
+  const double noise = 1e-3 * std::abs(value);
+  return value - low > noise || high - value > noise;
+}
+
+std::string FormatSpan(double seconds, double low, double high) {
+  const bool ranged = Ranged(seconds, low, high);
+  if (seconds < 600) {
+    return Digits(seconds, 1) + "s" + (ranged ? " (" + Digits(low, 1) + " - " + Digits(high, 1) + "s)" : "");
+  }
+  const double unit = seconds < 7200 ? 60.0 : 3600.0;
+  const char* name = seconds < 7200 ? " min" : " h";
+  const int digits = seconds < 7200 ? 1 : 2;
+  return Digits(seconds / unit, digits) + name +
+         (ranged ? " (" + Digits(low / unit, digits) + " - " + Digits(high / unit, digits) + name + ")" : "");
+}
+
+std::string FormatBytesRange(double bytes, double low, double high) {
+  const bool ranged = Ranged(bytes, low, high);
+  return Digits(bytes / 1e9, 1) + " GB" +
+         (ranged ? " (" + Digits(low / 1e9, 1) + " - " + Digits(high / 1e9, 1) + " GB)" : "");
 }
 
 }  // namespace harness

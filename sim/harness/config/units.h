@@ -57,4 +57,11 @@ Parsed<double> ParseBandwidthValue(const nlohmann::json& value);
 std::string FormatDuration(kube::Micros d);
 std::string FormatBandwidth(double bytes_per_second);
 
+// A prediction with its range in one unit chosen by the value: seconds below 10 minutes ("28.0s",
+// "28.0s (22.1 - 35.3s)"), minutes below 2 hours ("95.9 min (71.0 - 120.3 min)"), hours above
+// ("1.60 h (1.20 - 2.10 h)"). The range is left out when it is within 0.1 % of the value.
+std::string FormatSpan(double seconds, double low, double high);
+// Bytes the same way, in GB (10^9): "599.7 GB (571.2 - 640.8 GB)".
+std::string FormatBytesRange(double bytes, double low, double high);
+
 }  // namespace harness

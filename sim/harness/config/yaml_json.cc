@@ -328,6 +328,12 @@ std::vector<PathSegment> ParseFieldPath(std::string_view path) {
   return segments;
 }
 
+std::string JoinFieldPath(std::string_view base, std::string_view path) {
+  std::vector<PathSegment> segments = ParseFieldPath(base);
+  for (PathSegment& s : ParseFieldPath(path)) segments.push_back(std::move(s));
+  return FormatFieldPath(segments);
+}
+
 std::string FormatFieldPath(const std::vector<PathSegment>& segments) {
   std::string path;
   for (const PathSegment& segment : segments) {

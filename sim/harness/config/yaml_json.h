@@ -41,6 +41,8 @@ std::vector<PathSegment> ParseFieldPath(std::string_view path);
 // The inverse, in one canonical spelling: keys that are plain identifiers ([A-Za-z_][A-Za-z0-9_-]*)
 // are joined with '.', other keys are bracketed, indices are bracketed. "" is the document itself.
 std::string FormatFieldPath(const std::vector<PathSegment>& segments);
+// `path` under `base`, canonical: JoinFieldPath("jobs[0]", "inline.metadata") = "jobs[0].inline.metadata".
+std::string JoinFieldPath(std::string_view base, std::string_view path);
 // "/spec/containers/0/image" -> "spec.containers[0].image". Tokens of digits only are read as
 // indices (a JSON pointer alone cannot tell "0" the key from 0 the index).
 std::string FieldPathFromPointer(std::string_view json_pointer);

@@ -1,7 +1,9 @@
 #include "sim/harness/report/report.h"
 
+#include "sim/harness/config/invariants.h"
 #include "sim/harness/config/units.h"
 
+#include <array>
 #include <cstdio>
 #include <sstream>
 
@@ -18,17 +20,38 @@ std::string Fixed(double v, int digits) {
   return buf;
 }
 
-// " queueing 0.0s, imagePull 45.0s, ..." over the stages recorded, in report order; " -" when none.
+// " queueing 0.0s, imagePull 45.0s, partition 1.60 h (1.20 - 2.10 h), ..." over the stages
+// recorded, in report order, with the models' ranges; " -" when none.
 std::string BreakdownText(const JobRecord& job) {
   auto stages = job.Breakdown();
   std::string out;
   for (const char* stage : kBreakdownStages) {
-    auto it = stages.find(stage);
-    if (it == stages.end()) continue;
-    out += (out.empty() ? " " : ", ") + std::string(stage) + " " + Fixed(Seconds(it->second), 1) + "s";
+    if (stages.find(stage) == stages.end()) continue;
+    const auto [value, low, high] = job.StageRange(stage);
+    out += (out.empty() ? " " : ", ") + std::string(stage) + " " + FormatSpan(value, low, high);
   }
   return out.empty() ? " -" : out;
 }
+
+// "    memory: partitioner 599.7 GB (571.2 - 640.8 GB), worker ..." when any role reported a peak.
+std::string MemoryText(const JobRecord& job) {
+  std::string out;
+  for (const char* role : kMemoryRoles) {
+    auto range = job.PeakRange(role);
+    if (!range) continue;
+    out += (out.empty() ? "    memory: " : ", ") + std::string(role) + " " + FormatBytesRange((*range)[0], (*range)[1], (*range)[2]);
+  }
+  return out.empty() ? "" : out + "\n";
+}
+
+// GPU-seconds follow the makespan: scaled by its range.
+std::array<double, 3> GpuSecondsRange(const JobRecord& job) {
+  auto makespan = job.MakespanRange();
+  if (!makespan || !((*makespan)[0] > 0)) return {job.gpu_seconds, job.gpu_seconds, job.gpu_seconds};
+  return {job.gpu_seconds, job.gpu_seconds * (*makespan)[1] / (*makespan)[0], job.gpu_seconds * (*makespan)[2] / (*makespan)[0]};
+}
+
+json RangeJson(double low, double high) { return json{{"low", low}, {"high", high}}; }
 
 }  // namespace
 
@@ -46,15 +69,25 @@ std::string FormatSummary(const RunRecord& record, const std::vector<Expectation
   for (const auto& key : record.job_order) {
     const JobRecord& job = record.jobs.at(key);
     out << "  job " << key.ToString() << "  " << (job.phase.empty() ? "(no phase)" : job.phase);
-    if (auto m = job.Makespan()) out << "  makespan " << FormatDuration(*m);
-    else out << "  makespan -";
-    out << "  GPU-hours " << Fixed(job.gpu_seconds / 3600.0, 2) << "  restarts " << job.restarts << "  pods "
+    if (auto m = job.Makespan()) {
+      out << "  makespan " << FormatDuration(*m);
+      if (auto r = job.MakespanRange()) {
+        const std::string span = FormatSpan((*r)[0], (*r)[1], (*r)[2]);
+        if (auto open = span.find('('); open != std::string::npos) out << " " << span.substr(open);
+      }
+    } else {
+      out << "  makespan -";
+    }
+    const auto gpu = GpuSecondsRange(job);
+    out << "  GPU-hours " << Fixed(gpu[0] / 3600.0, 2);
+    if (gpu[1] != gpu[0] || gpu[2] != gpu[0]) out << " (" << Fixed(gpu[1] / 3600.0, 2) << " - " << Fixed(gpu[2] / 3600.0, 2) << ")";
+    out << "  restarts " << job.restarts << "  pods "
         << job.pods_created << "  " << (job.dataset.empty() ? "dataset: default graph (names none the scenario knows)"
                                                              : "dataset: " + job.dataset)
         << "  breakdown:" << BreakdownText(job);
     if (job.deleted) out << "  (deleted)";
     if (!job.submit_error.empty()) out << "  (not created: " << job.submit_error << ")";
-    out << "\n";
+    out << "\n" << MemoryText(job);
   }
   for (const auto& f : record.fault_log) out << "  fault " << f << "\n";
   for (const auto& n : record.notes) out << "  note: " << n << "\n";
@@ -75,6 +108,8 @@ json ReportJson(const RunRecord& record, const std::vector<ExpectationResult>& r
   json report;
   report["scenario"] = record.scenario;
   report["description"] = record.description;
+  report["labels"] = record.labels;
+  report["annotations"] = record.annotations;
   report["seed"] = record.seed;
   report["passed"] = AllPassed(results);
   report["simulatedSeconds"] = Seconds(record.end);
@@ -106,9 +141,27 @@ json ReportJson(const RunRecord& record, const std::vector<ExpectationResult>& r
       breakdown[stage] = it == stages.end() ? 0.0 : Seconds(it->second);
     }
     j["breakdown"] = breakdown;
+    // The workload models' ranges (added fields): stage seconds, makespan, GPU-seconds and peaks at
+    // the ends of the uncertain parameters' ranges.
+    json breakdown_range = json::object();
+    for (const char* stage : kBreakdownStages) {
+      if (stages.find(stage) == stages.end()) continue;
+      const auto [value, low, high] = job.StageRange(stage);
+      breakdown_range[stage] = RangeJson(low, high);
+    }
+    j["breakdownRange"] = breakdown_range;
     json peaks = json::object();
-    for (const auto& [role, bytes] : job.peak_memory) peaks[role] = bytes;
+    json peak_ranges = json::object();
+    for (const auto& [role, bytes] : job.peak_memory) {
+      peaks[role] = bytes;
+      if (auto r = job.PeakRange(role)) peak_ranges[role] = RangeJson((*r)[1], (*r)[2]);
+    }
     j["peakMemoryBytes"] = peaks;
+    j["peakMemoryBytesRange"] = peak_ranges;
+    auto makespan_range = job.MakespanRange();
+    j["makespanRange"] = makespan_range ? RangeJson((*makespan_range)[1], (*makespan_range)[2]) : json(nullptr);
+    const auto gpu_range = GpuSecondsRange(job);
+    j["gpuSecondsRange"] = RangeJson(gpu_range[1], gpu_range[2]);
     j["restarts"] = job.restarts;
     j["gpuSeconds"] = job.gpu_seconds;
     j["idleGpuSeconds"] = nullptr;   // not modelled yet
@@ -129,6 +182,19 @@ json ReportJson(const RunRecord& record, const std::vector<ExpectationResult>& r
   for (const auto& v : record.invariant_violations)
     violations.push_back({{"invariant", v.name}, {"at", Seconds(v.at)}, {"detail", v.detail}});
   report["invariantViolations"] = violations;
+  json invariants = json::array();
+  for (const InvariantInfo& info : Invariants()) {
+    const std::string name(info.name);
+    auto checks = record.invariant_checks.find(name);
+    std::int64_t violated = 0;
+    for (const auto& v : record.invariant_violations) violated += v.name == name;
+    invariants.push_back({{"name", name},
+                          {"description", std::string(info.description)},
+                          {"checked", std::string(info.checked)},
+                          {"checks", checks == record.invariant_checks.end() ? 0 : checks->second},
+                          {"violations", violated}});
+  }
+  report["invariants"] = invariants;
   report["faults"] = record.fault_log;
   report["notes"] = record.notes;
   return report;

@@ -1,14 +1,22 @@
-// Reports of one run (shared/design/scenarios.md): the short human summary `dglsim run` prints and
-// the JSON report of `--json`.
+// Reports of one run (docs: the scenario format's reports): the short human summary `dglsim run`
+// prints and the JSON report of `--json`.
 //
-// The summary: the scenario, seed and end time; one line per job (phase, makespan, GPU-hours,
-// restarts, pods, and "stage breakdown not modelled yet"); faults applied; notes; each expectation
-// with PASS / FAIL and its detail; invariant violations; the trace hash.
+// The summary: the scenario, seed and end time ("(until reached)" when `until` cut it); one line per
+// job (phase, makespan, GPU-hours, restarts, pods, dataset, the stage breakdown recorded), the
+// predictions of the workload models with their ranges (`partition 1.60 h (1.20 - 2.10 h)`), and a
+// second line with the roles' memory peaks and their ranges; faults applied; notes (among them, for
+// a job not done, what it waits on); each expectation with PASS / FAIL and its detail; the number of
+// invariant violations; the trace hash.
 //
-// The JSON report has the documented fields. Values the simulator does not model yet are null
-// (breakdown, peakMemoryBytes, idleGpuSeconds, cluster.gpuUtilization) rather than invented.
-// Added fields: description, endedBy ("jobs" or "until"), traceRecords, faults, notes,
-// jobs[].dataset, jobs[].deleted. `wallSeconds` is the only field that differs run to run.
+// The JSON report has the documented fields: per job its phases, breakdown (every stage of
+// kBreakdownStages, 0 when not recorded) and peakMemoryBytes (per role recorded), GPU-seconds;
+// the cluster's nodes, GPUs, GPU-seconds and gpuUtilization (null without GPUs). idleGpuSeconds
+// is not modelled and is null, never invented. Added fields: description, labels and annotations
+// (the scenario's metadata), endedBy ("jobs" or "until"), traceRecords, faults, notes,
+// jobs[].dataset, jobs[].deleted, the ranges jobs[].breakdownRange.STAGE, peakMemoryBytesRange.ROLE,
+// makespanRange and gpuSecondsRange, each {low, high} (low = high where the models are sure), and
+// `invariants`: every invariant of the registry with its description, the checks made and the
+// violations found. `wallSeconds` is the only field that differs run to run.
 #pragma once
 
 #include "sim/harness/checks/expectations.h"

@@ -312,8 +312,8 @@ class Page {
       return;
     }
     out_ << "<div class=\"" << (record_.job_order.size() > 15 ? "tablebox" : "scroll") << "\"><table>\n<thead><tr><th>Job</th><th>Phase</th><th>Mode</th><th class=\"num\">Submitted</th>"
-            "<th class=\"num\">Makespan</th><th>Breakdown</th><th class=\"num\">GPU-hours</th><th class=\"num\">Restarts</th>"
-            "<th class=\"num\">Pods</th></tr></thead>\n<tbody>\n";
+            "<th class=\"num\">Makespan</th><th>Breakdown</th><th>Peak memory</th><th class=\"num\">GPU-hours</th>"
+            "<th class=\"num\">Restarts</th><th class=\"num\">Pods</th></tr></thead>\n<tbody>\n";
     std::size_t shown = std::min(record_.job_order.size(), options_.max_job_rows);
     for (std::size_t i = 0; i < shown; ++i) {
       const JobKey& key = record_.job_order[i];
@@ -328,8 +328,14 @@ class Page {
       else out_ << "<span class=\"phase\" style=\"background:" << PhaseFill(job.phase) << "\">" << HtmlEscape(job.phase) << "</span>";
       out_ << "</td><td>" << HtmlEscape(job.partition_mode.empty() ? "-" : job.partition_mode) << "</td>";
       out_ << "<td class=\"num\">" << (job.submitted ? Clock(*job.submitted) : "-") << "</td>";
-      out_ << "<td class=\"num\">" << (job.Makespan() ? Clock(*job.Makespan()) : "-") << "</td>";
-      out_ << "<td>" << Breakdown(job) << "</td>";
+      out_ << "<td class=\"num\">" << (job.Makespan() ? Clock(*job.Makespan()) : "-");
+      if (auto r = job.MakespanRange()) {
+        const std::string span = FormatSpan((*r)[0], (*r)[1], (*r)[2]);
+        if (auto open = span.find('('); open != std::string::npos)
+          out_ << "<br><span class=\"detail\">" << HtmlEscape(span.substr(open)) << "</span>";
+      }
+      out_ << "</td>";
+      out_ << "<td>" << Breakdown(job) << "</td><td>" << Memory(job) << "</td>";
       out_ << "<td class=\"num\">" << Fixed(job.gpu_seconds / 3600.0, 2) << "</td><td class=\"num\">" << job.restarts
            << "</td><td class=\"num\">" << job.pods_created << "</td></tr>\n";
     }
@@ -340,18 +346,32 @@ class Page {
     out_ << "</section>\n";
   }
 
+  // Each stage with the models' range where they reported one ("partition 1.60 h (1.20 - 2.10 h)").
   static std::string Breakdown(const JobRecord& job) {
     auto stages = job.Breakdown();
     if (stages.empty()) return "<span class=\"detail\">not reported</span>";
-    static const char* kOrder[] = {"queueing", "imagePull", "download", "partition", "dispatch", "load", "training"};
-    std::vector<std::pair<std::string, Micros>> ordered;
-    for (const char* name : kOrder)
-      if (auto it = stages.find(name); it != stages.end()) ordered.emplace_back(it->first, it->second);
+    std::vector<std::string> ordered;
+    for (const char* name : kBreakdownStages)
+      if (stages.count(name) > 0) ordered.push_back(name);
     for (const auto& [name, t] : stages)
-      if (std::find(std::begin(kOrder), std::end(kOrder), name) == std::end(kOrder)) ordered.emplace_back(name, t);
+      if (std::find(std::begin(kBreakdownStages), std::end(kBreakdownStages), name) == std::end(kBreakdownStages))
+        ordered.push_back(name);
     std::string out;
-    for (const auto& [name, t] : ordered) out += (out.empty() ? "" : " &middot; ") + HtmlEscape(name) + " " + Clock(t);
+    for (const std::string& name : ordered) {
+      const auto [value, low, high] = job.StageRange(name);
+      out += (out.empty() ? "" : " &middot; ") + HtmlEscape(name) + " " + HtmlEscape(FormatSpan(value, low, high));
+    }
     return out;
+  }
+
+  // Each role's memory peak with its range.
+  static std::string Memory(const JobRecord& job) {
+    std::string out;
+    for (const auto& [role, bytes] : job.peak_memory) {
+      auto r = job.PeakRange(role);
+      out += (out.empty() ? "" : "<br>") + HtmlEscape(role) + " " + HtmlEscape(FormatBytesRange((*r)[0], (*r)[1], (*r)[2]));
+    }
+    return out.empty() ? "-" : out;
   }
 
   void Legend() {

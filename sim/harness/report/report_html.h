@@ -3,7 +3,8 @@
 //
 // Sections: a header (scenario, description, seed, verdict, simulated time, events, nodes, GPUs,
 // utilisation, trace hash); the jobs table (phase, partition mode, submitted, makespan, stage
-// breakdown, GPU-hours, restarts, pods); the timeline: one bar row per job with its phases, then a
+// breakdown, peak memory per role, GPU-hours, restarts, pods; the workload models' predictions with
+// their ranges, "partition 1.60 h (1.20 - 2.10 h)"); the timeline: one bar row per job with its phases, then a
 // Gantt chart of pods on nodes (one row per node, pods on the slots of report_layout.h, coloured by
 // job and shaded by role, the wait from binding to the first container start drawn lighter, node
 // outages hatched, every bar with a tooltip); GPUs in use over time; the expectations with pass /

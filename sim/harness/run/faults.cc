@@ -9,27 +9,16 @@
 #include <utility>
 
 namespace harness {
-namespace {
-
-// spec.nodeName of a pod, "" when unset.
-std::string NodeNameOf(const nlohmann::json& pod) {
-  auto spec = pod.find("spec");
-  if (spec == pod.end() || !spec->is_object()) return "";
-  auto node = spec->find("nodeName");
-  return node != spec->end() && node->is_string() ? node->get<std::string>() : "";
-}
-
-}  // namespace
 
 FaultInjector::FaultInjector(sim::Simulation& sim, sim::Cluster& cluster, std::map<std::string, sim::Kubelet*> kubelets,
                              sim::OperatorActor* op, kube::FaultPlan base_plan)
-    : sim_(sim), cluster_(cluster), kubelets_(std::move(kubelets)), op_(op), base_plan_(base_plan) {}
+    : sim_(sim), cluster_(cluster), kubelets_(std::move(kubelets)), op_(op), base_plan_(base_plan), events_(sim.engine()) {}
 
 void FaultInjector::Schedule(const std::vector<FaultSpec>& faults) {
   for (const FaultSpec& fault : faults) {
     if (fault.trigger.at) {
       FaultSpec copy = fault;
-      sim_.engine().ScheduleAt(*fault.trigger.at, [this, copy] { Apply(copy); });
+      events_.At(*fault.trigger.at, [this, copy] { Apply(copy); });
     } else if (fault.trigger.job) {
       triggered_.push_back(fault);
     }
@@ -42,7 +31,7 @@ void FaultInjector::OnJobPhase(const JobKey& job, const std::string& phase) {
     if (fired_.count(i) || !fault.trigger.job || *fault.trigger.job != job || fault.trigger.phase != phase) continue;
     fired_.insert(i);
     FaultSpec copy = fault;
-    sim_.engine().Schedule(fault.trigger.after, [this, copy] { Apply(copy); });
+    events_.After(fault.trigger.after, [this, copy] { Apply(copy); });
   }
 }
 
@@ -63,7 +52,7 @@ void FaultInjector::KillPod(const FaultSpec& fault, const std::string& reason) {
     Record(std::string(kind) + " " + who + " skipped: no such pod");
     return;
   }
-  std::string node = NodeNameOf(**pod);
+  const std::string& node = kube::NodeNameOf(**pod);
   auto it = kubelets_.find(node);
   if (it == kubelets_.end()) {
     Record(std::string(kind) + " " + who + " skipped: the pod is not on a node");
@@ -80,115 +69,126 @@ void FaultInjector::KillPod(const FaultSpec& fault, const std::string& reason) {
 
 void FaultInjector::Apply(const FaultSpec& fault) {
   switch (fault.kind) {
-    case FaultKind::kNodeDown: {
-      std::string node = fault.node;
-      if (fault.node_of) {
-        auto pod = sim_.store().Get("pods", fault.node_of->ns, fault.node_of->name);
-        if (pod.ok()) node = NodeNameOf(**pod);
-        if (node.empty()) {
-          Record("NodeDown nodeOf " + fault.node_of->ToString() + " skipped: the pod is not on a node");
-          return;
-        }
-      }
-      if (!cluster_.Spec(node)) {
-        Record("NodeDown " + node + " skipped: no such node");
-        return;
-      }
-      cluster_.NodeDown(node);
-      Record("NodeDown " + node + (fault.duration ? " for " + FormatDuration(*fault.duration) : ""));
-      if (fault.duration) {
-        sim_.engine().Schedule(*fault.duration, [this, node] {
-          cluster_.NodeUp(node);
-          Record("NodeUp " + node + " (end of NodeDown)");
-        });
-      }
-      return;
-    }
-    case FaultKind::kNodeUp:
-      if (!cluster_.Spec(fault.node)) {
-        Record("NodeUp " + fault.node + " skipped: no such node");
-        return;
-      }
-      cluster_.NodeUp(fault.node);
-      Record("NodeUp " + fault.node);
-      return;
-    case FaultKind::kPodKill:
-      KillPod(fault, "");
-      return;
-    case FaultKind::kOOM:
-      KillPod(fault, "OOMKilled");
-      return;
-    case FaultKind::kImagePullError: {
-      for (auto& [node, kubelet] : kubelets_) kubelet->AddImagePullFault(fault.image);
-      Record("ImagePullError " + fault.image + (fault.duration ? " for " + FormatDuration(*fault.duration) : ""));
-      if (fault.duration) {
-        std::string glob = fault.image;
-        sim_.engine().Schedule(*fault.duration, [this, glob] {
-          for (auto& [node, kubelet] : kubelets_) kubelet->RemoveImagePullFault(glob);
-          Record("ImagePullError " + glob + " ends");
-        });
-      }
-      return;
-    }
-    case FaultKind::kNetworkSlow: {
-      const std::string who = fault.node.empty() ? std::string("every node") : fault.node;
-      sim::Network* network = sim_.network();
-      if (!network) {
-        Record("NetworkSlow " + who + " skipped: the simulation has no flow network");
-        return;
-      }
-      std::vector<std::string> nodes;
-      if (fault.node.empty()) {
-        for (const auto& [name, spec] : cluster_.specs()) nodes.push_back(name);
-      } else if (network->HasNode(fault.node)) {
-        nodes.push_back(fault.node);
-      } else {
-        Record("NetworkSlow " + who + " skipped: no such node");
-        return;
-      }
-      for (const auto& node : nodes) network->SetNodeNicFactor(node, fault.factor);
-      Record("NetworkSlow " + who + " factor " + std::to_string(fault.factor) +
-             (fault.duration ? " for " + FormatDuration(*fault.duration) : ""));
-      if (fault.duration) {
-        sim_.engine().Schedule(*fault.duration, [this, nodes, who] {
-          if (sim::Network* net = sim_.network())
-            for (const auto& node : nodes) net->SetNodeNicFactor(node, 1);
-          Record("NetworkSlow " + who + " ends");
-        });
-      }
-      return;
-    }
-    case FaultKind::kApiFaults: {
-      kube::FaultPlan plan = base_plan_;
-      plan.conflict_rate = fault.conflict_rate;
-      plan.error_rate = fault.error_rate;
-      plan.timeout_rate = fault.timeout_rate;
-      if (fault.latency > 0) plan.latency_min = plan.latency_max = fault.latency;
-      sim_.SetApiFaults(plan);
-      Record("ApiFaults conflicts " + std::to_string(fault.conflict_rate) + " errors " +
-             std::to_string(fault.error_rate) + " timeouts " + std::to_string(fault.timeout_rate) +
-             (fault.duration ? " for " + FormatDuration(*fault.duration) : ""));
-      if (fault.duration) {
-        sim_.engine().Schedule(*fault.duration, [this] {
-          sim_.SetApiFaults(base_plan_);
-          Record("ApiFaults end");
-        });
-      }
-      return;
-    }
+    case FaultKind::kNodeDown: return NodeDown(fault);
+    case FaultKind::kNodeUp: return NodeUp(fault);
+    case FaultKind::kPodKill: return KillPod(fault, "");
+    case FaultKind::kOOM: return KillPod(fault, "OOMKilled");
+    case FaultKind::kImagePullError: return FailImagePulls(fault);
+    case FaultKind::kNetworkSlow: return SlowNetwork(fault);
+    case FaultKind::kApiFaults: return FailApiCalls(fault);
     case FaultKind::kWatchDrop:
       sim_.DropWatches();
       Record("WatchDrop");
       return;
-    case FaultKind::kOperatorRestart:
-      if (!op_) {
-        Record("OperatorRestart skipped: the operator is disabled");
-        return;
-      }
-      op_->Restart();
-      Record("OperatorRestart");
-      return;
+    case FaultKind::kOperatorRestart: return RestartOperator(fault);
   }
+}
+
+// " for 4m" when the fault is undone after a while, else "".
+std::string FaultInjector::For(const FaultSpec& fault) {
+  return fault.duration ? " for " + FormatDuration(*fault.duration) : "";
+}
+
+void FaultInjector::NodeDown(const FaultSpec& fault) {
+  std::string node = fault.node;
+  if (fault.node_of) {
+    auto pod = sim_.store().Get("pods", fault.node_of->ns, fault.node_of->name);
+    if (pod.ok()) node = kube::NodeNameOf(**pod);
+    if (node.empty()) {
+      Record("NodeDown nodeOf " + fault.node_of->ToString() + " skipped: the pod is not on a node");
+      return;
+    }
+  }
+  if (!cluster_.Spec(node)) {
+    Record("NodeDown " + node + " skipped: no such node");
+    return;
+  }
+  cluster_.NodeDown(node);
+  Record("NodeDown " + node + For(fault));
+  if (fault.duration)
+    events_.After(*fault.duration, [this, node] {
+      cluster_.NodeUp(node);
+      Record("NodeUp " + node + " (end of NodeDown)");
+    });
+}
+
+void FaultInjector::NodeUp(const FaultSpec& fault) {
+  if (!cluster_.Spec(fault.node)) {
+    Record("NodeUp " + fault.node + " skipped: no such node");
+    return;
+  }
+  cluster_.NodeUp(fault.node);
+  Record("NodeUp " + fault.node);
+}
+
+std::vector<sim::Kubelet*> FaultInjector::KubeletsOn(const std::string& node) const {
+  std::vector<sim::Kubelet*> out;
+  for (const auto& [name, kubelet] : kubelets_)
+    if (node.empty() || name == node) out.push_back(kubelet);
+  return out;
+}
+
+void FaultInjector::FailImagePulls(const FaultSpec& fault) {
+  const std::vector<sim::Kubelet*> kubelets = KubeletsOn(fault.node);
+  for (sim::Kubelet* kubelet : kubelets) kubelet->AddImagePullFault(fault.image);
+  const std::string where = fault.node.empty() ? "" : " on " + fault.node;
+  Record("ImagePullError " + fault.image + where + For(fault));
+  if (fault.duration)
+    events_.After(*fault.duration, [this, kubelets, glob = fault.image, where] {
+      for (sim::Kubelet* kubelet : kubelets) kubelet->RemoveImagePullFault(glob);
+      Record("ImagePullError " + glob + where + " ends");
+    });
+}
+
+void FaultInjector::SlowNetwork(const FaultSpec& fault) {
+  const std::string who = fault.node.empty() ? std::string("every node") : fault.node;
+  sim::Network* network = sim_.network();
+  if (!network) {
+    Record("NetworkSlow " + who + " skipped: the simulation has no flow network");
+    return;
+  }
+  std::vector<std::string> nodes;
+  if (fault.node.empty()) {
+    for (const auto& [name, spec] : cluster_.specs()) nodes.push_back(name);
+  } else if (network->HasNode(fault.node)) {
+    nodes.push_back(fault.node);
+  } else {
+    Record("NetworkSlow " + who + " skipped: no such node");
+    return;
+  }
+  for (const auto& node : nodes) network->SetNodeNicFactor(node, fault.factor);
+  Record("NetworkSlow " + who + " factor " + std::to_string(fault.factor) + For(fault));
+  if (fault.duration)
+    events_.After(*fault.duration, [this, nodes, who] {
+      if (sim::Network* net = sim_.network())
+        for (const auto& node : nodes) net->SetNodeNicFactor(node, 1);
+      Record("NetworkSlow " + who + " ends");
+    });
+}
+
+void FaultInjector::FailApiCalls(const FaultSpec& fault) {
+  kube::FaultPlan plan = base_plan_;
+  plan.conflict_rate = fault.conflict_rate;
+  plan.error_rate = fault.error_rate;
+  plan.timeout_rate = fault.timeout_rate;
+  if (fault.latency > 0) plan.latency_min = plan.latency_max = fault.latency;
+  sim_.SetApiFaults(plan);
+  Record("ApiFaults conflicts " + std::to_string(fault.conflict_rate) + " errors " + std::to_string(fault.error_rate) +
+         " timeouts " + std::to_string(fault.timeout_rate) + For(fault));
+  if (fault.duration)
+    events_.After(*fault.duration, [this] {
+      sim_.SetApiFaults(base_plan_);
+      Record("ApiFaults end");
+    });
+}
+
+void FaultInjector::RestartOperator(const FaultSpec& fault) {
+  if (!op_) {
+    Record("OperatorRestart skipped: the operator is disabled");
+    return;
+  }
+  op_->Restart(fault.duration);
+  Record("OperatorRestart" + (fault.duration ? " down for " + FormatDuration(*fault.duration) : std::string()));
 }
 
 }  // namespace harness

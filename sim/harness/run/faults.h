@@ -6,10 +6,12 @@
 //   containers); with `for`, Cluster::NodeUp after it. NodeUp: Cluster::NodeUp.
 // - PodKill: the pod's kubelet kills the container (Kubelet::KillContainer) with exitCode, reason
 //   Error (Completed for 0). OOM: the same with reason OOMKilled.
-// - ImagePullError: every kubelet fails pulls of images matching the glob, until `for` ends.
+// - ImagePullError: the kubelet of `node` (every kubelet when none is named) fails pulls of images
+//   matching the glob, until `for` ends.
 // - ApiFaults: Simulation::SetApiFaults with the conflict / error / timeout rates and latency, until
 //   `for` ends (then the scenario's base plan: api.requestLatency only).
-// - WatchDrop: Simulation::DropWatches. OperatorRestart: OperatorActor::Restart.
+// - WatchDrop: Simulation::DropWatches. OperatorRestart: OperatorActor::Restart; the operator is down
+//   for `for` (default: OperatorActorOptions::restart_delay, 5 s), then starts over from lists.
 // - NetworkSlow (node, or every node when none is named): the node's NIC capacity in the flow
 //   network (sim/network/network.h) times `factor`, both directions, so its transfers and image pulls slow
 //   down; with `for`, the factor goes back to 1 after it. Skipped without a network.
@@ -21,6 +23,7 @@
 
 #include "fakeapi/client/faulty_client.h"
 #include "sim/harness/config/scenario.h"
+#include "sim/kernel/owned_events.h"
 
 #include <map>
 #include <set>
@@ -52,7 +55,16 @@ class FaultInjector {
 
  private:
   void Record(const std::string& text);
+  static std::string For(const FaultSpec& fault);
+  // The kubelet of `node`, or of every node for "".
+  std::vector<sim::Kubelet*> KubeletsOn(const std::string& node) const;
+  void NodeDown(const FaultSpec& fault);
+  void NodeUp(const FaultSpec& fault);
   void KillPod(const FaultSpec& fault, const std::string& reason);
+  void FailImagePulls(const FaultSpec& fault);
+  void SlowNetwork(const FaultSpec& fault);
+  void FailApiCalls(const FaultSpec& fault);
+  void RestartOperator(const FaultSpec& fault);
 
   sim::Simulation& sim_;
   sim::Cluster& cluster_;
@@ -62,6 +74,7 @@ class FaultInjector {
   std::vector<FaultSpec> triggered_;  // `when` faults
   std::set<std::size_t> fired_;       // indexes into triggered_
   std::vector<std::string> log_;
+  sim::OwnedEvents events_;  // faults due and faults to undo; last: they die first
 };
 
 }  // namespace harness

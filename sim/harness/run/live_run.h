@@ -6,10 +6,11 @@
 // simulation never sees two threads at once.
 //
 // Pacing: with a speed S, simulated time advances S seconds per wall second from the start. With
-// fast forward (`--speed max`), it runs as fast as it can while anything is in flight (a scenario
-// entry not yet applied, a DGLJob neither Succeeded nor Failed, or the settle period after the
-// last one finished), and at speed 1 otherwise, so that a job created later also runs to its end
-// at once. The scenario's `until` does not end a live run; only `should_stop` does.
+// fast forward (`--speed max`), it runs as fast as it can while anything is in flight (the scenario
+// not done: an entry not yet applied, a job not terminal, a controller's armed timer, see runner.h;
+// a DGLJob in the API neither Succeeded nor Failed; or the settle period after the last of those),
+// and at speed 1 otherwise, so that a job created later also runs to its end at once. The
+// scenario's `until` does not end a live run; only `should_stop` does.
 //
 // The wall clock is read here (and in the HTTP server) only: the simulation itself never sees it.
 #pragma once

@@ -66,7 +66,10 @@ struct Cluster {
       names.push_back(name);
       sim.store().Create("nodes", {{"metadata", {{"name", name}}},
                                    {"status", {{"addresses", {{{"type", "InternalIP"}, {"address", "10.0.0." + std::to_string(i + 10)}}}}}}});
-      sim.AddActor<Kubelet>(KubeletConfig{.node_name = name, .pod_cidr = "10.244." + std::to_string(i) + ".0/24"});
+      // 1 GB images: pulled in 5 s, so the workers run before the 60 s launcher ends.
+      sim.AddActor<Kubelet>(KubeletConfig{.node_name = name,
+                                          .pod_cidr = "10.244." + std::to_string(i) + ".0/24",
+                                          .default_image_size = 1'000'000'000});
     }
     sim.AddActor<RoundRobinBinder>(names);
     op = &sim.AddActor<OperatorActor>();
@@ -94,7 +97,7 @@ TEST(OperatorActorTest, EveryPartitionModeRunsToSucceeded) {
     for (const char* type : {"Partitioning", "Partitioned", "Training"}) {
       bool found = false;
       for (const auto& c : status["conditions"]) found = found || c["type"] == type;
-      EXPECT_TRUE(found) << mode << " never reached " << type;
+      EXPECT_TRUE(found) << mode << " never reached " << type << ": " << status.dump();
     }
   }
 }

@@ -56,7 +56,7 @@ class SchedulerTest : public ::testing::Test {
     return c.is_null() ? "" : c.value("message", "");
   }
 
-  Simulation sim_;
+  Simulation sim_{{.watch_latency = 2 * kMillisecond}};  // the timings below count 2 ms per watch
   Cluster cluster_{sim_};
   Scheduler* scheduler_ = nullptr;
 };

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
 namespace sim {
 namespace {
 
@@ -22,6 +24,61 @@ class Recorder : public Actor {
   void Reset() { ResetInformers(); }
   std::vector<std::pair<std::string, Micros>> seen;
 };
+
+// An actor with a timer of its own that touches its own state.
+class Ticker : public Actor {
+ public:
+  Ticker(Simulation& sim, std::string name, bool* alive) : Actor(sim, std::move(name)), alive_(alive) {}
+  ~Ticker() override { *alive_ = false; }
+  void Start() override { Tick(); }
+  bool HasPendingWork() const override { return armed_; }
+  void Arm(Micros at) {
+    armed_ = true;
+    At(at, [this] { armed_ = false; });
+  }
+  int ticks = 0;
+
+ private:
+  void Tick() {
+    EXPECT_TRUE(*alive_) << "an event of a dead actor ran";
+    ++ticks;
+    After(kSecond, [this] { Tick(); });
+  }
+  bool* alive_;
+  bool armed_ = false;
+};
+
+TEST(SimulationTest, AnActorIsRegisteredForExactlyItsLifetimeAndItsEventsDieWithIt) {
+  Simulation sim;
+  bool alive = true;
+  auto owned_elsewhere = std::make_unique<Ticker>(sim, "ticker", &alive);
+  auto& recorder = sim.AddActor<Recorder>("recorder");
+  ASSERT_EQ(sim.actors().size(), 2u);
+  EXPECT_EQ(sim.actors()[0], owned_elsewhere.get());  // in the order they were built
+  EXPECT_EQ(sim.FindActor("recorder"), &recorder);
+  sim.Start();  // starts the actor its owner holds too
+  sim.RunUntil(5 * kSecond);
+  EXPECT_EQ(owned_elsewhere->ticks, 6);  // 0 s .. 5 s
+  owned_elsewhere.reset();
+  EXPECT_FALSE(alive);
+  EXPECT_EQ(sim.actors().size(), 1u);
+  EXPECT_EQ(sim.FindActor("ticker"), nullptr);
+  sim.RunUntil(20 * kSecond);  // its pending tick was cancelled: nothing touches the dead actor
+  EXPECT_TRUE(sim.engine().idle());
+}
+
+TEST(SimulationTest, AnArmedTimerIsPendingWorkUntilItFires) {
+  Simulation sim;
+  bool alive = true;
+  auto& ticker = sim.AddActor<Ticker>("ticker", &alive);
+  EXPECT_FALSE(sim.AnyActorHasPendingWork());
+  ticker.Arm(30 * kSecond);
+  EXPECT_TRUE(sim.AnyActorHasPendingWork());
+  sim.RunUntil(29 * kSecond);
+  EXPECT_TRUE(sim.AnyActorHasPendingWork());
+  sim.RunUntil(30 * kSecond);
+  EXPECT_FALSE(sim.AnyActorHasPendingWork());
+}
 
 TEST(SimulationTest, AnActorSeesAWriteAfterTheWatchLatency) {
   Simulation sim({.watch_latency = 5 * kMillisecond});

@@ -79,7 +79,7 @@ TEST(CalibrationOptionsTest, BadOptionsAreNamed) {
   options.sizes = {1024, std::int64_t{1} << 27};  // 2^31 edges at the default edge factor of 16
   EXPECT_NE(ValidateCalibrationOptions(options).find("too large"), std::string::npos);
   options.sizes = {1024, 2048};
-  options.parts = 1;
+  options.parts = {1};
   EXPECT_NE(ValidateCalibrationOptions(options), "");
   CalibrationResult result = RunCalibration(options, {});
   EXPECT_NE(result.error, "");

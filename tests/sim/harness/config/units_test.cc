@@ -84,6 +84,17 @@ TEST(UnitsTest, LongGarbageIsCutShortInMessages) {
   EXPECT_FALSE(ParseSize(std::string("\xff\xfe", 2)).ok());  // invalid UTF-8 is reported, not thrown
 }
 
+TEST(UnitsTest, PredictionsWithRangesPickOneUnitByTheValue) {
+  EXPECT_EQ(FormatSpan(28.04, 28.04, 28.04), "28.0s");
+  EXPECT_EQ(FormatSpan(28.0, 22.1, 35.3), "28.0s (22.1 - 35.3s)");
+  EXPECT_EQ(FormatSpan(5754, 4260, 7200), "95.9 min (71.0 - 120.0 min)");
+  EXPECT_EQ(FormatSpan(5760, 4320, 7560), "96.0 min (72.0 - 126.0 min)");
+  EXPECT_EQ(FormatSpan(7200 * 0.8, 3600 * 1.2, 3600 * 2.1), "96.0 min (72.0 - 126.0 min)");
+  EXPECT_EQ(FormatSpan(3600 * 2.5, 3600 * 2, 3600 * 3), "2.50 h (2.00 - 3.00 h)");
+  EXPECT_EQ(FormatBytesRange(599.7e9, 571.2e9, 640.8e9), "599.7 GB (571.2 - 640.8 GB)");
+  EXPECT_EQ(FormatBytesRange(2e9, 2e9, 2e9), "2.0 GB");
+}
+
 TEST(UnitsTest, FormatsRoundTrip) {
   EXPECT_EQ(FormatDuration(0), "0s");
   EXPECT_EQ(FormatDuration(250 * kMillisecond), "250ms");

@@ -8,6 +8,7 @@
 #include "sim/harness/run_command.h"
 #include "tests/sim/harness/harness_test_util.h"
 #include "tests/sim/harness/report/report_test_util.h"
+#include "sim/harness/config/units.h"
 
 #include <gtest/gtest.h>
 
@@ -61,6 +62,23 @@ TEST(HtmlReportTest, HasANodeRowPerNodeAPodBarPerPodAndThePhasesOfTheJob) {
   // Self-contained: nothing loaded from anywhere.
   EXPECT_EQ(Count(html, "http"), Count(html, "http://www.w3.org/2000/svg"));  // only the SVG namespace
   for (const char* external : {"src=", "<link", "@import"}) EXPECT_EQ(html.find(external), std::string::npos) << external;
+}
+
+// A DGL job's row: every predicted stage and the peak memory with the models' ranges.
+TEST(HtmlReportTest, TheJobsTableShowsPredictionsWithTheirRanges) {
+  ScenarioLoad load = LoadScenario(std::string(DGLSIM_SOURCE_DIR) + "/scenarios/ssp-products.yaml");
+  ASSERT_TRUE(load.ok());
+  RunRecord r = RunScenario(*load.scenario);
+  std::string html = HtmlReport(r, EvaluateExpectations(*load.scenario, r));
+  const JobRecord& job = r.jobs.begin()->second;
+  for (const char* stage : {"prepare", "partition", "training"}) {
+    const auto [value, low, high] = job.StageRange(stage);
+    EXPECT_NE(html.find(std::string(stage) + " " + FormatSpan(value, low, high)), std::string::npos) << stage;
+  }
+  EXPECT_NE(html.find("<th>Peak memory</th>"), std::string::npos);
+  const auto peak = job.PeakRange("partitioner");
+  ASSERT_TRUE(peak.has_value());
+  EXPECT_NE(html.find("partitioner " + FormatBytesRange((*peak)[0], (*peak)[1], (*peak)[2])), std::string::npos);
 }
 
 TEST(HtmlReportTest, EscapesEveryNameFromTheScenario) {

@@ -4,6 +4,7 @@
 #include "tests/sim/harness/harness_test_util.h"
 
 #include "sim/harness/report/report.h"
+#include "sim/harness/config/units.h"
 
 #include <gtest/gtest.h>
 
@@ -130,6 +131,42 @@ TEST(HarnessReportTest, JsonFieldsHaveTheDocumentedTypes) {
   }
   EXPECT_TRUE(j["invariantViolations"].is_array());
   EXPECT_TRUE(j["invariantViolations"].empty());
+}
+
+// A DGL job's predictions carry the models' ranges in the summary, the JSON report (added fields)
+// and the HTML page; low <= value <= high everywhere, and the ranges move the makespan.
+TEST(HarnessReportTest, DglPredictionsShowTheirRangesInEveryReport) {
+  ScenarioLoad load = LoadScenario(std::string(DGLSIM_SOURCE_DIR) + "/scenarios/ssp-products.yaml");
+  ASSERT_TRUE(load.ok()) << ::testing::PrintToString(load.problems);
+  RunRecord r = RunScenario(*load.scenario);
+  const auto results = EvaluateExpectations(*load.scenario, r);
+  json j = ReportJson(r, results);
+  const json& job = j["jobs"][0];
+  ASSERT_TRUE(job["breakdownRange"].is_object());
+  for (const char* stage : {"download", "prepare", "partition", "dispatch", "load", "training"}) {
+    ASSERT_TRUE(job["breakdownRange"].contains(stage)) << stage;
+    const double value = job["breakdown"][stage], low = job["breakdownRange"][stage]["low"],
+                 high = job["breakdownRange"][stage]["high"];
+    EXPECT_LE(low, value) << stage;
+    EXPECT_GE(high, value) << stage;
+  }
+  EXPECT_LT(job["breakdownRange"]["partition"]["low"].get<double>(), job["breakdown"]["partition"].get<double>());
+  EXPECT_GT(job["breakdownRange"]["training"]["high"].get<double>(), job["breakdown"]["training"].get<double>());
+  ASSERT_TRUE(job["peakMemoryBytesRange"]["partitioner"].is_object());
+  EXPECT_LE(job["peakMemoryBytesRange"]["partitioner"]["low"].get<double>(), job["peakMemoryBytes"]["partitioner"].get<double>());
+  EXPECT_GE(job["peakMemoryBytesRange"]["partitioner"]["high"].get<double>(), job["peakMemoryBytes"]["partitioner"].get<double>());
+  ASSERT_TRUE(job["makespanRange"].is_object());
+  EXPECT_LT(job["makespanRange"]["low"].get<double>(), job["makespan"].get<double>());
+  EXPECT_GT(job["makespanRange"]["high"].get<double>(), job["makespan"].get<double>());
+  EXPECT_TRUE(job["gpuSecondsRange"].is_object());
+  // Stages the models did not predict have no spread.
+  EXPECT_EQ(job["breakdownRange"]["imagePull"]["low"], job["breakdown"]["imagePull"]);
+
+  const std::string summary = FormatSummary(r, results);
+  const auto [value, low, high] = r.jobs.begin()->second.StageRange("partition");
+  EXPECT_NE(summary.find("partition " + FormatSpan(value, low, high)), std::string::npos) << summary;
+  EXPECT_NE(summary.find("    memory: partitioner "), std::string::npos) << summary;
+  EXPECT_NE(summary.find(" GB ("), std::string::npos) << summary;
 }
 
 // api-faults.yaml draws conflicts and errors from the seed: the same seed gives the same trace and

@@ -135,6 +135,42 @@ TEST(FaultsTest, ImagePullErrorsForAWhileDelayTheJobWhichStillSucceeds) {
   EXPECT_GE(*J(r).Makespan() - *J(clean).Makespan(), 2 * 60 * kS) << Describe(r);
 }
 
+TEST(FaultsTest, ImagePullErrorOnOneNodeFailsPullsThereOnly) {
+  RunRecord r = RunWith("  - {at: 0s, kind: ImagePullError, image: \"dgloperator/*\", node: n-1, for: 3m}\n");
+  EXPECT_TRUE(LogHas(r, "ImagePullError dgloperator/* on n-1 for 3m")) << Describe(r);
+  EXPECT_EQ(J(r).phase, "Succeeded") << Describe(r);
+  int on_n1 = 0, elsewhere = 0;
+  for (const auto& pod : r.pods)
+    for (const auto& stage : pod.stages) {
+      if (stage.stage != "imagePull") continue;
+      if (pod.node == "n-1") {
+        // Refused until the fault ends at 3m: the pull that succeeds starts after it.
+        ++on_n1;
+        EXPECT_GE(stage.begin, 3 * 60 * kS) << pod.name;
+      } else {
+        // 1 GB at 200 MB/s: 5 s, as without the fault.
+        ++elsewhere;
+        EXPECT_LE(stage.end - stage.begin, 10 * kS) << pod.name << " on " << pod.node;
+      }
+    }
+  EXPECT_GT(on_n1, 0) << "no pod pulled on n-1: the case proves nothing";
+  EXPECT_GT(elsewhere, 0);
+}
+
+TEST(FaultsTest, OperatorRestartForKeepsTheOperatorDownThatLong) {
+  RunRecord quick = RunWith("  - {at: 30s, kind: OperatorRestart}\n");
+  RunRecord slow = RunWith("  - {at: 30s, kind: OperatorRestart, for: 10m}\n");
+  EXPECT_TRUE(LogHas(slow, "OperatorRestart down for 10m")) << Describe(slow);
+  EXPECT_EQ(J(slow).phase, "Succeeded") << Describe(slow);
+  // The pods go on without the operator; what it writes (the job's phases) waits for it: the
+  // partitioner is done after about a minute, but nobody says Partitioned before 10m30s.
+  auto quick_partitioned = FirstPhaseAt(J(quick), "Partitioned");
+  auto slow_partitioned = FirstPhaseAt(J(slow), "Partitioned");
+  ASSERT_TRUE(quick_partitioned && slow_partitioned) << Describe(slow);
+  EXPECT_LT(*quick_partitioned, 3 * 60 * kS) << Describe(quick);
+  EXPECT_GE(*slow_partitioned, 10 * 60 * kS + 30 * kS) << Describe(slow);
+}
+
 // The longest imagePull stage any pod of the run reported.
 Micros LongestPull(const RunRecord& r) {
   Micros longest = 0;

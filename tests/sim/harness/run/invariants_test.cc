@@ -179,7 +179,7 @@ TEST_F(TrainingBeforePartitionTest, SkipJobsAreExemptAndMspPartitionsInPlace) {
   EXPECT_EQ(record_.invariant_checks["noTrainingBeforePartition"], 2);
 }
 
-// ---- the recorder's invariants, made to fire by writes of our own in a run -----------------------
+// ---- the invariants of the job watch, made to fire by writes of our own in a run -----------------
 
 // The small scenario without the operator: only the writes the test schedules move the job.
 Scenario WithoutOperator(const std::string& expect, const std::string& actions = "") {

@@ -102,6 +102,66 @@ TEST(RunnerTest, JobActionsDeleteAJobAtItsTime) {
   EXPECT_TRUE(AllPassed(results)) << FormatSummary(r, results);
 }
 
+// A text with `from` replaced by `to` (once; the test fails when `from` is missing).
+std::string With(std::string text, const std::string& from, const std::string& to) {
+  auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+TEST(RunnerTest, APendingTtlIsWorkTheRunWaitsFor) {
+  // The job ends after about 11 minutes; its TTL is 20 minutes, longer than the settle period.
+  std::string text = With(SmallScenario("", "  - {pods: {namespace: default, selector: \"training.kubeflow.org/job-name=j\"}, count: 0, at: end}\n"),
+                          "runPolicy: {backoffLimit: 3}", "runPolicy: {backoffLimit: 3, ttlSecondsAfterFinished: 1200}");
+  Scenario s = Load(text);
+  RunRecord r = RunScenario(s);
+  const JobRecord& job = r.jobs.at(JobKey{"default", "j"});
+  ASSERT_TRUE(job.completed);
+  EXPECT_TRUE(job.deleted) << "the TTL never fired; the run ended at " << r.end / kube::kSecond << " s";
+  ASSERT_TRUE(job.deleted_at);
+  // The TTL counts from status.completionTime, which has whole seconds.
+  EXPECT_GE(*job.deleted_at, *job.completed + 1199 * kube::kSecond);
+  // Then the settle period, from the first check (every 10 s) that found nothing pending.
+  EXPECT_GT(r.end, *job.deleted_at + kSettle - 10 * kube::kSecond);
+  EXPECT_LE(r.end, *job.deleted_at + kSettle + 20 * kube::kSecond);
+  EXPECT_FALSE(r.hit_until);
+  auto results = EvaluateExpectations(s, r);
+  EXPECT_TRUE(AllPassed(results)) << FormatSummary(r, results);
+}
+
+TEST(RunnerTest, AJobNotDoneAtTheEndSaysWhatItWaitsOn) {
+  // Workers that want 8 GPUs of 4-GPU nodes never schedule; `until` cuts the run.
+  std::string text = With(SmallScenario("", "  - {job: j, phase: Succeeded}\n"), "nvidia.com/gpu: \"1\"", "nvidia.com/gpu: \"8\"");
+  text = With(text, "until: 12h", "until: 30m");
+  Scenario s = Load(text);
+  RunRecord r = RunScenario(s);
+  std::string notes;
+  for (const auto& n : r.notes) notes += n + "\n";
+  EXPECT_NE(notes.find("job default/j ended the run in "), std::string::npos) << notes;
+  EXPECT_NE(notes.find("job default/j waits on pod default/j-worker-0, Pending: unschedulable: 0/3 nodes are available"),
+            std::string::npos)
+      << notes;
+  EXPECT_NE(notes.find("Insufficient nvidia.com/gpu"), std::string::npos) << notes;
+  // The summary carries the notes.
+  EXPECT_NE(FormatSummary(r, EvaluateExpectations(s, r)).find("waits on pod default/j-worker-1"), std::string::npos);
+}
+
+TEST(RunnerTest, AJobWaitingOnAnImagePullSaysSo) {
+  std::string text = With(SmallScenario("  - {at: 0s, kind: ImagePullError, image: \"dgloperator/*\"}\n", "  - {job: j, phase: Succeeded}\n"),
+                          "until: 12h", "until: 20m");
+  Scenario s = Load(text);
+  RunRecord r = RunScenario(s);
+  std::string notes;
+  for (const auto& n : r.notes) notes += n + "\n";
+  // The glob matches the operator's own init container image too: that is what the pods wait on.
+  EXPECT_NE(notes.find("job default/j waits on pod default/j-launcher, Pending on "), std::string::npos) << notes;
+  EXPECT_NE(notes.find(": init container kubectl-download waiting: ImagePullBackOff (Back-off pulling image "
+                       "\"dgloperator/kubectl-download:latest\")"),
+            std::string::npos)
+      << notes;
+}
+
 TEST(RunnerTest, JsonReportHasTheDocumentedFields) {
   Scenario s = Load(SmallScenario("", "  - {job: j, phase: Succeeded}\n"));
   RunRecord r = RunScenario(s);
@@ -124,6 +184,14 @@ TEST(RunnerTest, JsonReportHasTheDocumentedFields) {
   EXPECT_EQ(j["passed"], true);
   EXPECT_EQ(j["expectations"][0]["passed"], true);
   EXPECT_EQ(j["cluster"]["gpus"], 12);
+  // The invariants, as the registry describes them, with the checks made.
+  ASSERT_EQ(j["invariants"].size(), Invariants().size());
+  for (std::size_t i = 0; i < Invariants().size(); ++i) {
+    EXPECT_EQ(j["invariants"][i]["name"], std::string(Invariants()[i].name));
+    EXPECT_EQ(j["invariants"][i]["description"], std::string(Invariants()[i].description));
+    EXPECT_GE(j["invariants"][i]["checks"].get<std::int64_t>(), 0) << Invariants()[i].name;
+    EXPECT_EQ(j["invariants"][i]["violations"], 0);
+  }
 }
 
 class RunnerCommandTest : public ::testing::Test {

@@ -1,0 +1,40 @@
+// `dglsim run SCENARIO.yaml [--seed N] [--json FILE] [--html FILE] [--trace FILE] [--quiet]`: one
+// scenario, simulated, judged and reported (sim/harness/run_command.h says what each option does
+// and what the exit codes mean).
+#include "sim/cli/commands.h"
+#include "sim/harness/run_command.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace dglsim_cli {
+namespace {
+
+struct RunArgs {
+  std::string scenario;
+  std::uint64_t seed = 0;
+  CLI::Option* seed_option = nullptr;
+  harness::RunCommandOptions options;
+};
+
+}  // namespace
+
+Subcommand AddRunCommand(CLI::App& app) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* run = app.add_subcommand("run", "Run one scenario: simulate, check its expectations, print a summary");
+  run->add_option("SCENARIO", args->scenario, "The scenario file (YAML, kind: Scenario)")->required();
+  args->seed_option = run->add_option("--seed", args->seed, "Override the scenario's seed");
+  run->add_option("--json", args->options.json_path, "Write the JSON report to this file");
+  run->add_option("--html", args->options.html_path,
+                  "Write a self-contained HTML page (summary, Gantt chart, GPU use) to this file");
+  run->add_option("--trace", args->options.trace_path, "Write a Chrome trace-event JSON file (Perfetto, chrome://tracing)");
+  run->add_flag("--quiet", args->options.quiet, "No summary; the exit code says it all");
+  return Subcommand{run, [args] {
+                      harness::RunCommandOptions options = args->options;
+                      if (args->seed_option->count() > 0) options.seed = args->seed;
+                      return harness::RunScenarioCommand(args->scenario, options);
+                    }};
+}
+
+}  // namespace dglsim_cli

@@ -1,0 +1,74 @@
+// The scenario loader's datasets. See loader.h.
+#include "sim/harness/config/loader.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+namespace harness::loading {
+
+void Loader::LoadDataset(const json& item, const std::string& path, Scenario& s) {
+  if (!ExpectObject(item, path, "a dataset {name, preset | nodes, edges, featureDim | edgeList}")) return;
+  CheckSchemaFields(item, path, "datasets[]");
+  DatasetSpec d;
+  d.field_path = path;
+  auto name = String(item, "name", path, true);
+  if (!name) return;
+  d.name = *name;
+  if (std::any_of(s.datasets.begin(), s.datasets.end(), [&](const DatasetSpec& o) { return o.name == d.name; })) {
+    Problem(Child(path, "name"), "dataset " + Quoted(d.name) + " is defined twice");
+    return;
+  }
+  const bool has_preset = Get(item, "preset") != nullptr;
+  const bool has_edge_list = Get(item, "edgeList") != nullptr;
+  const bool has_sizes = Get(item, "nodes") != nullptr || Get(item, "edges") != nullptr;
+  if (has_preset + has_edge_list + has_sizes > 1) {
+    Problem(path, "give one of preset, edgeList or nodes/edges, not several");
+  } else if (!has_preset && !has_edge_list && !has_sizes) {
+    Problem(path, "a dataset needs preset, edgeList or nodes and edges");
+  }
+  if (has_preset) {
+    std::vector<std::string> presets;
+    for (const DatasetPreset& p : DatasetPresets()) presets.push_back(p.name);
+    if (auto preset = Enum(item, "preset", path, presets)) {
+      for (const DatasetPreset& p : DatasetPresets()) {
+        if (p.name == *preset) {
+          d.preset = p.name;
+          d.nodes = p.nodes;
+          d.edges = p.edges;
+          d.feature_dim = p.feature_dim;
+          d.url = p.url;
+        }
+      }
+    }
+  }
+  constexpr std::int64_t kMax = std::int64_t{1} << 50;
+  if (has_sizes) {
+    if (auto n = Integer(item, "nodes", path, 1, kMax, true)) d.nodes = *n;
+    if (auto e = Integer(item, "edges", path, 0, kMax, true)) d.edges = *e;
+  }
+  if (auto f = Integer(item, "featureDim", path, 0, 1 << 20)) d.feature_dim = *f;
+  if (auto url = String(item, "url", path)) d.url = *url;
+  if (auto structure = Enum(item, "structure", path, {"real", "random"})) d.structure = *structure;
+  if (has_edge_list) {
+    if (auto file = String(item, "edgeList", path, true)) {
+      d.edge_list = Resolve(*file);
+      std::ifstream in(d.edge_list);
+      if (!in || std::filesystem::is_directory(d.edge_list)) {
+        Problem(Child(path, "edgeList"), "cannot open " + Quoted(d.edge_list));
+      }
+    }
+  }
+  s.datasets.push_back(std::move(d));
+}
+
+bool Loader::DatasetKnown(const Scenario& s, const std::string& name) const {
+  return std::any_of(s.datasets.begin(), s.datasets.end(), [&](const DatasetSpec& d) { return d.name == name; });
+}
+std::vector<std::string> Loader::DatasetNames(const Scenario& s) const {
+  std::vector<std::string> names;
+  for (const DatasetSpec& d : s.datasets) names.push_back(d.name);
+  return names;
+}
+
+}  // namespace harness::loading

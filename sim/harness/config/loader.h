@@ -1,0 +1,179 @@
+// The scenario loader's insides, shared by its files (not an interface: LoadScenario in
+// scenario.h is). One Loader reads one scenario file, section by section, each in a file of its own:
+//
+//   loader.cc             the document, reporting, typed access to fields
+//   load_cluster.cc       cluster: node templates and manifests, storage, scheduler, images, timings
+//   load_datasets.cc      datasets
+//   load_jobs.cc          jobs: manifests, inline DGLJobs, actions, and the names they resolve to
+//   load_faults.cc        faults
+//   load_expectations.cc  expectations
+//
+// Every key a mapping may hold comes from the schema (schema.h); a problem is reported with the
+// file, line, column and field path of what it is about, and loading goes on to find the others.
+#pragma once
+
+#include "sim/harness/config/scenario.h"
+#include "sim/harness/config/schema.h"
+#include "sim/harness/config/units.h"
+#include "sim/harness/config/yaml_json.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace harness::loading {
+
+using nlohmann::json;
+
+// Field paths: "a.b" + "c", "a[]" + 3, "a" + "b.c".
+std::string Child(const std::string& path, std::string_view key);
+std::string Index(const std::string& path, std::size_t i);
+std::string JoinPath(const std::string& base, std::string_view path);
+std::string Join(const std::vector<std::string>& items, std::string_view separator = ", ");
+template <std::size_t N>
+std::vector<std::string> Names(const char* const (&names)[N]) {
+  return std::vector<std::string>(std::begin(names), std::end(names));
+}
+bool Contains(const std::vector<std::string>& items, std::string_view item);
+// `message` with " (did you mean "x"?)" when a candidate is close to `word`.
+std::string WithSuggestion(std::string message, std::string_view word, const std::vector<std::string>& candidates);
+bool IsDns1123Label(std::string_view s);
+
+// Reads one scenario file (and the files it names) into a Scenario, collecting problems.
+class Loader {
+ public:
+  Loader(std::string file, std::string base_dir, ScenarioLoad* out);
+  void Load(const YamlLoad& load);
+
+ private:
+  // ---- reporting (loader.cc)
+  void Problem(const std::string& path, const std::string& message);
+  void Warning(const std::string& path, const std::string& message);
+
+  // ---- typed access (loader.cc). Each reports what is wrong and returns nullopt.
+  // The member, or nullptr when absent or null.
+  static const json* Get(const json& object, const char* key);
+  // Reports every key of `object` that is not in `allowed` (a retired field with its reason),
+  // suggesting a close name from `suggest_from` (default: `allowed`).
+  void CheckFields(const json& object, const std::string& path, const std::vector<std::string>& allowed,
+                   const std::vector<std::string>& suggest_from = {});
+  // CheckFields with the schema's fields under `schema_parent`.
+  void CheckSchemaFields(const json& object, const std::string& path, std::string_view schema_parent);
+  bool ExpectObject(const json& value, const std::string& path, std::string_view what = "a mapping");
+  std::optional<std::string> String(const json& object, const char* key, const std::string& path, bool required = false);
+  std::optional<std::int64_t> Integer(const json& object, const char* key, const std::string& path, std::int64_t min,
+                                      std::int64_t max, bool required = false);
+  std::optional<double> Number(const json& object, const char* key, const std::string& path, double min, double max,
+                               bool min_exclusive = false, bool required = false);
+  std::optional<bool> Bool(const json& object, const char* key, const std::string& path);
+  std::optional<Micros> Duration(const json& object, const char* key, const std::string& path, bool positive = false,
+                                 bool required = false);
+  std::optional<double> Bandwidth(const json& object, const char* key, const std::string& path);
+  std::optional<std::int64_t> Size(const json& value, const std::string& path);
+  std::optional<std::string> Enum(const json& object, const char* key, const std::string& path,
+                                  const std::vector<std::string>& values, bool required = false);
+  // A sequence member: each item is handed to `each(item, item_path)`.
+  template <class F>
+  void Sequence(const json& object, const char* key, const std::string& path, F each) {
+    const json* value = Get(object, key);
+    if (value == nullptr) return;
+    const std::string field = Child(path, key);
+    if (!value->is_array()) {
+      Problem(field, "must be a sequence, got " + TypeName(*value));
+      return;
+    }
+    for (std::size_t i = 0; i < value->size(); ++i) each((*value)[i], Index(field, i));
+  }
+  std::string Resolve(const std::string& relative) const;
+
+  // ---- the document (loader.cc)
+  void LoadTop(const json& top, Scenario& s);
+  void LoadMetadata(const json& top, Scenario& s);
+  void LoadSettings(const json& top, Scenario& s);
+  void LoadCalibration(const json& top, Scenario& s);
+
+  // ---- cluster (load_cluster.cc)
+  void LoadCluster(const json& cluster, ClusterSpec& c);
+  void LoadImages(const json& images, ImageSettings& settings);
+  void LoadTimings(const json& timings, Timings& t);
+  void AddNodeName(const std::string& name, const std::string& path);
+  void LoadNodeGroup(const json& item, const std::string& path, ClusterSpec& c);
+  void LoadCapacity(const json& capacity, const std::string& path, NodeTemplateSpec& t);
+  void LoadLabels(const json& labels, const std::string& path, NodeTemplateSpec& t);
+  void LoadNodeManifest(NodeManifestSpec& manifest, const std::string& field);
+
+  // ---- datasets (load_datasets.cc)
+  void LoadDataset(const json& item, const std::string& path, Scenario& s);
+  bool DatasetKnown(const Scenario& s, const std::string& name) const;
+  std::vector<std::string> DatasetNames(const Scenario& s) const;
+
+  // ---- jobs (load_jobs.cc)
+  void LoadJob(const json& item, const std::string& path, Scenario& s);
+  // The DGLJobs of a manifest file, each document one; false when the file cannot be read.
+  bool LoadJobManifest(const json& item, const std::string& path, JobEntry& job, Scenario& s);
+  // Checks one DGLJob (`object`, at `base` in `file`), as admission would, and records it.
+  void AddJobObject(const json& object, const std::string& file, const SourceMap& positions, const std::string& base,
+                    JobEntry& job, Scenario& s);
+  // Resolves `job:` text (a name, or namespace/name) against the jobs the scenario submits.
+  std::optional<JobKey> ResolveJob(const json& value, const std::string& path);
+  // Resolves a pod (a name, or namespace/name) to one that a job of the scenario creates.
+  std::optional<JobKey> ResolvePod(const json& value, const std::string& path);
+  // After every job is read: actions name submitted jobs, come after their submission, and a job is
+  // not submitted twice while it exists.
+  void CheckJobOrder(Scenario& s);
+  void CheckResubmissions(const Scenario& s);
+  void ResolveActions(Scenario& s);
+  static std::optional<JobKey> PeekActionTarget(const json& value);
+
+  // ---- faults (load_faults.cc)
+  void LoadFault(const json& item, const std::string& path, Scenario& s);
+  void CheckFaultFields(const json& item, const std::string& path, const std::string& kind);
+  void LoadTrigger(const json& item, const std::string& path, const Scenario& s, FaultSpec& f);
+  void LoadFaultTarget(const json& item, const std::string& path, FaultSpec& f);
+  void LoadFaultNode(const json& item, const std::string& path, bool required, FaultSpec& f);
+
+  // ---- expectations (load_expectations.cc)
+  void LoadExpectation(const json& item, const std::string& path, Scenario& s);
+  // The one kind `item` is (its kind key), or "" after reporting why there is none.
+  std::string ExpectationKind(const json& item, const std::string& path);
+  // `subject`: "job NAME" as the expectation's text names it.
+  void LoadPhaseExpectation(const json& item, const std::string& path, const std::string& subject, ExpectationSpec& e);
+  void LoadPhasesExpectation(const json& item, const std::string& path, const std::string& subject, ExpectationSpec& e);
+  void LoadConditionExpectation(const json& item, const std::string& path, const std::string& subject,
+                                ExpectationSpec& e);
+  void LoadBetweenExpectation(const json& item, const std::string& path, bool breakdown, const std::string& subject,
+                              ExpectationSpec& e);
+  void LoadPodsExpectation(const json& item, const std::string& path, ExpectationSpec& e);
+  void LoadInvariantsExpectation(const json& item, const std::string& path, ExpectationSpec& e);
+  void LoadConfigMapExpectation(const json& item, const std::string& path, ExpectationSpec& e);
+
+  struct Submission {
+    Micros at;
+    std::size_t job_index;
+    std::string location;  // "file:line:col" of the job's metadata.name
+  };
+  struct PendingAction {
+    std::size_t job_index;
+    std::string path;  // "jobs[3].delete"
+    json value;
+  };
+
+  std::string file_;
+  std::string base_dir_;
+  ScenarioLoad* out_;
+  const SourceMap* positions_ = nullptr;
+  std::set<std::string> node_names_;
+  std::vector<std::string> node_order_;
+  std::map<JobKey, std::vector<Submission>> submitted_;
+  std::map<JobKey, std::vector<std::string>> pods_;
+  std::vector<JobKey> job_keys_;
+  std::vector<PendingAction> pending_actions_;
+};
+
+}  // namespace harness::loading

@@ -1,0 +1,239 @@
+// The simulation's parts, built in order and owned in order. See world.h.
+#include "sim/harness/run/world.h"
+
+#include "operator/admission/dgljob_admission.h"
+#include "operator/api/vocabulary.h"
+#include "sim/cluster/cluster.h"
+#include "sim/cluster/kubelet.h"
+#include "sim/cluster/node_lifecycle.h"
+#include "sim/cluster/operator_actor.h"
+#include "sim/cluster/scheduler.h"
+#include "sim/dgl/programs.h"
+#include "sim/harness/config/units.h"
+#include "sim/harness/run/faults.h"
+#include "sim/harness/run/invariants.h"
+#include "sim/harness/run/job_driver.h"
+#include "sim/harness/run/pod_counts.h"
+#include "sim/harness/run/recorder.h"
+#include "sim/harness/run/unfinished_jobs.h"
+
+#include <utility>
+
+namespace harness {
+namespace {
+
+sim::NodeTemplate ToNodeTemplate(const NodeTemplateSpec& spec) {
+  sim::NodeTemplate t;
+  t.name = spec.name;
+  t.count = spec.count;
+  for (const auto& [name, q] : spec.capacity) t.capacity[name] = q.text;
+  t.labels = spec.labels;
+  for (const auto& taint : spec.taints) t.taints.push_back({taint.key, taint.value, taint.effect, std::nullopt});
+  t.nic_bytes_per_second = spec.network_bytes_per_second;
+  t.disk_bytes_per_second = spec.disk_bytes_per_second;
+  t.cpu_speed = spec.cpu_speed;
+  return t;
+}
+
+std::shared_ptr<const sim::dglmodels::DglEnvironment> MakeDglEnvironment(const Scenario& scenario) {
+  std::vector<sim::dglmodels::DatasetInfo> datasets;
+  for (const DatasetSpec& spec : scenario.datasets) {
+    sim::dglmodels::DatasetInfo d;
+    d.name = spec.name;
+    d.nodes = spec.nodes;
+    d.edges = spec.edges;
+    d.feature_dim = spec.feature_dim;
+    d.url = spec.url;
+    d.edge_list = spec.edge_list;
+    d.structure = spec.structure == "random" ? sim::dglmodels::Structure::kRandom : sim::dglmodels::Structure::kReal;
+    d.train_nodes = sim::dglmodels::TrainNodesFor(spec.preset.empty() ? spec.name : spec.preset, spec.nodes);
+    datasets.push_back(std::move(d));
+  }
+  std::map<std::string, std::string> job_datasets;
+  for (const JobEntry& entry : scenario.jobs)
+    if (entry.action == JobAction::kSubmit && !entry.dataset.empty())
+      for (const JobKey& key : entry.targets) job_datasets.emplace(key.ToString(), entry.dataset);
+  return std::make_shared<const sim::dglmodels::DglEnvironment>(
+      scenario.calibration.value_or(sim::dglmodels::Calibration{}), std::move(datasets), std::move(job_datasets));
+}
+
+// The ranges the DGL programs computed for their stages and memory peaks, into the job records.
+void CopyPredictions(const sim::dglmodels::PredictionLog& log, RunRecord& record) {
+  for (const auto& [job, predicted] : log.jobs()) {
+    const auto slash = job.find('/');
+    auto it = record.jobs.find(JobKey{job.substr(0, slash), slash == std::string::npos ? "" : job.substr(slash + 1)});
+    if (it == record.jobs.end()) continue;
+    for (const auto& [stage, spread] : predicted.stages) it->second.stage_spread[stage] = {spread.low, spread.high};
+    for (const auto& [role, range] : predicted.peaks) it->second.peak_memory_range[role] = {range.low, range.high};
+    for (const auto& note : predicted.notes) record.notes.push_back("job " + job + ": " + note);
+  }
+}
+
+sim::ClusterOptions ClusterOptionsFor(const Scenario& scenario) {
+  sim::ClusterOptions options;
+  options.default_toleration_seconds = scenario.cluster.timings.toleration_seconds / kube::kSecond;
+  options.parse_bandwidth = [](std::string_view text) -> std::optional<double> { return ParseBandwidth(text).value; };
+  return options;
+}
+
+sim::KubeletConfig KubeletConfigFor(const Scenario& scenario, const std::string& node, const sim::NodeSimSpec& spec) {
+  sim::KubeletConfig config;
+  config.node_name = node;
+  config.node_spec = &spec;
+  config.pod_cidr = spec.pod_cidr;
+  config.host_ip = spec.internal_ip;
+  config.image_pull_bytes_per_second = scenario.cluster.images.pull_bytes_per_second;
+  config.image_sizes = scenario.cluster.images.sizes;
+  config.default_image_size = scenario.cluster.images.default_size;
+  config.pod_startup = scenario.cluster.timings.pod_startup;
+  config.backoff_initial = scenario.cluster.timings.pod_restart_backoff;
+  config.backoff_max = scenario.cluster.timings.pod_restart_backoff_max;
+  return config;
+}
+
+}  // namespace
+
+World::World(const Scenario& scenario, RunRecord& record, std::uint64_t seed)
+    : scenario_(scenario),
+      record_(record),
+      sim_(sim::SimulationOptions{.seed = seed, .watch_latency = scenario.api.watch_latency}) {
+  BuildApi();
+  BuildCluster();
+  checker_ = std::make_unique<InvariantChecker>(sim_, record_);
+  observer_ = std::make_unique<StageObserver>(record_, *checker_);
+  BuildKubelets();
+  BuildControllers();
+  BuildHarness();
+}
+
+World::~World() = default;
+
+void World::BuildApi() {
+  dgl::RegisterDGLJobAdmission(sim_.store());
+  for (const auto& ns : scenario_.namespaces)
+    if (!sim_.store().Get("namespaces", "", ns).ok())
+      sim_.store().Create("namespaces", {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}});
+}
+
+void World::BuildCluster() {
+  cluster_ = std::make_unique<sim::Cluster>(sim_, ClusterOptionsFor(scenario_));
+  for (const auto& group : scenario_.cluster.nodes) {
+    kube::Status status;
+    if (group.node_template) status = cluster_->AddNodes(ToNodeTemplate(*group.node_template));
+    if (group.manifest)
+      for (const auto& node : group.manifest->nodes) {
+        status = cluster_->AddNodesFromManifest(node);
+        if (!status.ok()) break;
+      }
+    if (!status.ok()) record_.notes.push_back(group.field_path + ": nodes not created: " + status.message());
+  }
+  // The flow network: every node's NIC and disk, and the shared storage.
+  sim::Network& network = sim_.EnableNetwork({.storage_bps = scenario_.cluster.storage_bytes_per_second});
+  for (const auto& [node, spec] : cluster_->specs())
+    network.AddNode(node, spec.nic_bytes_per_second, spec.disk_bytes_per_second);
+}
+
+void World::BuildKubelets() {
+  programs_ = std::make_shared<sim::ProgramRegistry>();
+  // The DGL workload models (sim/dgl): the calibration, the scenario's datasets, each job's dataset.
+  dgl_ = MakeDglEnvironment(scenario_);
+  sim::dglmodels::RegisterDglPrograms(*programs_, dgl_);
+  for (const auto& [node, spec] : cluster_->specs()) {
+    sim::KubeletConfig config = KubeletConfigFor(scenario_, node, spec);
+    config.network = sim_.network();
+    config.observer = observer_.get();
+    config.programs = programs_;
+    kubelets_.push_back(std::make_unique<sim::Kubelet>(sim_, std::move(config)));
+    kubelet_of_node_[node] = kubelets_.back().get();
+  }
+  cluster_->AddLivenessObserver([this](const std::string& node, bool up, Micros) { OnLiveness(node, up); });
+}
+
+// A node stops or resumes: its kubelet with it, and the outage goes into the record.
+void World::OnLiveness(const std::string& node, bool up) {
+  if (auto it = kubelet_of_node_.find(node); it != kubelet_of_node_.end()) it->second->SetNodeUp(up);
+  if (!up) {
+    record_.node_outages.push_back({node, sim_.Now(), std::nullopt});
+    return;
+  }
+  for (auto it = record_.node_outages.rbegin(); it != record_.node_outages.rend(); ++it)
+    if (it->node == node && !it->up) {
+      it->up = sim_.Now();
+      break;
+    }
+}
+
+void World::BuildControllers() {
+  const ClusterSpec& cluster = scenario_.cluster;
+  node_lifecycle_ = std::make_unique<sim::NodeLifecycleController>(
+      sim_, *cluster_, sim::NodeLifecycleOptions{.node_monitor_grace_period = cluster.timings.node_monitor_grace_period});
+  sim::SchedulerConfig scheduler;
+  scheduler.scoring = cluster.scheduler.scoring == Scoring::kMostAllocated ? sim::ScoringPolicy::kMostAllocated
+                                                                          : sim::ScoringPolicy::kLeastAllocated;
+  scheduler.gang = cluster.scheduler.gang;
+  scheduler_ = std::make_unique<sim::Scheduler>(sim_, scheduler);
+  if (scenario_.operator_settings.enabled) {
+    sim::OperatorActorOptions op;
+    op.reconcile_latency = scenario_.operator_settings.reconcile_latency;
+    op.controller.reconciler.build.gang_scheduling = scenario_.operator_settings.gang_scheduling;
+    operator_ = std::make_unique<sim::OperatorActor>(sim_, op);
+  } else {
+    record_.notes.push_back("the operator is disabled (operator.enabled: false)");
+  }
+}
+
+void World::BuildHarness() {
+  // The API's base latency applies to the cluster's actors, not to the harness's own watches.
+  kube::FaultPlan base_plan;
+  if (scenario_.api.request_latency > 0) {
+    base_plan.latency_min = base_plan.latency_max = scenario_.api.request_latency;
+    sim_.SetApiFaults(base_plan);
+  }
+  faults_ = std::make_unique<FaultInjector>(sim_, *cluster_, kubelet_of_node_, operator_.get(), base_plan);
+  recorder_ = std::make_unique<Recorder>(sim_, record_, *faults_);
+  jobs_ = std::make_unique<JobDriver>(sim_, record_, *recorder_, *dgl_);
+  pod_counts_ = std::make_unique<PodCountProbes>(sim_, record_, scenario_.expectations);
+  jobs_->Schedule(scenario_.jobs);
+  faults_->Schedule(scenario_.faults);
+  pod_counts_->Schedule();
+}
+
+bool World::JobsDone() const {
+  if (!jobs_->AllApplied()) return false;
+  for (const auto& [key, r] : record_.jobs)
+    if (r.submitted && !r.deleted && !dgl::IsTerminalPhase(r.phase)) return false;
+  return true;
+}
+
+bool World::ScenarioDone() const { return JobsDone() && !sim_.AnyActorHasPendingWork(); }
+
+void World::Finish(Micros until) {
+  record_.end = sim_.Now();
+  record_.hit_until = record_.end >= until && !ScenarioDone();
+  recorder_->Finish();
+  pod_counts_->CountAtEnd();
+  recorder_->SnapshotConfigMaps();
+  checker_->CheckAtEnd();
+  for (std::string& note : ExplainUnfinishedJobs(sim_.store(), record_, sim_.engine().epoch()))
+    record_.notes.push_back(std::move(note));
+  CopyPredictions(dgl_->predictions(), record_);
+  record_.fault_log = faults_->log();
+  RecordFigures();
+}
+
+void World::RecordFigures() {
+  if (auto nodes = sim_.store().List("nodes"); nodes.ok()) {
+    record_.nodes = static_cast<int>(nodes->items.size());
+    for (const auto& node : nodes->items) {
+      const std::int64_t gpus = sim::NodeAllocatable(*node).gpu;
+      record_.gpus += gpus;
+      record_.node_list.push_back({kube::NameOf(*node), gpus});
+    }
+  }
+  record_.events = sim_.engine().events_executed();
+  record_.api_writes = sim_.store().Stats().writes;
+  record_.trace_records = sim_.trace().count();
+  record_.trace_hash = sim_.trace().HashHex();
+}
+
+}  // namespace harness
