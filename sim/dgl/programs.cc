@@ -976,7 +976,7 @@ class DglRun : public ContainerProgram {
   void StartTriTraining() {
     loaded_ = true;
     if (!lost_.empty() || failed_) return;
-    for (const auto& t : trainers_) SetWorkerMemory(t, TrainerPodBytes(cal_, flags_.num_trainers));
+    for (const auto& t : trainers_) SetWorkerMemory(t, TrainerPodBytes(cal_, *data_, flags_.num_trainers));
     for (const auto& m : samplers_) SetWorkerMemory(m, SamplerPodBytes(cal_, flags_.num_samplers));
     Log("launching " + std::to_string(trainers_.size()) + " trainer pod(s) and " + std::to_string(samplers_.size()) +
         " sampler pod(s) against " + std::to_string(workers_.size()) + " pod(s) holding partitions");

@@ -1,5 +1,7 @@
 #include "sim/dgl/tri_workload.h"
 
+#include "sim/dgl/laws.h"
+
 #include <algorithm>
 
 namespace sim::dglmodels {
@@ -10,15 +12,15 @@ TriEpochCost TriEpoch(const DatasetInfo& d, const Calibration& c, const PartSize
   const int samplers = config.sampler_pods > 0
                            ? std::max(0, config.sampler_pods * config.samplers / training)
                            : config.samplers;
-  TrainConfig train{.machines = training, .trainers = config.trainers_per_pod, .samplers = samplers,
-                    .gpus = config.gpus, .cpu_speed = config.cpu_speed};
-  const EpochCost epoch = Epoch(d, c, parts, train);
-  out.compute_seconds = epoch.compute_seconds;
+  const EpochTime epoch = TrainingEpoch(d, c, parts,
+                                        {.machines = training, .trainers = config.trainers_per_pod, .samplers = samplers,
+                                         .gpus = config.gpus, .cpu_speed = config.cpu_speed});
+  out.compute_seconds = epoch.total;
 
   const double seeds_per_pod = static_cast<double>(std::max<std::int64_t>(1, d.train_nodes)) / training;
   const double feature_bytes = c.feature_bytes_per_value * static_cast<double>(d.feature_dim);
   const double serving = config.worker_pods + config.server_pods;
-  if (serving > 1) out.worker_remote_bytes = seeds_per_pod * c.sampled_nodes_per_seed * parts.cut_fraction * feature_bytes;
+  if (serving > 1) out.worker_remote_bytes = epoch.remote_bytes_per_machine;
   out.trainer_feature_bytes = seeds_per_pod * c.sampled_nodes_per_seed * feature_bytes;
   const double structure_per_seed = c.sampled_edges_per_seed * c.bytes_per_sampled_edge;
   if (config.sampler_pods > 0) {
@@ -33,7 +35,9 @@ TriEpochCost TriEpoch(const DatasetInfo& d, const Calibration& c, const PartSize
 
 double ServerPodBytes(const PartFiles& files) { return files.total(); }
 
-double TrainerPodBytes(const Calibration& c, int trainers) { return std::max(1, trainers) * c.trainer_bytes; }
+double TrainerPodBytes(const Calibration& c, const DatasetInfo& d, int trainers) {
+  return std::max(1, trainers) * ProcessBytes(c, static_cast<double>(d.nodes));
+}
 
 double SamplerPodBytes(const Calibration& c, int samplers) { return std::max(1, samplers) * c.sampler_bytes; }
 

@@ -4,16 +4,18 @@
 // extends: what changes when the roles leave the worker pod is where the bytes go.
 //
 //  - Seeds are split over the training pods (workers and trainer pods); compute per epoch is that of
-//    models.h's Epoch with the training pods as machines. Sampler pods add sampler processes: each
+//    models.h's TrainingEpoch with the training pods as machines. Sampler pods add sampler processes: each
 //    runs --num-samplers of them, shared by the training pods (samplers per training pod =
 //    sampler pods x --num-samplers / training pods); without sampler pods each training pod samples
 //    with its own --num-samplers, as a worker does.
 //  - A worker pod holds a partition: it fetches only the remote share of its sampled neighbourhood's
-//    features (the edge cut), as in models.h. A trainer pod holds none: every feature it needs
+//    features (the edge cut): TrainingEpoch's remote bytes per machine. A trainer pod holds none: every feature it needs
 //    crosses the network from the server pods.
 //  - Sampling reads the graph structure from the servers: a trainer pod without sampler pods
 //    fetches the sampled structure itself; sampler pods fetch it for every training pod and send
 //    the mini-batch blocks on to them.
+//  - Memory: a server pod holds its partition files; a trainer pod --num-trainers processes of
+//    laws.h's ProcessBytes; a sampler pod --num-samplers of Calibration::sampler_bytes.
 #pragma once
 
 #include "sim/dgl/calibration.h"
@@ -47,7 +49,7 @@ TriEpochCost TriEpoch(const DatasetInfo& d, const Calibration& c, const PartSize
 
 // Memory of a pod that only serves (its partition in shared memory), only trains, or only samples.
 double ServerPodBytes(const PartFiles& files);
-double TrainerPodBytes(const Calibration& c, int trainers);
+double TrainerPodBytes(const Calibration& c, const DatasetInfo& d, int trainers);
 double SamplerPodBytes(const Calibration& c, int samplers);
 
 }  // namespace sim::dglmodels

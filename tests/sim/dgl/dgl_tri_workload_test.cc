@@ -4,6 +4,7 @@
 
 #include "sim/dgl/calibration.h"
 #include "sim/dgl/dataset.h"
+#include "sim/dgl/laws.h"
 #include "sim/dgl/models.h"
 
 #include <gtest/gtest.h>
@@ -26,8 +27,8 @@ TEST(DglTriWorkloadTest, WorkersAloneCostWhatTheWorkerModelCosts) {
   const Calibration c;
   const PartSizes parts = SplitGraph(d, c, 4, false);
   TriEpochCost tri = TriEpoch(d, c, parts, {.worker_pods = 4, .samplers = 4});
-  EpochCost workers = Epoch(d, c, parts, {.machines = 4, .trainers = 1, .samplers = 4});
-  EXPECT_DOUBLE_EQ(tri.compute_seconds, workers.compute_seconds);
+  EpochTime workers = TrainingEpoch(d, c, parts, {.machines = 4, .trainers = 1, .samplers = 4});
+  EXPECT_DOUBLE_EQ(tri.compute_seconds, workers.total);
   EXPECT_DOUBLE_EQ(tri.worker_remote_bytes, workers.remote_bytes_per_machine);
   EXPECT_EQ(tri.sampler_structure_bytes, 0);
 }
@@ -65,21 +66,24 @@ TEST(DglTriWorkloadTest, ComputeShrinksWithTrainerPodsSamplerPodsAndGpus) {
   const double two = TriEpoch(d, c, parts, base).compute_seconds;
   TriConfig four = base;
   four.trainer_pods = 4;
-  EXPECT_NEAR(TriEpoch(d, c, parts, four).compute_seconds, two / 2, two * 1e-9);
+  EXPECT_LT(TriEpoch(d, c, parts, four).compute_seconds, two);
   TriConfig sampled = base;
   sampled.sampler_pods = 4;
   sampled.samplers = 4;
-  EXPECT_LT(TriEpoch(d, c, parts, sampled).compute_seconds, two);
+  // Sampler processes take the sampling off the trainers: the epoch is never longer, and shorter
+  // only where sampling, not training, was the bottleneck (models.h).
+  EXPECT_LE(TriEpoch(d, c, parts, sampled).compute_seconds, two);
   TriConfig gpus = base;
   gpus.gpus = 1;
-  EXPECT_NEAR(TriEpoch(d, c, parts, gpus).compute_seconds, two / c.gpu_speedup, two * 1e-9);
+  EXPECT_LT(TriEpoch(d, c, parts, gpus).compute_seconds, two);
 }
 
 TEST(DglTriWorkloadTest, PodMemoryIsWhatEachRoleHolds) {
   const Calibration c;
+  const DatasetInfo d = Products();
   const PartFiles files{.graph_bytes = 3e9, .feature_bytes = 5e9};
   EXPECT_DOUBLE_EQ(ServerPodBytes(files), 8e9);
-  EXPECT_DOUBLE_EQ(TrainerPodBytes(c, 2), 2 * c.trainer_bytes);
+  EXPECT_DOUBLE_EQ(TrainerPodBytes(c, d, 2), 2 * ProcessBytes(c, static_cast<double>(d.nodes)));
   EXPECT_DOUBLE_EQ(SamplerPodBytes(c, 4), 4 * c.sampler_bytes);
 }
 
