@@ -13,6 +13,7 @@
 #include "fakeapi/server/merge_patch.h"
 
 #include <algorithm>
+#include <tuple>
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
