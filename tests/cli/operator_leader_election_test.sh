@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Two dgl-operator processes with --leader-elect against one `dglsim serve --no-operator`: exactly
 # one becomes the leader and reconciles (the other writes nothing); a DGLJob is reconciled by the
-# leader; the leader is killed (SIGKILL: no release) and the other takes over within the lease
-# duration plus one retry period, and reconciles the next job; on SIGTERM the new leader releases
+# leader; the leader is killed (SIGKILL: no release) and the other takes over once the lease
+# has expired (never before), and reconciles the next job; on SIGTERM the new leader releases
 # the Lease and exits 0.
 # Usage: operator_leader_election_test.sh DGLSIM DGL_OPERATOR DATA_DIR   (CTest passes all three)
 set -uo pipefail
@@ -83,9 +83,13 @@ killed_at=$(date +%s.%N)
 kill -KILL "$a_pid"
 wait "$a_pid" 2>/dev/null
 a_pid=""
-wait_for $((lease + 5)) grep -q 'became the leader' "$tmp/b.err" || fail "the second candidate never took over"
+# The upper bound is the wait below (the lease plus slack for a loaded machine or a sanitizer
+# build); the lower bound is the property: the follower did not take a Lease its holder renewed
+# less than a lease duration ago (it renews every retry period, so it expires at the earliest one
+# retry period after the kill's lease).
+wait_for $((lease + 15)) grep -q 'became the leader' "$tmp/b.err" || fail "the second candidate never took over"
 took=$(awk -v a="$killed_at" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-awk -v t="$took" -v l="$lease" 'BEGIN { exit !(t <= l + 1.5) }' || fail "takeover took ${took}s, lease ${lease}s"
+awk -v t="$took" -v l="$lease" 'BEGIN { exit !(t >= l - 0.6) }' || fail "takeover after ${took}s, before the ${lease}s lease could expire"
 [ "$(holder)" = b ] || fail "the Lease is held by [$(holder)] after the takeover"
 echo "takeover ${took}s after the leader was killed (lease ${lease}s)"
 
