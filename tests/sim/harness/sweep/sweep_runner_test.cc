@@ -103,7 +103,8 @@ TEST(SweepRunner, TheOutputsCarryEveryFigure) {
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "run,point,seed,workers,minutes,memory,outcome,lostTo,reason,partitionMode,makespanSeconds,spanSeconds,queueingSeconds,"
             "imagePullSeconds,downloadSeconds,prepareSeconds,partitionSeconds,dispatchSeconds,loadSeconds,trainingSeconds,gpuHours,idleGpuHours,"
-            "lostGpuHours,partitionerPeakMemoryBytes,launcherPeakMemoryBytes,workerPeakMemoryBytes,restarts,cost,queueingP50Seconds,"
+            "lostGpuHours,partitionerPeakMemoryBytes,launcherPeakMemoryBytes,workerPeakMemoryBytes,serverPeakMemoryBytes,"
+            "samplerPeakMemoryBytes,trainerPeakMemoryBytes,restarts,cost,queueingP50Seconds,"
             "queueingP90Seconds,queueingP95Seconds,queueingP99Seconds,queueingMaxSeconds,gpuUtilization,jobs,nodes,gpus,"
             "simulatedSeconds,traceHash");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 24);
