@@ -99,8 +99,10 @@ Recommendation Recommend(const std::vector<json>& points, const Objective& objec
     const json& p = points[eligible[k]];
     const json& best = points[*r.best];
     const bool fastest = objective.goal == Goal::kFastest;
-    const bool tie = fastest ? Makespan(p) == Makespan(best) : CostOf(p, basis) == CostOf(best, basis);
-    std::string word = fastest ? (tie ? "as fast, dearer" : "slower") : (tie ? "as cheap, slower" : "dearer");
+    const bool same_time = Makespan(p) == Makespan(best), same_cost = CostOf(p, basis) == CostOf(best, basis);
+    std::string word = same_time && same_cost ? "as fast and as cheap, listed later"
+                       : fastest              ? (same_time ? "as fast, dearer" : "slower")
+                                              : (same_cost ? "as cheap, slower" : "dearer");
     r.why_lost[eligible[k]] = word + ": " + FiguresText(p, basis) + " against " + FiguresText(best, basis);
   }
   // The Pareto front of makespan against cost.

@@ -9,7 +9,8 @@
 //
 // Why a point lost, in this order: it did not succeed (OOMKilled, MPI limit, failed, unfinished,
 // with its reason), it broke a limit ("over the deadline", "over budget", "queueing"), or it was
-// slower / dearer than the recommendation (with both figures).
+// slower / dearer than the recommendation (with both figures), or as fast and as cheap and listed
+// after it (a tie goes to the lower point number).
 //
 // The Pareto front: the succeeded points that no other point beats on both makespan and cost, by
 // makespan; read from the fastest down, each is the cheapest configuration for any deadline from its

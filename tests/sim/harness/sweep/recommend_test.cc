@@ -75,6 +75,18 @@ TEST(Recommend, QueueingLimitForFleetSizing) {
   EXPECT_EQ(r.why_lost[0], "queueing: p95 delay 15m, over 10m");
 }
 
+TEST(Recommend, ATieOnTimeAndCostGoesToTheLowerPointAndSaysSo) {
+  const std::vector<json> twins = {Point(0, "a", 3600, 50), Point(1, "b", 3600, 50)};
+  for (Goal goal : {Goal::kFastest, Goal::kCheapest}) {
+    Objective o;
+    o.goal = goal;
+    const Recommendation r = Recommend(twins, o);
+    EXPECT_EQ(r.best, 0u);
+    EXPECT_EQ(r.runner_up, 1u);
+    EXPECT_EQ(r.why_lost[1].rfind("as fast and as cheap, listed later: ", 0), 0u) << r.why_lost[1];
+  }
+}
+
 TEST(Recommend, NothingEligibleAndTheParetoFront) {
   const Recommendation none = With(Goal::kFastest, 60.0);
   EXPECT_FALSE(none.best);
