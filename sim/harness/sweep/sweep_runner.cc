@@ -1,16 +1,13 @@
 #include "sim/harness/sweep/sweep_runner.h"
 
+#include "sim/harness/parallel_runs.h"
 #include "sim/harness/run/runner.h"
 #include "sim/harness/sweep/metrics.h"
 #include "sim/harness/sweep/point_document.h"
 
-#include <algorithm>
-#include <atomic>
 #include <charconv>
 #include <exception>
-#include <mutex>
-#include <system_error>
-#include <thread>
+#include <functional>
 
 namespace harness::sweep {
 
@@ -62,36 +59,9 @@ std::vector<json> RunSweep(const SweepSpec& spec, const SweepRunOptions& options
   for (std::size_t r = 0; r < RunCount(spec); ++r)
     if (options.shard.Takes(r)) runs.push_back(r);
   std::vector<json> rows(runs.size());
-  if (runs.empty()) return rows;
-  std::size_t jobs = options.jobs > 0 ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
-  jobs = std::min(jobs, runs.size());
-  std::atomic<std::size_t> next{0};
-  std::mutex done_mutex;
-  std::size_t done = 0;
-  auto work = [&] {
-    for (std::size_t i = next++; i < runs.size(); i = next++) {
-      rows[i] = RunOne(spec, runs[i]);
-      std::lock_guard<std::mutex> lock(done_mutex);
-      ++done;
-      if (options.on_finished) {
-        try {
-          options.on_finished(done, runs.size());
-        } catch (const std::exception&) {
-          // Progress is a courtesy; a failing callback must not lose the rows.
-        }
-      }
-    }
-  };
-  std::vector<std::thread> threads;
-  for (std::size_t t = 1; t < jobs; ++t) {
-    try {
-      threads.emplace_back(work);
-    } catch (const std::system_error&) {
-      break;  // this thread and the others take its share
-    }
-  }
-  work();
-  for (auto& t : threads) t.join();
+  std::function<void(std::size_t, std::size_t)> finished;
+  if (options.on_finished) finished = [&](std::size_t, std::size_t done) { options.on_finished(done, runs.size()); };
+  RunInParallel(runs.size(), options.jobs, [&](std::size_t i) { rows[i] = RunOne(spec, runs[i]); }, finished);
   return rows;
 }
 

@@ -2,9 +2,9 @@
 // (run = point * seeds + seed index). A shard I of N takes the runs whose number is I modulo N, so
 // shards get a mix of points and their outputs interleave back into the unsharded order (results.h).
 //
-// Runs go on a pool of threads (like `dglsim suite`): each run loads its point's scenario text and
-// runs it in a Simulation of its own, so runs do not interact and a row is the same on any number
-// of threads. Rows come back in run order whatever order they finish in.
+// Runs go on a pool of threads (parallel_runs.h, as `dglsim suite`'s): each run loads its point's
+// scenario text and runs it in a Simulation of its own, so runs do not interact and a row is the
+// same on any number of threads. Rows come back in run order whatever order they finish in.
 #pragma once
 
 #include "sim/harness/sweep/sweep_file.h"
