@@ -1,5 +1,7 @@
 #include "sim/harness/sweep/svg_chart.h"
 
+#include "sim/harness/report/report_html.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -56,20 +58,6 @@ struct Scale {
 
 }  // namespace
 
-std::string XmlEscaped(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 std::string ChartSvg(const Chart& chart) {
   double x_lo = std::numeric_limits<double>::max(), x_hi = -x_lo, y_hi = 0;
   auto see_x = [&](double x) { x_lo = std::min(x_lo, x), x_hi = std::max(x_hi, x); };
@@ -89,7 +77,7 @@ std::string ChartSvg(const Chart& chart) {
   std::string out = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + Num(kWidth) + "\" height=\"" + Num(kHeight) +
                     "\" viewBox=\"0 0 " + Num(kWidth) + " " + Num(kHeight) + "\" font-family=\"sans-serif\" font-size=\"11\">\n";
   out += "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n";
-  out += "<text x=\"" + Num(kLeft) + "\" y=\"16\" font-size=\"13\" font-weight=\"bold\">" + XmlEscaped(chart.title) + "</text>\n";
+  out += "<text x=\"" + Num(kLeft) + "\" y=\"16\" font-size=\"13\" font-weight=\"bold\">" + HtmlEscape(chart.title) + "</text>\n";
   // Axes, grid and ticks.
   for (double v : y_ticks) {
     out += "<line x1=\"" + Num(kLeft) + "\" x2=\"" + Num(kWidth - kRight) + "\" y1=\"" + Num(sy(v)) + "\" y2=\"" + Num(sy(v)) +
@@ -106,14 +94,14 @@ std::string ChartSvg(const Chart& chart) {
   for (const auto& [v, label] : x_ticks) {
     out += "<line x1=\"" + Num(sx(v)) + "\" x2=\"" + Num(sx(v)) + "\" y1=\"" + Num(kHeight - kBottom) + "\" y2=\"" +
            Num(kHeight - kBottom + 4) + "\" stroke=\"#333\"/><text x=\"" + Num(sx(v)) + "\" y=\"" + Num(kHeight - kBottom + 16) +
-           "\" text-anchor=\"middle\">" + XmlEscaped(label) + "</text>\n";
+           "\" text-anchor=\"middle\">" + HtmlEscape(label) + "</text>\n";
   }
   out += "<line x1=\"" + Num(kLeft) + "\" x2=\"" + Num(kWidth - kRight) + "\" y1=\"" + Num(kHeight - kBottom) + "\" y2=\"" +
          Num(kHeight - kBottom) + "\" stroke=\"#333\"/>\n";
   out += "<text x=\"" + Num((kLeft + kWidth - kRight) / 2) + "\" y=\"" + Num(kHeight - 10) + "\" text-anchor=\"middle\">" +
-         XmlEscaped(chart.x_label) + "</text>\n";
+         HtmlEscape(chart.x_label) + "</text>\n";
   out += "<text transform=\"translate(16," + Num((kTop + kHeight - kBottom) / 2) + ") rotate(-90)\" text-anchor=\"middle\">" +
-         XmlEscaped(chart.y_label) + "</text>\n";
+         HtmlEscape(chart.y_label) + "</text>\n";
   // Series.
   for (std::size_t s = 0; s < chart.series.size(); ++s) {
     const ChartSeries& series = chart.series[s];
@@ -128,12 +116,12 @@ std::string ChartSvg(const Chart& chart) {
     }
     for (std::size_t i : order) {
       out += "<circle cx=\"" + Num(sx(series.points[i].first)) + "\" cy=\"" + Num(sy(series.points[i].second)) + "\" r=\"3.5\" fill=\"" + colour + "\">";
-      if (i < series.titles.size() && !series.titles[i].empty()) out += "<title>" + XmlEscaped(series.titles[i]) + "</title>";
+      if (i < series.titles.size() && !series.titles[i].empty()) out += "<title>" + HtmlEscape(series.titles[i]) + "</title>";
       out += "</circle>\n";
     }
     const double ly = kTop + 14.0 * static_cast<double>(s);
     out += "<rect x=\"" + Num(kWidth - kRight + 10) + "\" y=\"" + Num(ly - 8) + "\" width=\"10\" height=\"10\" fill=\"" + colour +
-           "\"/><text x=\"" + Num(kWidth - kRight + 24) + "\" y=\"" + Num(ly + 1) + "\">" + XmlEscaped(series.name) + "</text>\n";
+           "\"/><text x=\"" + Num(kWidth - kRight + 24) + "\" y=\"" + Num(ly + 1) + "\">" + HtmlEscape(series.name) + "</text>\n";
   }
   if (chart.front.size() > 1) {
     out += "<polyline fill=\"none\" stroke=\"#d62728\" stroke-width=\"1.5\" stroke-dasharray=\"5,3\" points=\"";
@@ -146,9 +134,9 @@ std::string ChartSvg(const Chart& chart) {
     const double x = sx(f.x);
     const int level = stacked[std::lround(x)]++;
     const double y = 30 + 11.0 * level;
-    out += "<g><title>" + XmlEscaped(f.title) + "</title><text x=\"" + Num(x) + "\" y=\"" + Num(y) +
+    out += "<g><title>" + HtmlEscape(f.title) + "</title><text x=\"" + Num(x) + "\" y=\"" + Num(y) +
            "\" text-anchor=\"middle\" fill=\"#d62728\" font-weight=\"bold\">&#215;</text><text x=\"" + Num(x + 6) + "\" y=\"" + Num(y) +
-           "\" fill=\"#d62728\" font-size=\"9\">" + XmlEscaped(f.label) + "</text></g>\n";
+           "\" fill=\"#d62728\" font-size=\"9\">" + HtmlEscape(f.label) + "</text></g>\n";
   }
   out += "</svg>\n";
   return out;

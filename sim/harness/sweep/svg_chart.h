@@ -36,7 +36,4 @@ struct Chart {
 
 std::string ChartSvg(const Chart& chart);
 
-// Text escaped for XML and HTML.
-std::string XmlEscaped(const std::string& text);
-
 }  // namespace harness::sweep

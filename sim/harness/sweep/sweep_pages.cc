@@ -1,6 +1,7 @@
 #include "sim/harness/sweep/sweep_pages.h"
 
 #include "sim/harness/config/units.h"
+#include "sim/harness/report/report_html.h"
 #include "sim/harness/sweep/recommend.h"
 
 #include <algorithm>
@@ -145,7 +146,7 @@ Chart ParetoChart(const View& view) {
 
 std::string Row(const std::vector<std::string>& cells, const char* tag = "td") {
   std::string out = "<tr>";
-  for (const std::string& c : cells) out += std::string("<") + tag + ">" + XmlEscaped(c) + "</" + tag + ">";
+  for (const std::string& c : cells) out += std::string("<") + tag + ">" + HtmlEscape(c) + "</" + tag + ">";
   return out + "</tr>\n";
 }
 
@@ -245,16 +246,16 @@ std::vector<std::string> Crossovers(const SweepResult& result) {
 std::string SweepHtml(const SweepResult& result) {
   const View view(result);
   const json& h = result.header;
-  std::string out = "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>dglsim sweep " + XmlEscaped(h["name"].get<std::string>()) +
+  std::string out = "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>dglsim sweep " + HtmlEscape(h["name"].get<std::string>()) +
                     "</title>\n<style>body{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:collapse;font-size:12px}"
                     "td,th{border:1px solid #ccc;padding:3px 6px;text-align:left}th{background:#f3f3f3}.rec{background:#eef7ee;padding:8px 12px;"
                     "border-left:4px solid #2ca02c}.charts svg{margin:6px;border:1px solid #eee}</style></head><body>\n";
-  out += "<h1>Sweep " + XmlEscaped(h["name"].get<std::string>()) + "</h1>\n";
-  if (!h["description"].get<std::string>().empty()) out += "<p>" + XmlEscaped(h["description"].get<std::string>()) + "</p>\n";
-  out += "<p>base scenario <code>" + XmlEscaped(h["base"].get<std::string>()) + "</code>; " + std::to_string(h["points"].size()) +
+  out += "<h1>Sweep " + HtmlEscape(h["name"].get<std::string>()) + "</h1>\n";
+  if (!h["description"].get<std::string>().empty()) out += "<p>" + HtmlEscape(h["description"].get<std::string>()) + "</p>\n";
+  out += "<p>base scenario <code>" + HtmlEscape(h["base"].get<std::string>()) + "</code>; " + std::to_string(h["points"].size()) +
          " points &#215; " + std::to_string(h["seeds"].size()) + " seeds = " + h["runs"].dump() + " runs; fingerprint " +
-         XmlEscaped(h["fingerprint"].get<std::string>()) + "</p>\n<h2>Recommendation</h2>\n<div class=\"rec\">\n";
-  for (const std::string& line : RecommendationLines(view)) out += "<div>" + XmlEscaped(line) + "</div>\n";
+         HtmlEscape(h["fingerprint"].get<std::string>()) + "</p>\n<h2>Recommendation</h2>\n<div class=\"rec\">\n";
+  for (const std::string& line : RecommendationLines(view)) out += "<div>" + HtmlEscape(line) + "</div>\n";
   out += "</div>\n<h2>Charts</h2>\n<div class=\"charts\">\n";
   for (const NamedChart& chart : SweepCharts(result)) out += ChartSvg(chart.chart);
   out += "</div>\n<h2>Cheapest configuration per deadline</h2>\n<table>\n" + Row({"deadline", "configuration", "figures"}, "th");
@@ -263,7 +264,7 @@ std::string SweepHtml(const SweepResult& result) {
   const std::vector<std::string> crossovers = Crossovers(result);
   if (!crossovers.empty()) {
     out += "<h2>Crossovers</h2>\n<ul>\n";
-    for (const std::string& c : crossovers) out += "<li>" + XmlEscaped(c) + "</li>\n";
+    for (const std::string& c : crossovers) out += "<li>" + HtmlEscape(c) + "</li>\n";
     out += "</ul>\n";
   }
   out += "<h2>Points</h2>\n<table>\n" + Row(kPointColumns, "th");
