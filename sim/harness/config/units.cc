@@ -236,12 +236,6 @@ std::string FormatBandwidth(double bytes_per_second) {
 
 namespace {
 
-std::string Digits(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
 }  // namespace
 
 // Whether a range differs from its value by more than rounding noise (0.1 %).
@@ -253,19 +247,19 @@ bool Ranged(double value, double low, double high) {
 std::string FormatSpan(double seconds, double low, double high) {
   const bool ranged = Ranged(seconds, low, high);
   if (seconds < 600) {
-    return Digits(seconds, 1) + "s" + (ranged ? " (" + Digits(low, 1) + " - " + Digits(high, 1) + "s)" : "");
+    return FormatFixed(seconds, 1) + "s" + (ranged ? " (" + FormatFixed(low, 1) + " - " + FormatFixed(high, 1) + "s)" : "");
   }
   const double unit = seconds < 7200 ? 60.0 : 3600.0;
   const char* name = seconds < 7200 ? " min" : " h";
   const int digits = seconds < 7200 ? 1 : 2;
-  return Digits(seconds / unit, digits) + name +
-         (ranged ? " (" + Digits(low / unit, digits) + " - " + Digits(high / unit, digits) + name + ")" : "");
+  return FormatFixed(seconds / unit, digits) + name +
+         (ranged ? " (" + FormatFixed(low / unit, digits) + " - " + FormatFixed(high / unit, digits) + name + ")" : "");
 }
 
 std::string FormatBytesRange(double bytes, double low, double high) {
   const bool ranged = Ranged(bytes, low, high);
-  return Digits(bytes / 1e9, 1) + " GB" +
-         (ranged ? " (" + Digits(low / 1e9, 1) + " - " + Digits(high / 1e9, 1) + " GB)" : "");
+  return FormatFixed(bytes / 1e9, 1) + " GB" +
+         (ranged ? " (" + FormatFixed(low / 1e9, 1) + " - " + FormatFixed(high / 1e9, 1) + " GB)" : "");
 }
 
 std::string FormatSeconds(double seconds) {
