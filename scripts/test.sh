@@ -3,7 +3,8 @@
 # per build that needs it, and each test runs where it proves the most:
 #   1. RelWithDebInfo build in build/ (the binaries users run, and the benchmarks so they keep
 #      compiling; no GoogleTest binaries): the scenario suite and the shell tests of dglsim and
-#      dgl-operator as users run them.
+#      dgl-operator as users run them, then the chaos campaign (1,000 seeds of random faults over
+#      scenarios/chaos/three-modes.yaml, every invariant checked; label chaos).
 #   2. Debug build with AddressSanitizer and UndefinedBehaviorSanitizer in build-asan/: every
 #      GoogleTest unit and the shell tests again, so memory errors and undefined behaviour fail the run.
 # Installs missing Debian packages first (scripts/deps.sh). Exits non-zero if anything fails and
@@ -36,6 +37,9 @@ cmake --build build -j "$jobs"
 
 step "scenario suite and shell tests (build/)"
 ctest --test-dir build --output-on-failure -j "$jobs" -L 'scenario|cli' || status=1
+
+step "chaos campaign (build/)"
+ctest --test-dir build --output-on-failure -j "$jobs" -L 'chaos' || status=1
 
 step "Debug build with ASan + UBSan (build-asan/)"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DDGLSIM_SANITIZE=ON -DDGLSIM_BENCH=OFF -DDGLSIM_WERROR=ON
