@@ -8,6 +8,7 @@ packages=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev lcov
   libmetis-dev libcli11-dev libcpp-httplib-dev
   chromium
+  python3-kubernetes  # the official Python client, for the conformance test of `dglsim serve`
 )
 missing=()
 for p in "${packages[@]}"; do

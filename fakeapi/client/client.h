@@ -32,11 +32,22 @@ struct ListOptions {
   std::string namespace_;       // "" = all namespaces (and the only choice for cluster-scoped kinds)
   std::string label_selector;   // "app=x,tier in (a,b)"
   std::string field_selector;   // "spec.nodeName=n1,status.phase!=Failed"
+  // As kube-apiserver reads them: "" the latest state; "0" any state (the latest here); "N" with
+  // match "" or "NotOlderThan" a state at least as new as N; "N" with match "Exact" the state at N,
+  // 410 Expired once N is older than the history kept. N newer than the server: 504 Timeout.
+  std::string resource_version;
+  std::string resource_version_match;  // "", "NotOlderThan", "Exact"
+  // Paging: at most `limit` items (0 = all) and a continue token in the result while more remain;
+  // `continue_` lists the next page of the same snapshot (410 once the snapshot is compacted).
+  std::int64_t limit = 0;
+  std::string continue_;
 };
 
 struct ListResult {
   std::vector<ObjectPtr> items;   // in key order (namespace, then name), as etcd lists them
   std::string resource_version;   // watch from here to see every later change
+  std::string continue_;          // "" on the last page
+  std::optional<std::int64_t> remaining_item_count;  // set on pages of unfiltered lists
 };
 
 struct WatchOptions {
@@ -44,9 +55,15 @@ struct WatchOptions {
   std::string label_selector;
   std::string field_selector;
   // "" or "0": start with a synthetic ADDED for every current object, then changes.
-  // Otherwise every change after this version, or 410 Expired if it is older than the history.
+  // Otherwise every change after this version: 410 Expired if it is older than the history, 504
+  // Timeout if it is newer than the server, 500 if it is not a number (as kube-apiserver answers).
   std::string resource_version;
   bool allow_bookmarks = false;
+  // WatchList: with true, the current state as ADDED events first, then (with allow_bookmarks) a
+  // BOOKMARK annotated k8s.io/initial-events-end: "true", then changes. Needs
+  // resource_version_match "NotOlderThan", as kube-apiserver requires.
+  std::optional<bool> send_initial_events;
+  std::string resource_version_match;
 };
 
 enum class WatchEventType { kAdded, kModified, kDeleted, kBookmark, kError };

@@ -346,6 +346,114 @@ WatchEvent DecodeEvent(const std::string& text, const ResourceType& type) {
   return WatchEvent{event_type, std::make_shared<const json>(std::move(object))};
 }
 
+
+// Decodes the stream's bytes into events and queues them; false once the stream must end (an
+// ERROR event, bytes that are not JSON events, the reader stopped).
+bool DeliverWatchBytes(WatchState& state, JsonStreamSplitter& splitter, const ResourceType& type, const char* data,
+                       std::size_t n) {
+  std::vector<std::string> values;
+  const bool well_formed = splitter.Feed(data, n, &values);
+  std::vector<WatchEvent> events;
+  for (const std::string& text : values) events.push_back(DecodeEvent(text, type));
+  std::function<void()> notify;
+  bool keep_going = well_formed;
+  {
+    std::lock_guard<std::mutex> lock(state.mu);
+    if (state.stopped) return false;
+    for (WatchEvent& event : events) {
+      const bool error = event.type == WatchEventType::kError;
+      if (error) state.end_status = Status::FromJson(*event.object);
+      state.queue.push_back(std::move(event));
+      if (error) {
+        state.ended = true;
+        keep_going = false;
+        break;
+      }
+    }
+    if (!well_formed && !state.ended) {
+      state.ended = true;
+      state.end_status = Status::Internal("the watch stream is not a sequence of JSON events");
+    }
+    if (!events.empty() || state.ended) notify = state.notifier;
+  }
+  if (!events.empty() || !keep_going) state.cv.notify_all();
+  if (notify) notify();
+  return keep_going;
+}
+
+// Why a watch stream ended, once its request is over (under the state's lock).
+Status WatchEndStatus(const WatchState& state, const httplib::Result& res, const std::string& path, const ResourceType& type) {
+  if (state.stopped) return Status::Ok();
+  if (!state.head) {
+    return StatusWith(503, "ServiceUnavailable", "cannot reach the API server: watch " + path + ": " + httplib::to_string(res.error()));
+  }
+  if (state.http_status != 200) return StatusOfResponse(state.http_status, state.error_body, &type, "");
+  return Status::Internal("watch stream closed: " + std::string(res ? "by the server" : httplib::to_string(res.error())));
+}
+
+// The reader thread of a watch: one GET whose body is decoded as it arrives.
+void ReadWatch(WatchState& state, const std::string& path, const httplib::Headers& headers, const ResourceType& type) {
+  JsonStreamSplitter splitter;
+  httplib::Result res = state.http->Get(
+      path, headers,
+      [&](const httplib::Response& response) {
+        std::lock_guard<std::mutex> lock(state.mu);
+        state.head = true;
+        state.http_status = response.status;
+        state.cv.notify_all();
+        return !state.stopped;
+      },
+      [&](const char* data, std::size_t n) {
+        {
+          std::lock_guard<std::mutex> lock(state.mu);
+          if (state.stopped) return false;
+          if (state.http_status != 200) {
+            if (state.error_body.size() < kMaxErrorBody) state.error_body.append(data, n);
+            return true;
+          }
+        }
+        return DeliverWatchBytes(state, splitter, type, data, n);
+      });
+  std::function<void()> notify;
+  {
+    std::lock_guard<std::mutex> lock(state.mu);
+    state.done = true;
+    if (!state.ended) {
+      state.ended = true;
+      state.end_status = WatchEndStatus(state, res, path, type);
+      notify = state.notifier;
+    }
+  }
+  state.cv.notify_all();
+  if (notify) notify();
+}
+
+// Waits for the watch's response head: a refused watch is Watch()'s own error, as with the store.
+Result<WatchPtr> AwaitWatchHead(const std::shared_ptr<WatchState>& state, std::thread reader, const std::string& path,
+                                Micros timeout) {
+  std::unique_lock<std::mutex> lock(state->mu);
+  const bool settled = state->cv.wait_for(lock, std::chrono::microseconds(timeout), [&] {
+    return state->done || (state->head && state->http_status == 200);
+  });
+  if (settled && state->head && state->http_status == 200) {
+    lock.unlock();
+    return WatchPtr(std::make_shared<HttpWatchStream>(state, std::move(reader)));
+  }
+  if (settled) {
+    Status failure = state->end_status;
+    lock.unlock();
+    reader.join();
+    return failure;
+  }
+  // No head in time: abandon the request. The reader owns its share of the state and finishes on
+  // its own once the connection fails or its read times out.
+  state->stopped = true;
+  lock.unlock();
+  state->http->stop();
+  reader.detach();
+  return Status::Timeout("the API server did not answer the watch of " + path + " in time");
+}
+
 }  // namespace
 
 bool HttpsSupported() {
@@ -441,8 +549,12 @@ struct HttpClient::Impl {
   }
 
   // One request; the decoded JSON body on 2xx, else the Status it stands for.
-  Result<json> Send(const std::string& method, const std::string& path, const std::string& body,
+  Result<json> Send(const std::string& method, const std::string& path_in, const std::string& body,
                     const std::string& content_type, const ResourceType* type, const std::string& name) {
+    std::string path = path_in;
+    // Every write names its field manager, so that server-side field ownership is the caller's.
+    if (!options.field_manager.empty() && (method == "POST" || method == "PUT" || method == "PATCH"))
+      path += (path.find('?') == std::string::npos ? "?" : "&") + std::string("fieldManager=") + Escape(options.field_manager);
     std::unique_ptr<httplib::Client> http = NewHttp(options.request_timeout);
     httplib::Headers headers = Headers();
     httplib::Result res = [&] {
@@ -560,7 +672,12 @@ Result<ListResult> HttpClient::List(const std::string& resource, const ListOptio
   if (!type.ok()) return type.status();
   const ResourceType& t = **type;
   const std::string path = impl_->CollectionPath(t, options.namespace_) +
-                           Query({{"labelSelector", options.label_selector}, {"fieldSelector", options.field_selector}});
+                           Query({{"labelSelector", options.label_selector},
+                                  {"fieldSelector", options.field_selector},
+                                  {"resourceVersion", options.resource_version},
+                                  {"resourceVersionMatch", options.resource_version_match},
+                                  {"limit", options.limit > 0 ? std::to_string(options.limit) : ""},
+                                  {"continue", options.continue_}});
   Result<json> res = impl_->Send("GET", path, "", "", &t, "");
   if (!res.ok()) return res.status();
   json& list = res.value();
@@ -578,6 +695,9 @@ Result<ListResult> HttpClient::List(const std::string& resource, const ListOptio
   }
   if (auto meta = list.find("metadata"); meta != list.end() && meta->is_object()) {
     out.resource_version = meta->value("resourceVersion", "");
+    out.continue_ = meta->value("continue", "");
+    if (auto count = meta->find("remainingItemCount"); count != meta->end() && count->is_number_integer())
+      out.remaining_item_count = count->get<std::int64_t>();
   }
   return out;
 }
@@ -646,120 +766,20 @@ Result<WatchPtr> HttpClient::Watch(const std::string& resource, const WatchOptio
   auto type = impl_->Resolve(resource);
   if (!type.ok()) return type.status();
   const ResourceType type_copy = **type;
+  std::string initial;
+  if (options.send_initial_events) initial = *options.send_initial_events ? "true" : "false";
   const std::string path = impl_->CollectionPath(type_copy, options.namespace_) +
                            Query({{"watch", "true"},
                                   {"resourceVersion", options.resource_version},
+                                  {"resourceVersionMatch", options.resource_version_match},
                                   {"labelSelector", options.label_selector},
                                   {"fieldSelector", options.field_selector},
-                                  {"allowWatchBookmarks", options.allow_bookmarks ? "true" : ""}});
-
+                                  {"allowWatchBookmarks", options.allow_bookmarks ? "true" : ""},
+                                  {"sendInitialEvents", initial}});
   auto state = std::make_shared<WatchState>();
   state->http = impl_->NewHttp(impl_->options.watch_idle_timeout);
-  httplib::Headers headers = impl_->Headers();
-
-  std::thread reader([state, path, headers, type_copy] {
-    JsonStreamSplitter splitter;
-    std::vector<std::string> values;
-    // Queues decoded events; returns false when the stream must end (an ERROR, garbage).
-    auto deliver = [&](const char* data, std::size_t n) -> bool {
-      values.clear();
-      const bool well_formed = splitter.Feed(data, n, &values);
-      std::vector<WatchEvent> events;
-      for (const std::string& text : values) events.push_back(DecodeEvent(text, type_copy));
-      std::function<void()> notify;
-      bool keep_going = well_formed;
-      {
-        std::lock_guard<std::mutex> lock(state->mu);
-        if (state->stopped) return false;
-        for (WatchEvent& event : events) {
-          const bool error = event.type == WatchEventType::kError;
-          if (error) state->end_status = Status::FromJson(*event.object);
-          state->queue.push_back(std::move(event));
-          if (error) {
-            state->ended = true;
-            keep_going = false;
-            break;
-          }
-        }
-        if (!well_formed && !state->ended) {
-          state->ended = true;
-          state->end_status = Status::Internal("the watch stream is not a sequence of JSON events");
-        }
-        if (!events.empty() || state->ended) notify = state->notifier;
-      }
-      if (!events.empty() || !keep_going) state->cv.notify_all();
-      if (notify) notify();
-      return keep_going;
-    };
-
-    httplib::Result res = state->http->Get(
-        path, headers,
-        [&](const httplib::Response& response) {
-          std::lock_guard<std::mutex> lock(state->mu);
-          state->head = true;
-          state->http_status = response.status;
-          state->cv.notify_all();
-          return !state->stopped;
-        },
-        [&](const char* data, std::size_t n) {
-          {
-            std::lock_guard<std::mutex> lock(state->mu);
-            if (state->stopped) return false;
-            if (state->http_status != 200) {
-              if (state->error_body.size() < kMaxErrorBody) state->error_body.append(data, n);
-              return true;
-            }
-          }
-          return deliver(data, n);
-        });
-
-    std::function<void()> notify;
-    {
-      std::lock_guard<std::mutex> lock(state->mu);
-      state->done = true;
-      if (!state->ended) {
-        state->ended = true;
-        if (state->stopped) {
-          state->end_status = Status::Ok();
-        } else if (!state->head) {
-          state->end_status = StatusWith(503, "ServiceUnavailable",
-                                         "cannot reach the API server: watch " + path + ": " +
-                                             httplib::to_string(res.error()));
-        } else if (state->http_status != 200) {
-          state->end_status = StatusOfResponse(state->http_status, state->error_body, &type_copy, "");
-        } else {
-          state->end_status = Status::Internal("watch stream closed: " + std::string(res ? "by the server"
-                                                                                       : httplib::to_string(res.error())));
-        }
-        notify = state->notifier;
-      }
-    }
-    state->cv.notify_all();
-    if (notify) notify();
-  });
-
-  // Wait for the head: a refused watch is Watch()'s own error, as with the store.
-  std::unique_lock<std::mutex> lock(state->mu);
-  const bool settled = state->cv.wait_for(lock, std::chrono::microseconds(impl_->options.watch_open_timeout), [&] {
-    return state->done || (state->head && state->http_status == 200);
-  });
-  if (settled && state->head && state->http_status == 200) {
-    lock.unlock();
-    return WatchPtr(std::make_shared<HttpWatchStream>(state, std::move(reader)));
-  }
-  if (settled) {
-    Status failure = state->end_status;
-    lock.unlock();
-    reader.join();
-    return failure;
-  }
-  // No head in time: abandon the request. The reader owns its share of the state and finishes on
-  // its own once the connection fails or its read times out.
-  state->stopped = true;
-  lock.unlock();
-  state->http->stop();
-  reader.detach();
-  return Status::Timeout("the API server did not answer the watch of " + path + " in time");
+  std::thread reader([state, path, headers = impl_->Headers(), type_copy] { ReadWatch(*state, path, headers, type_copy); });
+  return AwaitWatchHead(state, std::move(reader), path, impl_->options.watch_open_timeout);
 }
 
 }  // namespace kube

@@ -1,9 +1,10 @@
 // The HttpClient implements Client over HTTP with the Kubernetes REST protocol, against any API
 // server: a real kube-apiserver, `kubectl proxy`, or the project's own HttpServer (`dglsim serve`).
 // Paths come from the Registry (group, version, plural, scope): /api/v1/namespaces/NS/pods,
-// /apis/kubeflow.org/v1alpha1/namespaces/NS/dgljobs/NAME/status, ... Selectors and
-// resourceVersion travel as query parameters, merge patches as application/merge-patch+json,
-// delete options as a DeleteOptions body.
+// /apis/kubeflow.org/v1alpha1/namespaces/NS/dgljobs/NAME/status, ... Selectors, resourceVersion
+// (and its match), limit, continue, allowWatchBookmarks and sendInitialEvents travel as query
+// parameters, the field manager as fieldManager on every write, merge patches as
+// application/merge-patch+json, delete options as a DeleteOptions body.
 //
 // Errors: a metav1.Status body becomes the same kube::Status the in-process Store would have
 // returned (code, reason, message, causes). A response without a Status body is mapped by its HTTP
@@ -13,7 +14,9 @@
 //
 // Watches: Watch() sends GET ...?watch=true and waits for the response head, so a refused watch
 // (410 Expired for a resourceVersion older than the server's history, 404, 403, ...) is returned
-// by Watch() itself, as the Store does. A 200 stream is read on a background thread of its own that
+// by Watch() itself, as the Store does; kube-apiserver (and the project's HttpServer) answer a watch
+// from a compacted resourceVersion with a 200 stream whose one event is an ERROR carrying 410,
+// which ends the stream with that Status. A 200 stream is read on a background thread of its own that
 // decodes one JSON event after another (newlines optional, blank keep-alive lines skipped) and
 // queues them for Poll()/Wait(). An in-stream ERROR event is queued and ends the stream with its
 // Status (so 410 Expired there also makes an Informer relist); a stream the server closes, or a
@@ -64,6 +67,10 @@ struct HttpClientOptions {
   // How long Watch() waits for the response head before giving up with 504 Timeout.
   Micros watch_open_timeout = 30 * kSecond;
   std::string user_agent = "dgl-operator/0.1";
+  // Sent as fieldManager on every create, update and patch, so that the server attributes the
+  // fields this client writes to it (managedFields). "" leaves it to the server (which derives one
+  // from the User-Agent).
+  std::string field_manager;
   // The kinds this client can address. Must hold every resource the caller names.
   Registry registry = Registry::WithBuiltins();
 };

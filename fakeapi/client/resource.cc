@@ -26,6 +26,14 @@ ResourceType Type(std::string group, std::string version, std::string kind, std:
   t.namespaced = namespaced;
   t.has_status = has_status;
   t.short_names = std::move(short_names);
+  // Custom resources (a group outside *.k8s.io and the core) get generation, as CRDs do.
+  const std::string& g = t.group;
+  const bool builtin =
+      g.empty() || (g.size() > 7 && g.compare(g.size() - 7, 7, ".k8s.io") == 0 && g.find("x-k8s.io") == std::string::npos);
+  t.has_generation = !builtin;
+  t.returns_deleted_object =
+      t.group.empty() && (t.plural == "pods" || t.plural == "services" || t.plural == "serviceaccounts" ||
+                          t.plural == "persistentvolumeclaims" || t.plural == "namespaces");
   return t;
 }
 
@@ -46,6 +54,10 @@ Registry Registry::WithBuiltins() {
   r.Add(Type("rbac.authorization.k8s.io", "v1", "Role", "roles", "role", kNamespaced, kNoStatus, {}));
   r.Add(Type("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", "rolebinding", kNamespaced, kNoStatus,
              {}));
+  r.Add(Type("rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles", "clusterrole", kCluster, kNoStatus, {}));
+  r.Add(Type("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", "clusterrolebindings", "clusterrolebinding",
+             kCluster, kNoStatus, {}));
+  r.Add(Type("coordination.k8s.io", "v1", "Lease", "leases", "lease", kNamespaced, kNoStatus, {}));
   r.Add(Type("scheduling.x-k8s.io", "v1alpha1", "PodGroup", "podgroups", "podgroup", kNamespaced, kStatus, {"pg"}));
   r.Add(Type("kubeflow.org", "v1alpha1", "DGLJob", "dgljobs", "dgljob", kNamespaced, kStatus, {"dgl"}));
   return r;

@@ -1,5 +1,5 @@
 // A ResourceType describes one kind the API serves (group, version, kind, plural, scope, whether it
-// has a status subresource). The Registry resolves the names clients use ("pods", "po",
+// has a status subresource, the metadata kube-apiserver keeps for it). The Registry resolves the names clients use ("pods", "po",
 // "dgljobs.kubeflow.org", a kind) to a type. Any kind can be registered, custom resources included.
 #pragma once
 
@@ -19,6 +19,12 @@ struct ResourceType {
   std::string singular;  // "pod"
   bool namespaced = true;
   bool has_status = true;  // a /status subresource; updates of the object ignore status
+  // metadata.generation, bumped on spec changes: custom resources have it, the core kinds served
+  // here do not (pods only from Kubernetes 1.33; the server reports 1.32).
+  bool has_generation = false;
+  // A delete that removes the object at once answers with the object (pods, services, service
+  // accounts, PVCs: their registries set ReturnDeletedObject) rather than a Status (every other kind).
+  bool returns_deleted_object = false;
   std::vector<std::string> short_names;
 
   std::string ApiVersion() const { return group.empty() ? version : group + "/" + version; }
@@ -28,9 +34,10 @@ struct ResourceType {
 
 class Registry {
  public:
-  // The kinds the project needs: core v1 (pods, nodes, namespaces, services, configmaps, events,
-  // serviceaccounts, persistentvolumeclaims), rbac v1 roles and rolebindings, scheduling.x-k8s.io
-  // podgroups and kubeflow.org dgljobs.
+  // The kinds the project and the controllers and tools around it need: core v1 (pods, nodes,
+  // namespaces, services, configmaps, events, serviceaccounts, persistentvolumeclaims), rbac v1
+  // roles, rolebindings, clusterroles and clusterrolebindings, coordination.k8s.io v1 leases (leader
+  // election), scheduling.x-k8s.io podgroups and kubeflow.org dgljobs.
   static Registry WithBuiltins();
 
   void Add(ResourceType type);

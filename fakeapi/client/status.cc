@@ -96,9 +96,43 @@ Status Status::TooLarge(const std::string& message) { return Status(413, "Reques
 Status Status::UnsupportedMediaType(const std::string& message) {
   return Status(415, "UnsupportedMediaType", message);
 }
+Status Status::NotAcceptable(const std::string& message) { return Status(406, "NotAcceptable", message); }
+Status Status::TooManyRequests(const std::string& message, int retry_after_seconds) {
+  Status s(429, "TooManyRequests", message);
+  s.details_ = {{"retryAfterSeconds", retry_after_seconds}};
+  return s;
+}
+Status Status::TooLargeResourceVersion(std::int64_t wanted, std::int64_t current) {
+  Status s(504, "Timeout",
+           "Timeout: Too large resource version: " + std::to_string(wanted) + ", current: " + std::to_string(current));
+  s.details_ = {{"retryAfterSeconds", 1}};
+  s.causes_.push_back(StatusCause{"ResourceVersionTooLarge", "", "Too large resource version"});
+  return s;
+}
+
+bool Status::HasCause(const std::string& type) const {
+  for (const StatusCause& c : causes_)
+    if (c.type == type) return true;
+  return false;
+}
+
+Status Status::WithDetail(const std::string& key, json value) const {
+  Status s = *this;
+  if (!s.details_.is_object()) s.details_ = json::object();
+  s.details_[key] = std::move(value);
+  return s;
+}
+
+Status Status::WithListMeta(const std::string& key, json value) const {
+  Status s = *this;
+  if (!s.list_meta_.is_object()) s.list_meta_ = json::object();
+  s.list_meta_[key] = std::move(value);
+  return s;
+}
 
 json Status::ToJson() const {
-  json j = {{"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", json::object()}};
+  json j = {{"kind", "Status"}, {"apiVersion", "v1"},
+            {"metadata", list_meta_.is_object() ? list_meta_ : json::object()}};
   if (ok()) {
     j["status"] = "Success";
     j["code"] = code_;
@@ -106,7 +140,7 @@ json Status::ToJson() const {
   }
   j["status"] = "Failure";
   j["message"] = message_;
-  j["reason"] = reason_;
+  if (reason_ != "Unknown") j["reason"] = reason_;
   json details = details_.is_object() ? details_ : json::object();
   if (!causes_.empty()) {
     json causes = json::array();
@@ -140,19 +174,18 @@ Status Status::FromJson(const json& j) {
   Status s(code, reason, StringOr(j, "message"));
   auto details_it = j.find("details");
   if (details_it != j.end() && details_it->is_object()) {
-    json details = json::object();
-    for (const char* key : {"name", "group", "kind", "uid"}) {
-      std::string v = StringOr(*details_it, key);
-      if (!v.empty()) details[key] = v;
-    }
-    s.details_ = std::move(details);
-    auto causes_it = details_it->find("causes");
-    if (causes_it != details_it->end() && causes_it->is_array()) {
+    json details = *details_it;
+    auto causes_it = details.find("causes");
+    if (causes_it != details.end() && causes_it->is_array()) {
       for (const json& c : *causes_it) {
         s.causes_.push_back(StatusCause{StringOr(c, "reason"), StringOr(c, "field"), StringOr(c, "message")});
       }
     }
+    details.erase("causes");
+    s.details_ = std::move(details);
   }
+  auto meta_it = j.find("metadata");
+  if (meta_it != j.end() && meta_it->is_object() && !meta_it->empty()) s.list_meta_ = *meta_it;
   return s;
 }
 

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,11 +39,19 @@ class Status {
   static Status Internal(const std::string& message);
   static Status TooLarge(const std::string& message);
   static Status UnsupportedMediaType(const std::string& message);
+  static Status NotAcceptable(const std::string& message);
+  // 429, with details.retryAfterSeconds (kube-apiserver's max-in-flight and storage limits).
+  static Status TooManyRequests(const std::string& message, int retry_after_seconds = 1);
+  // 504 Timeout for a resourceVersion newer than the server has: "Too large resource version: N,
+  // current: C", cause ResourceVersionTooLarge, as kube-apiserver's watch cache answers.
+  static Status TooLargeResourceVersion(std::int64_t wanted, std::int64_t current);
 
   bool ok() const { return code_ == 200; }
   int code() const { return code_; }
   // "" when ok, else NotFound, AlreadyExists, Conflict, Invalid, Expired, BadRequest, Forbidden,
-  // MethodNotAllowed, Timeout, InternalError, RequestEntityTooLarge, UnsupportedMediaType.
+  // MethodNotAllowed, Timeout, InternalError, RequestEntityTooLarge, UnsupportedMediaType,
+  // NotAcceptable, TooManyRequests, or "Unknown" for a Status without a reason (its JSON then has
+  // none, as kube-apiserver's StatusReasonUnknown).
   const std::string& reason() const { return reason_; }
   const std::string& message() const { return message_; }
   const std::vector<StatusCause>& causes() const { return causes_; }
@@ -51,6 +60,13 @@ class Status {
   bool IsAlreadyExists() const { return reason_ == "AlreadyExists"; }
   bool IsExpired() const { return reason_ == "Expired"; }
   bool IsInvalid() const { return reason_ == "Invalid"; }
+  bool IsTimeout() const { return reason_ == "Timeout"; }
+  bool HasCause(const std::string& type) const;
+
+  // A copy with a details member set ("retryAfterSeconds", "uid", ...).
+  Status WithDetail(const std::string& key, json value) const;
+  // A copy with a ListMeta member set: metadata.continue on an expired continue token.
+  Status WithListMeta(const std::string& key, json value) const;
 
   // The metav1.Status object a real API server returns (kind Status, status Failure, ...).
   json ToJson() const;
@@ -62,7 +78,8 @@ class Status {
   int code_ = 200;
   std::string reason_;
   std::string message_;
-  json details_;  // name, group, kind of the object concerned
+  json details_;  // name, group, kind, uid, retryAfterSeconds of the object concerned
+  json list_meta_;  // metadata of the Status (ListMeta), when not empty
   std::vector<StatusCause> causes_;
 };
 

@@ -1,8 +1,11 @@
 // The HttpServer serves a Store over HTTP/1.1 with the Kubernetes REST protocol, well enough for
-// real kubectl (1.27-1.33) and for any client written against kube-apiserver: version, legacy
-// discovery, OpenAPI v3 (so that `kubectl create/apply` validate), list/get as objects or as
-// server-side Tables, watch as a chunked stream (Tables too), create, update, the four patch types,
-// delete with propagation, pods/log, and every error as a metav1.Status. See
+// real kubectl (1.27-1.33) and for clients written against kube-apiserver (client-go, the official
+// Python client): version, legacy discovery (discovery.h: the store's kinds, an events.k8s.io/v1
+// view of the events, bindings, evictions, access reviews), OpenAPI v2 (JSON and protobuf) and v3,
+// list (at a resourceVersion, in pages), get, watch, create, update, the four patch types with
+// field ownership, delete and deletecollection, dryRun=All on every write, pods/log, every answer
+// as JSON or YAML, objects, Tables or PartialObjectMetadata as the Accept header asks (406 when it
+// asks only for protobuf), and every error as a metav1.Status. See
 // shared/reference/kubectl-surface.md for what kubectl needs and why.
 //
 // It is generic: it knows the kinds only through the store's Registry. Anything specific to a
@@ -10,32 +13,43 @@
 // a provider of container logs, a YAML decoder (fakeapi has no YAML parser of its own) and an
 // executor that serialises store access with whatever else drives the store (the simulator).
 //
-// Patch semantics (documented departures from kube-apiserver):
+// Patches:
 // - application/merge-patch+json: RFC 7386, exactly.
-// - application/strategic-merge-patch+json: a merge patch in which lists whose elements all carry
-//   a merge key (name, containerPort, port, mountPath, devicePath, ip, type) merge element by
-//   element, elements with "$patch": "delete" are removed, "$deleteFromPrimitiveList/<field>"
-//   removes values, and other "$" directives are ignored; every other list is replaced. That is
-//   what kubectl's three-way patches of built-in kinds need.
-// - application/apply-patch+yaml (server-side apply): creates the object when absent, else merges
-//   the applied configuration in (strategic for built-in kinds, RFC 7386 for custom resources).
-//   There is no field ownership: no managedFields, never a 409 conflict between managers, and a
-//   field left out of a later apply is kept rather than removed.
-// - application/json-patch+json: RFC 6902.
+// - application/strategic-merge-patch+json (built-in kinds only, 415 for custom resources as in
+//   kube-apiserver): see strategic_merge.h; lists merge by their usual key rather than by the Go
+//   types' patch tags (a departure).
+// - application/apply-patch+yaml (server-side apply): fieldManager required (422), field ownership
+//   in managedFields with conflicts (409) unless force, fields a manager stops applying removed
+//   when it owned them alone (field_manager.h). `force` on any other patch is 422.
+// - application/json-patch+json: RFC 6902 with kube-apiserver's bounds (json_patch.h).
+// Bodies nested deeper than kMaxJsonDepth are refused (json_bounds.h).
+//
+// Deletes answer with the object for pods, services, service accounts and PVCs and for objects
+// still held by finalizers or a grace period, and with a Success Status (details: name, group,
+// kind as the plural, uid) otherwise, as kube-apiserver's registries do.
 //
 // Watches: one JSON object per event, newline-separated, chunked; a quiet stream gets a single
 // newline every `watch_keepalive` of wall time, which JSON stream decoders skip as whitespace and
-// which lets the server notice a client that went away. `timeoutSeconds` ends a stream after that
-// much wall time. Responses are never compressed (a compressed watch would be held back in the
-// compressor's buffer).
+// which lets the server notice a client that went away; with allowWatchBookmarks a BOOKMARK every
+// `bookmark_interval`. `timeoutSeconds` ends a stream after that much wall time. A watch from a
+// resourceVersion older than the history is a 200 stream with one ERROR event (410 Expired), as
+// kube-apiserver answers. Responses are never compressed (a compressed watch would be held back in
+// the compressor's buffer).
 //
-// Thread model: cpp-httplib serves each connection on a thread of its own (up to `max_threads`).
-// Every access to the store, to the clock and to the hooks happens inside `executor`, one request
-// at a time; watch streams wait on their own WatchStream outside it.
+// Connections (http_listener.h): TCP_NODELAY and keep-alive, so a reused connection answers in
+// well under a millisecond; at most `max_connections`, the idlest or slowest evicted for a new one;
+// a request must arrive whole within `request_timeout` and within the body limit (chunked or not);
+// at most `max_watches` watch and log streams (429 TooManyRequests past it). One client that
+// misbehaves (hundreds of stalled uploads, a flood of watches) leaves the others served.
+//
+// Thread model: each connection is served on a thread of its own. Every access to the store, to
+// the clock and to the hooks happens inside `executor`, one request at a time; watch streams wait
+// on their own WatchStream outside it.
 #pragma once
 
 #include "fakeapi/client/clock.h"
 #include "fakeapi/client/status.h"
+#include "fakeapi/server/table.h"
 
 #include <nlohmann/json.hpp>
 
@@ -49,31 +63,6 @@
 namespace fakeapi {
 
 class Store;
-
-// One column of a server-side Table (meta.k8s.io/v1 TableColumnDefinition).
-struct TableColumn {
-  std::string name;
-  std::string type = "string";  // "string", "integer", "date", ...: cosmetic for kubectl
-  std::string format;           // "name" for the column holding the object's name
-  std::string description;
-  int priority = 0;             // > 0: shown only with `-o wide`
-};
-
-// How one resource renders as Table rows. `cells` returns a JSON array with one cell per column,
-// in order; `now` is the API's current time, for ages. It runs inside the executor.
-struct TableConverter {
-  std::vector<TableColumn> columns;
-  std::function<nlohmann::json(const nlohmann::json& object, kube::Micros now)> cells;
-};
-
-// An elapsed time as kubectl prints ages: "45s", "2m30s", "17m", "5h12m", "3d4h", "400d", "2y10d".
-std::string HumanAge(kube::Micros elapsed);
-// The age of `object` at `now` from its metadata.creationTimestamp; "<unknown>" without one.
-std::string AgeOf(const nlohmann::json& object, kube::Micros now);
-
-// The converters the server uses for built-in kinds (pods, nodes, events, namespaces, services,
-// configmaps); kinds without one get Name and Age.
-TableConverter DefaultTableConverter(const std::string& plural);
 
 // A container's log, as the provider knows it.
 struct ContainerLog {
@@ -95,8 +84,15 @@ struct HttpServerOptions {
   std::string address = "127.0.0.1";
   int port = 0;                              // 0 = a free port, chosen by the kernel
   std::size_t max_body_bytes = 3 * 1024 * 1024;  // kube-apiserver's request limit; 413 above
-  std::size_t max_threads = 256;             // concurrent connections; each open watch holds one
+  std::size_t max_connections = 512;         // open connections, each on a thread (see http_listener.h)
+  std::size_t max_watches = 256;             // open watch and followed-log streams; past it 429
+  kube::Micros request_timeout = 30 * kube::kSecond;  // wall time for a request to arrive whole
+  kube::Micros idle_timeout = 90 * kube::kSecond;     // a kept-alive connection without a request
   kube::Micros watch_keepalive = 1 * kube::kSecond;      // wall time
+  kube::Micros bookmark_interval = 60 * kube::kSecond;   // wall time, as kube-apiserver's watch cache
+  // How long a read at a resourceVersion newer than the store waits for it before the 504 (wall
+  // time; kube-apiserver's watch cache waits 3 s).
+  kube::Micros resource_version_wait = 3 * kube::kSecond;
   kube::Micros log_poll = 200 * kube::kMillisecond;      // wall time between looks at a followed log
   std::string git_version = "v1.32.0-fakeapi";  // kubectl's dispatcher picks its client by minor
   const kube::Clock* clock = nullptr;              // required: the store's clock (ages, Table rows)

@@ -9,16 +9,20 @@
 #include "fakeapi/server/store.h"
 
 #include "fakeapi/client/selector.h"
+#include "fakeapi/server/json_bounds.h"
 #include "fakeapi/server/merge_patch.h"
 
 #include <algorithm>
+#include <tuple>
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <tuple>
+#include <string_view>
 #include <unordered_map>
 
 namespace fakeapi {
@@ -159,8 +163,21 @@ std::uint64_t Mix(std::uint64_t x) {  // kube::SplitMix64 finaliser: determinist
 // takes events under the stream's lock only.
 class StoreWatch : public kube::WatchStream {
  public:
-  StoreWatch(std::string ns, kube::LabelSelector labels, kube::FieldSelector fields, std::size_t limit)
-      : ns_(std::move(ns)), labels_(std::move(labels)), fields_(std::move(fields)), limit_(limit) {}
+  StoreWatch(std::string ns, kube::LabelSelector labels, kube::FieldSelector fields, std::size_t limit,
+             const kube::ResourceType* type, bool bookmarks)
+      : ns_(std::move(ns)), labels_(std::move(labels)), fields_(std::move(fields)), limit_(limit), type_(type),
+        bookmarks_(bookmarks) {}
+
+  // A BOOKMARK at `rv` (annotated as the end of the initial events when `initial_end`), if the
+  // reader asked for bookmarks.
+  std::function<void()> PushBookmark(std::int64_t rv, bool initial_end = false) {
+    if (!bookmarks_) return {};
+    json meta = {{"resourceVersion", std::to_string(rv)}};
+    if (initial_end) meta["annotations"] = {{"k8s.io/initial-events-end", "true"}};
+    auto object = std::make_shared<const json>(
+        json{{"kind", type_->kind}, {"apiVersion", type_->ApiVersion()}, {"metadata", std::move(meta)}});
+    return Push(kube::WatchEventType::kBookmark, std::move(object));
+  }
 
   bool Poll(std::vector<kube::WatchEvent>* out) override {
     std::lock_guard<std::mutex> lock(mu_);
@@ -238,6 +255,8 @@ class StoreWatch : public kube::WatchStream {
   const kube::LabelSelector labels_;
   const kube::FieldSelector fields_;
   const std::size_t limit_;
+  const kube::ResourceType* const type_;
+  const bool bookmarks_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<kube::WatchEvent> queue_;
@@ -245,6 +264,110 @@ class StoreWatch : public kube::WatchStream {
   kube::Status end_status_;
   std::function<void()> notify_;
 };
+
+kube::Status OptionsInvalid(const char* kind, const std::string& field, const std::string& message) {
+  return kube::Status::Invalid(std::string(kind) + ".meta.k8s.io", "", {{"FieldValueForbidden", field, message}});
+}
+
+// ListOptions as kube-apiserver validates them (ValidateListOptions).
+kube::Status ValidateListOptions(const kube::ListOptions& o) {
+  const std::string& match = o.resource_version_match;
+  if (match.empty()) return kube::Status::Ok();
+  if (o.resource_version.empty())
+    return OptionsInvalid("ListOptions", "resourceVersionMatch", "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided");
+  if (!o.continue_.empty())
+    return OptionsInvalid("ListOptions", "resourceVersionMatch", "Forbidden: resourceVersionMatch is forbidden when continue is provided");
+  if (match != "Exact" && match != "NotOlderThan")
+    return kube::Status::Invalid("ListOptions.meta.k8s.io", "",
+                                 {{"FieldValueNotSupported", "resourceVersionMatch",
+                                   "Unsupported value: \"" + match + "\": supported values: \"Exact\", \"NotOlderThan\", \"\""}});
+  if (match == "Exact" && o.resource_version == "0")
+    return OptionsInvalid("ListOptions", "resourceVersionMatch", "Forbidden: resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"");
+  return kube::Status::Ok();
+}
+
+// WatchOptions as kube-apiserver validates them (validateWatchOptions, WatchList enabled as in 1.32).
+kube::Status ValidateWatchOptions(const kube::WatchOptions& o) {
+  const std::string& match = o.resource_version_match;
+  if (o.send_initial_events && match != "NotOlderThan")
+    return OptionsInvalid("ListOptions", "resourceVersionMatch", "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan");
+  if (!match.empty() && !o.send_initial_events)
+    return OptionsInvalid("ListOptions", "resourceVersionMatch", "Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided");
+  if (!match.empty() && match != "NotOlderThan")
+    return kube::Status::Invalid("ListOptions.meta.k8s.io", "",
+                                 {{"FieldValueNotSupported", "resourceVersionMatch",
+                                   "Unsupported value: \"" + match + "\": supported values: \"NotOlderThan\""}});
+  return kube::Status::Ok();
+}
+
+std::string Base64(std::string_view in) {
+  static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  std::uint32_t buf = 0;
+  int bits = 0;
+  for (unsigned char c : in) {
+    buf = (buf << 8) | c;
+    bits += 8;
+    while (bits >= 6) out += kAlphabet[(buf >> (bits -= 6)) & 63];
+  }
+  if (bits > 0) out += kAlphabet[(buf << (6 - bits)) & 63];
+  while (out.size() % 4) out += '=';
+  return out;
+}
+
+std::optional<std::string> FromBase64(std::string_view in) {
+  std::string out;
+  std::uint32_t buf = 0;
+  int bits = 0;
+  for (char c : in) {
+    int v = c >= 'A' && c <= 'Z' ? c - 'A' : c >= 'a' && c <= 'z' ? c - 'a' + 26 : c >= '0' && c <= '9' ? c - '0' + 52
+            : c == '+' || c == '-' ? 62 : c == '/' || c == '_' ? 63 : c == '=' ? -2 : -1;
+    if (v == -2) break;
+    if (v < 0) return std::nullopt;
+    buf = (buf << 6) | static_cast<std::uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) out += static_cast<char>((buf >> (bits -= 8)) & 0xff);
+  }
+  return out;
+}
+
+// A continue token as kube-apiserver's etcd3 store writes one: base64 of
+// {"v":"meta.k8s.io/v1","rv":N,"start":"KEY\u0000"}, the next page starting at KEY (rv -1: the
+// latest state, handed out when the snapshot is gone).
+std::string EncodeContinue(std::int64_t rv, const std::string& start) {
+  return Base64(json{{"v", "meta.k8s.io/v1"}, {"rv", rv}, {"start", start}}.dump());
+}
+
+kube::Status DecodeContinue(const std::string& token, std::int64_t* rv, std::string* start) {
+  auto text = FromBase64(token);
+  json parsed = text ? json::parse(*text, nullptr, false) : json();
+  if (!parsed.is_object() || parsed.value("v", "") != "meta.k8s.io/v1" || !parsed.contains("rv") ||
+      !parsed["rv"].is_number_integer() || !parsed.contains("start") || !parsed["start"].is_string())
+    return kube::Status::BadRequest("invalid continue token: it was not issued by this server");
+  *rv = parsed["rv"].get<std::int64_t>();
+  *start = parsed["start"].get<std::string>();
+  return kube::Status::Ok();
+}
+
+// Everything of `current` but its status is copied; the status is built from the old one and the
+// merge patch's status without copying what the patch replaces.
+json StatusPatched(const json& current, const json& patch) {
+  const json* status = Find(patch, "status");
+  json next = json::object();
+  for (auto it = current.begin(); it != current.end(); ++it) {
+    if (it.key() != "status") {
+      next[it.key()] = *it;
+    } else if (!status) {
+      next["status"] = *it;
+    }
+  }
+  if (status && !status->is_null()) {
+    static const json kAbsent;
+    auto old = current.find("status");
+    next["status"] = MergePatched(old != current.end() ? *old : kAbsent, *status);
+  }
+  return next;
+}
 
 struct HistoryEvent {
   std::int64_t rv;
@@ -278,12 +401,13 @@ struct GcItem {
 
 }  // namespace
 
-// Resource types in the order of their names, never of their addresses: the garbage collector, the
-// namespace controller and DropWatches walk types in this order, and what they write or notify
-// first must not depend on where the heap put a type.
+// Resource types in the order of their group and plural, never of their addresses: the garbage
+// collector, the namespace controller and DropWatches walk types in this order (an owner's dependents
+// by type, then key), and what they write or notify first must not depend on where the heap put a
+// type (ordered by pointer, the trace hash changed with the heap layout).
 struct TypeOrder {
   bool operator()(const kube::ResourceType* a, const kube::ResourceType* b) const {
-    return std::tie(a->plural, a->group) < std::tie(b->plural, b->group);
+    return std::tie(a->group, a->plural) < std::tie(b->group, b->plural);
   }
   bool operator()(const std::pair<const kube::ResourceType*, std::string>& a,
                   const std::pair<const kube::ResourceType*, std::string>& b) const {
@@ -292,6 +416,19 @@ struct TypeOrder {
     return a.second < b.second;
   }
 };
+
+// kube-apiserver parses resourceVersions with strconv.ParseUint and answers a failure with a 500
+// carrying the parser's words (kubernetes/kubernetes#101350, still so in 1.32); so does the fake.
+kube::Result<std::int64_t> ParseResourceVersion(const std::string& text) {
+  if (text.empty() || text == "0") return std::int64_t{0};
+  const bool digits = text.find_first_not_of("0123456789") == std::string::npos;
+  if (digits && text.size() <= 18) return static_cast<std::int64_t>(std::stoll(text));
+  const std::string why = digits ? "value out of range" : "invalid syntax";
+  return kube::Status::FromJson({{"status", "Failure"},
+                                 {"code", 500},
+                                 {"message", "resourceVersion: Invalid value: \"" + text + "\": strconv.ParseUint: parsing \"" +
+                                                 text + "\": " + why}});
+}
 
 struct Store::Impl {
   StoreOptions options;
@@ -306,6 +443,15 @@ struct Store::Impl {
   std::function<void(const WriteRecord&)> observer;
   StoreStats stats;
   std::vector<std::function<void()>> pending_notifications;  // fired after the lock is released
+  bool dry_run = false;           // the write being served is a dry run: nothing may change
+  // Marks the write being served as a dry run for its duration.
+  struct DryRun {
+    DryRun(Impl& impl, bool on) : impl_(impl) { impl_.dry_run = on; }
+    ~DryRun() { impl_.dry_run = false; }
+    Impl& impl_;
+  };
+  bool orphaned = false;          // the write being recorded names an owner that does not exist
+  std::size_t quota = 0;          // bytes of stored objects allowed; 0 = no quota
 
   explicit Impl(StoreOptions o, kube::Registry r) : options(o), registry(std::move(r)) {
     for (const auto& type : registry.All()) data[type.get()].type = type.get();
@@ -356,7 +502,15 @@ struct Store::Impl {
 
   void Record(const char* verb, ResourceData& d, const std::string& key, kube::WatchEventType event) {
     ++stats.writes;
-    if (observer) observer(WriteRecord{verb, d.type, &key, rv, event});
+    if (observer) observer(WriteRecord{verb, d.type, &key, rv, event, orphaned});
+    orphaned = false;
+  }
+
+  // Whether some owner the object names is gone; then the collector has work.
+  bool NamesMissingOwner(const json& obj) const {
+    for (const auto& owner : OwnerUids(obj))
+      if (!by_uid.count(owner)) return true;
+    return false;
   }
 
   void Deliver(StoreWatch& w, kube::WatchEventType type, const kube::ObjectPtr& obj, const kube::ObjectPtr& old) {
@@ -389,9 +543,9 @@ struct Store::Impl {
   // Appends to the history and queues the event for every watcher it concerns.
   void Publish(ResourceData& d, kube::WatchEventType type, const kube::ObjectPtr& obj, const kube::ObjectPtr& old) {
     d.history.push_back(HistoryEvent{rv, type, obj, old});
-    while (d.history.size() > options.history_limit) {
-      d.compacted_rv = d.history.front().rv;
-      d.history.pop_front();
+    if (quota > 0) stats.history_bytes += static_cast<std::int64_t>(ApproximateMemory(*obj));
+    while (d.history.size() > options.history_limit) Compact(d);
+    while (quota > 0 && stats.history_bytes > static_cast<std::int64_t>(quota) && CompactOldest()) {
     }
     Broadcast(d.watchers, type, obj, old);
     if (!d.node_watchers.empty()) {
@@ -403,6 +557,31 @@ struct Store::Impl {
       }
     }
   }
+
+  // Drops the oldest event of a resource's history: watches and lists from before it get 410.
+  void Compact(ResourceData& d) {
+    if (quota > 0) stats.history_bytes -= static_cast<std::int64_t>(ApproximateMemory(*d.history.front().object));
+    d.compacted_rv = d.history.front().rv;
+    d.history.pop_front();
+  }
+
+  // Under the storage quota: drops the oldest event of any resource's history (never a resource's
+  // last, which watches resume from). False when nothing is left to drop.
+  bool CompactOldest() {
+    ResourceData* oldest = nullptr;
+    for (auto& [type, d] : data)
+      if (d.history.size() > 1 && (!oldest || d.history.front().rv < oldest->history.front().rv)) oldest = &d;
+    if (!oldest) return false;
+    Compact(*oldest);
+    return true;
+  }
+
+  // With a quota: whether `added` more bytes of stored objects still fit.
+  kube::Status Fits(std::int64_t added) const {
+    if (quota == 0 || added <= 0 || stats.stored_bytes + added <= static_cast<std::int64_t>(quota)) return kube::Status::Ok();
+    return kube::Status::FromJson({{"status", "Failure"}, {"code", 500}, {"message", "etcdserver: mvcc: database space exceeded"}});
+  }
+  std::int64_t Bytes(const json& obj) const { return quota > 0 ? static_cast<std::int64_t>(ApproximateMemory(obj)) : 0; }
 
   void IndexAdd(ResourceData& d, const std::string& key, const json& obj) {
     const std::string& uid = kube::UidOf(obj);
@@ -439,11 +618,14 @@ struct Store::Impl {
     auto next = std::make_shared<const json>(std::move(obj));
     it->second = next;
     IndexAdd(d, key, *next);
+    stats.stored_bytes += Bytes(*next) - Bytes(*old);
+    const bool owners_changed = OwnerUids(*next) != OwnerUids(*old);
+    orphaned = owners_changed && NamesMissingOwner(*next);
     Record(verb, d, key, kube::WatchEventType::kModified);
     Publish(d, kube::WatchEventType::kModified, next, old);
     // Owners, finalizers and deletion state may have changed: let the collector look again.
     if (HasDeletionTimestamp(*next)) gc_queue.push_back({GcKind::kOwnerDeleting, kube::UidOf(*next)});
-    if (OwnerUids(*next) != OwnerUids(*old)) gc_queue.push_back({GcKind::kDependent, kube::UidOf(*next)});
+    if (owners_changed) gc_queue.push_back({GcKind::kDependent, kube::UidOf(*next)});
     return next;
   }
 
@@ -453,11 +635,13 @@ struct Store::Impl {
     json last = *it->second;
     last["metadata"]["resourceVersion"] = NextRv();
     auto final_state = std::make_shared<const json>(std::move(last));
-    IndexRemove(d, key, *it->second);
+    kube::ObjectPtr before = it->second;  // kept in the history: lists at older versions restore it
+    IndexRemove(d, key, *before);
     d.objects.erase(it);
     --stats.objects;
+    stats.stored_bytes -= Bytes(*before);
     Record(verb, d, key, kube::WatchEventType::kDeleted);
-    Publish(d, kube::WatchEventType::kDeleted, final_state, nullptr);
+    Publish(d, kube::WatchEventType::kDeleted, final_state, before);
     const std::string& uid = kube::UidOf(*final_state);
     gc_queue.push_back({GcKind::kOwnerGone, uid});
     for (const auto& owner : OwnerUids(*final_state)) gc_queue.push_back({GcKind::kOwnerDeleting, owner});
@@ -546,20 +730,27 @@ struct Store::Impl {
 
     // Server-owned metadata: whatever the client sent is replaced.
     json& m = obj["metadata"];
-    m["uid"] = NewUid();
     m["creationTimestamp"] = kube::FormatTime(options.clock->Now());
-    m["generation"] = 1;
+    if (type.has_generation) m["generation"] = 1;
+    else m.erase("generation");
     m.erase("deletionTimestamp");
     m.erase("deletionGracePeriodSeconds");
+    m.erase("resourceVersion");
+    if (dry_run) return kube::ObjectPtr(std::make_shared<const json>(std::move(obj)));  // no uid, no version used
+    if (kube::Status s = Fits(Bytes(obj)); !s.ok()) return s;
+    m["uid"] = NewUid();
     m["resourceVersion"] = NextRv();
     auto stored = std::make_shared<const json>(std::move(obj));
     d.objects.emplace(key, stored);
     ++stats.objects;
+    stats.stored_bytes += Bytes(*stored);
     IndexAdd(d, key, *stored);
+    // A dependent created after its owner is gone is collected like any other orphan.
+    const bool missing_owner = NamesMissingOwner(*stored);
+    orphaned = missing_owner;
     Record("create", d, key, kube::WatchEventType::kAdded);
     Publish(d, kube::WatchEventType::kAdded, stored, nullptr);
-    // A dependent created after its owner is gone is collected like any other orphan.
-    if (!OwnerUids(*stored).empty()) gc_queue.push_back({GcKind::kDependent, kube::UidOf(*stored)});
+    if (missing_owner) gc_queue.push_back({GcKind::kDependent, kube::UidOf(*stored)});
     return stored;
   }
 
@@ -637,7 +828,7 @@ struct Store::Impl {
       RunAdmission(d, Operation::kUpdate, status_only ? "status" : "", next, &current, causes);
     if (!causes.empty()) return kube::Status::Invalid(KindOf(d), name, std::move(causes));
 
-    if (!status_only && SpecChanged(current, next)) {
+    if (!status_only && type.has_generation && SpecChanged(current, next)) {
       const json* g = Find(current, "metadata", "generation");
       next["metadata"]["generation"] = (g && g->is_number_integer() ? g->get<std::int64_t>() : 0) + 1;
     }
@@ -645,6 +836,8 @@ struct Store::Impl {
     // (A status update leaves the rest as it was, so comparing the status is enough there.)
     next["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"];
     if (status_only ? StatusOf(next) == StatusOf(current) : next == current) return old;
+    if (dry_run) return kube::ObjectPtr(std::make_shared<const json>(std::move(next)));
+    if (kube::Status s = Fits(Bytes(next) - Bytes(current)); !s.ok()) return s;
     next["metadata"]["resourceVersion"] = NextRv();
     if (ReadyToRemove(next)) {
       Replace(d, key, std::move(next), verb);
@@ -727,21 +920,7 @@ struct Store::Impl {
     if (HasDeletionTimestamp(*current)) {
       // Already being deleted: only a shorter grace period (the kubelet's confirmation, or a force
       // delete) changes anything.
-      if (is_pod && options_in.grace_period_seconds) {
-        const json* g = Find(meta, "deletionGracePeriodSeconds");
-        std::int64_t was = g && g->is_number_integer() ? g->get<std::int64_t>() : 0;
-        std::int64_t now = std::max<std::int64_t>(0, *options_in.grace_period_seconds);
-        if (now < was) {
-          meta["deletionGracePeriodSeconds"] = now;
-          meta["deletionTimestamp"] = kube::FormatTime(options.clock->Now() + now * kube::kSecond);
-          meta["resourceVersion"] = NextRv();
-          if (ReadyToRemove(next)) {
-            Replace(d, key, std::move(next), verb);
-            return Remove(d, key, verb);
-          }
-          return Replace(d, key, std::move(next), verb);
-        }
-      }
+      if (is_pod && options_in.grace_period_seconds) return ShortenGrace(d, key, current, *options_in.grace_period_seconds, verb);
       return current;
     }
 
@@ -759,17 +938,111 @@ struct Store::Impl {
       if (NodeNameOf(next).empty() || phase == "Succeeded" || phase == "Failed") grace = 0;
       grace = std::max<std::int64_t>(0, grace);
     }
-    if (is_namespace) {
-      next["status"]["phase"] = "Terminating";
-      gc_queue.push_back({GcKind::kNamespace, name});
-    }
+    if (is_namespace) next["status"]["phase"] = "Terminating";
 
     bool held = grace > 0 || !FinalizersOf(next).empty() || is_namespace;
-    if (!held) return Remove(d, key, verb);
+    if (!held) return dry_run ? current : Remove(d, key, verb);
     meta["deletionTimestamp"] = kube::FormatTime(options.clock->Now() + grace * kube::kSecond);
     meta["deletionGracePeriodSeconds"] = grace;
+    if (dry_run) return kube::ObjectPtr(std::make_shared<const json>(std::move(next)));
+    if (is_namespace) gc_queue.push_back({GcKind::kNamespace, name});
     meta["resourceVersion"] = NextRv();
     return Replace(d, key, std::move(next), verb);
+  }
+
+  // A pod already being deleted gets a shorter grace period (the kubelet's confirmation, or a
+  // force delete); at 0 it is removed.
+  kube::Result<kube::ObjectPtr> ShortenGrace(ResourceData& d, const std::string& key, const kube::ObjectPtr& current,
+                                             std::int64_t grace_seconds, const char* verb) {
+    json next = *current;
+    json& meta = next["metadata"];
+    const json* g = Find(meta, "deletionGracePeriodSeconds");
+    std::int64_t was = g && g->is_number_integer() ? g->get<std::int64_t>() : 0;
+    std::int64_t now = std::max<std::int64_t>(0, grace_seconds);
+    if (now >= was) return current;
+    meta["deletionGracePeriodSeconds"] = now;
+    meta["deletionTimestamp"] = kube::FormatTime(options.clock->Now() + now * kube::kSecond);
+    if (dry_run) return kube::ObjectPtr(std::make_shared<const json>(std::move(next)));
+    meta["resourceVersion"] = NextRv();
+    if (ReadyToRemove(next)) {
+      Replace(d, key, std::move(next), verb);
+      return Remove(d, key, verb);
+    }
+    return Replace(d, key, std::move(next), verb);
+  }
+
+  // ---- lists at a version, in pages ------------------------------------------------------------
+
+  // The version a list reads at and the first key it lists (from a continue token), or why not.
+  kube::Status PlanList(ResourceData& d, const kube::ListOptions& o, std::int64_t* snapshot, std::string* start) {
+    if (kube::Status s = ValidateListOptions(o); !s.ok()) return s;
+    *snapshot = rv;
+    if (!o.continue_.empty()) {
+      if (!o.resource_version.empty() && o.resource_version != "0")
+        return kube::Status::BadRequest("specifying resource version is not allowed when using continue");
+      std::int64_t token_rv = 0;
+      if (kube::Status s = DecodeContinue(o.continue_, &token_rv, start); !s.ok()) return s;
+      if (token_rv == -1) return kube::Status::Ok();  // the rest at the latest version
+      if (token_rv < d.compacted_rv || token_rv > rv)
+        return kube::Status::Expired(
+                   "The provided continue parameter is too old to display a consistent list result. You can start a new "
+                   "list without the continue parameter, or use the continue token in this response to retrieve the "
+                   "remainder of the results. Continuing with the provided token results in an inconsistent list - "
+                   "objects that were created, modified, or deleted between the time the first chunk was returned and "
+                   "now may show up in the list.")
+            .WithListMeta("continue", EncodeContinue(-1, *start));
+      *snapshot = token_rv;
+      return kube::Status::Ok();
+    }
+    auto wanted = ParseResourceVersion(o.resource_version);
+    if (!wanted.ok()) return wanted.status();
+    if (*wanted > rv) return kube::Status::TooLargeResourceVersion(*wanted, rv);
+    if (o.resource_version_match == "Exact") {
+      if (*wanted < d.compacted_rv) return kube::Status::Expired("The resourceVersion for the provided list is too old.");
+      *snapshot = *wanted;
+    }
+    return kube::Status::Ok();
+  }
+
+  // The objects of a resource as they were at version `at` (no older than the history): the
+  // current ones with every later event undone. False when the history cannot undo one.
+  bool SnapshotAt(ResourceData& d, std::int64_t at, std::map<std::string, kube::ObjectPtr>* out) {
+    *out = d.objects;
+    for (auto it = d.history.rbegin(); it != d.history.rend() && it->rv > at; ++it) {
+      const json& obj = it->type == kube::WatchEventType::kAdded || !it->old ? *it->object : *it->old;
+      const std::string key = MakeKey(*d.type, kube::NamespaceOf(obj), kube::NameOf(obj));
+      if (it->type == kube::WatchEventType::kAdded) {
+        out->erase(key);
+      } else if (it->old) {
+        (*out)[key] = it->old;
+      } else {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // One page of `source` from `start` under `prefix`: up to `limit` matching items (0 = all), the
+  // continue token and the count of what remains.
+  void ListPage(const std::map<std::string, kube::ObjectPtr>& source, const std::string& prefix, const std::string& start,
+                const kube::ListOptions& o, const std::function<bool(const json&)>& matches, std::int64_t snapshot,
+                kube::ListResult* out) {
+    auto it = source.lower_bound(std::max(prefix, start));
+    auto in_prefix = [&](decltype(it) at) { return at != source.end() && at->first.compare(0, prefix.size(), prefix) == 0; };
+    std::string last_key;
+    for (; in_prefix(it); ++it) {
+      if (!matches(*it->second)) continue;
+      if (o.limit > 0 && static_cast<std::int64_t>(out->items.size()) == o.limit) break;
+      out->items.push_back(it->second);
+      last_key = it->first;
+    }
+    if (!in_prefix(it) || out->items.empty()) return;
+    out->continue_ = EncodeContinue(snapshot, last_key + std::string(1, '\0'));
+    if (o.label_selector.empty() && o.field_selector.empty()) {
+      std::int64_t remaining = 0;
+      for (; in_prefix(it); ++it) ++remaining;
+      out->remaining_item_count = remaining;
+    }
   }
 
   // ---- garbage collection and namespace cleanup --------------------------------------------------
@@ -989,14 +1262,8 @@ struct Store::Impl {
       }
       return causes;
     });
-    DataOf("namespaces").defaulters.push_back([](AdmissionRequest& r) {
-      if (r.operation != Operation::kCreate) return;
-      json& ns = *r.object;
-      if (!ns["spec"].is_object()) ns["spec"] = json::object();
-      if (!ns["spec"].contains("finalizers")) ns["spec"]["finalizers"] = json::array({kNamespaceFinalizer});
-      if (!ns["status"].is_object()) ns["status"] = json::object();
-      ns["status"]["phase"] = "Active";
-    });
+    InstallNamespaceAdmission();
+    InstallConfigMapAdmission();
     DataOf("services").defaulters.push_back([this](AdmissionRequest& r) {
       if (r.operation != Operation::kCreate) return;
       json& spec = (*r.object)["spec"];
@@ -1012,6 +1279,40 @@ struct Store::Impl {
     });
   }
   std::uint64_t service_ips = 0;
+
+  void InstallNamespaceAdmission() {
+    DataOf("namespaces").defaulters.push_back([](AdmissionRequest& r) {
+      json& ns = *r.object;
+      // kube-apiserver sets this label on every namespace, on create and on update, so that
+      // namespace selectors can name one.
+      json& labels = ns["metadata"]["labels"];
+      if (!labels.is_object()) labels = json::object();
+      labels["kubernetes.io/metadata.name"] = kube::NameOf(ns);
+      if (r.operation != Operation::kCreate) return;
+      if (!ns["spec"].is_object()) ns["spec"] = json::object();
+      if (!ns["spec"].contains("finalizers")) ns["spec"]["finalizers"] = json::array({kNamespaceFinalizer});
+      if (!ns["status"].is_object()) ns["status"] = json::object();
+      ns["status"]["phase"] = "Active";
+    });
+  }
+
+  // A ConfigMap holds at most 1 MiB of keys and values, as kube-apiserver validates.
+  void InstallConfigMapAdmission() {
+    DataOf("configmaps").validators.push_back([](const AdmissionRequest& r) {
+      constexpr std::size_t kMaxConfigMapBytes = 1024 * 1024;
+      std::vector<kube::StatusCause> causes;
+      std::size_t total = 0;
+      for (const char* field : {"data", "binaryData"}) {
+        const json* map = Find(*r.object, field);
+        if (!map || !map->is_object()) continue;
+        for (auto it = map->begin(); it != map->end(); ++it)
+          total += it.key().size() + (it.value().is_string() ? it.value().get_ref<const std::string&>().size() : 0);
+      }
+      if (total > kMaxConfigMapBytes)
+        causes.push_back({"FieldValueTooLong", "[]", "Too long: must have at most " + std::to_string(kMaxConfigMapBytes) + " bytes"});
+      return causes;
+    });
+  }
 
   void FireNotifications(std::unique_lock<std::mutex>& lock) {
     std::vector<std::function<void()>> fire;
@@ -1042,16 +1343,23 @@ Store::~Store() {
 }
 
 kube::Result<kube::ObjectPtr> Store::Create(const std::string& resource, nlohmann::json object, const std::string& ns) {
+  return Create(resource, std::move(object), ns, WriteOptions{});
+}
+
+kube::Result<kube::ObjectPtr> Store::Create(const std::string& resource, nlohmann::json object, const std::string& ns,
+                                            const WriteOptions& write) {
   std::unique_lock<std::mutex> lock(impl_->mu);
+  Impl::DryRun scope(*impl_, write.dry_run);
   kube::Result<kube::ObjectPtr> result = kube::Status::Ok();
   if (resource == "pods/binding" || resource == "bindings") {
+    if (write.dry_run) return kube::Status::BadRequest("dryRun is not supported for pods/binding");
     result = impl_->BindLocked(object, ns);
   } else {
     auto d = impl_->Resolve(resource);
     if (!d.ok()) return d.status();
     result = impl_->CreateLocked(**d, std::move(object), ns);
   }
-  if (result.ok()) impl_->AfterWrite();
+  if (result.ok() && !write.dry_run) impl_->AfterWrite();
   impl_->FireNotifications(lock);
   return result;
 }
@@ -1075,58 +1383,84 @@ kube::Result<kube::ListResult> Store::List(const std::string& resource, const ku
   if (!labels.ok()) return labels.status();
   auto fields = kube::FieldSelector::Parse(options.field_selector, d.type->plural);
   if (!fields.ok()) return fields.status();
-  kube::ListResult out;
-  out.resource_version = std::to_string(impl_->rv);
-  auto consider = [&](const kube::ObjectPtr& obj) {
+  std::int64_t snapshot = 0;
+  std::string start;
+  if (kube::Status s = impl_->PlanList(d, options, &snapshot, &start); !s.ok()) return s;
+  auto matches = [&](const json& obj) {
     if (!labels->Empty()) {
-      const json* l = Find(*obj, "metadata", "labels");
-      if (!labels->Matches(l ? *l : json())) return;
+      const json* l = Find(obj, "metadata", "labels");
+      if (!labels->Matches(l ? *l : json())) return false;
     }
-    if (!fields->Empty() && !fields->Matches(*obj)) return;
-    out.items.push_back(obj);
+    return fields->Empty() || fields->Matches(obj);
   };
+  kube::ListResult out;
+  out.resource_version = std::to_string(snapshot);
   const std::string ns = d.type->namespaced ? options.namespace_ : "";
   auto node = d.type->plural == "pods" ? fields->ExactValue("spec.nodeName") : std::nullopt;
-  if (node && !node->empty()) {
+  const bool paged = options.limit > 0 || !start.empty();
+  if (node && !node->empty() && snapshot == impl_->rv && !paged) {
+    // The kubelets' hot path: their node's pods from the index, without looking at the others.
     auto it = d.by_node.find(*node);
     if (it != d.by_node.end())
       for (const auto& key : it->second) {
         kube::ObjectPtr obj = d.objects.at(key);
-        if (ns.empty() || kube::NamespaceOf(*obj) == ns) consider(obj);
+        if ((ns.empty() || kube::NamespaceOf(*obj) == ns) && matches(*obj)) out.items.push_back(obj);
       }
-  } else if (!ns.empty()) {
-    std::string prefix = ns + "/";
-    for (auto it = d.objects.lower_bound(prefix); it != d.objects.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it)
-      consider(it->second);
-  } else {
-    for (const auto& [key, obj] : d.objects) consider(obj);
+    return out;
   }
+  std::map<std::string, kube::ObjectPtr> past;
+  if (snapshot != impl_->rv && !impl_->SnapshotAt(d, snapshot, &past))
+    return kube::Status::Expired("The resourceVersion for the provided list is too old.");
+  impl_->ListPage(snapshot == impl_->rv ? d.objects : past, ns.empty() ? "" : ns + "/", start, options, matches, snapshot, &out);
   return out;
 }
 
 kube::Result<kube::ObjectPtr> Store::Update(const std::string& resource, nlohmann::json object) {
+  return Update(resource, std::move(object), WriteOptions{});
+}
+
+kube::Result<kube::ObjectPtr> Store::UpdateStatus(const std::string& resource, nlohmann::json object) {
+  return UpdateStatus(resource, std::move(object), WriteOptions{});
+}
+
+kube::Result<kube::ObjectPtr> Store::Patch(const std::string& resource, const std::string& ns, const std::string& name,
+                                           const nlohmann::json& patch, kube::PatchType, const std::string& subresource) {
+  return Patch(resource, ns, name, patch, subresource, WriteOptions{});
+}
+
+kube::Result<kube::ObjectPtr> Store::Delete(const std::string& resource, const std::string& ns, const std::string& name,
+                                            const kube::DeleteOptions& options) {
+  return Delete(resource, ns, name, options, WriteOptions{});
+}
+
+kube::Result<kube::ObjectPtr> Store::Update(const std::string& resource, nlohmann::json object, const WriteOptions& write) {
   std::unique_lock<std::mutex> lock(impl_->mu);
+  Impl::DryRun scope(*impl_, write.dry_run);
   auto d = impl_->Resolve(resource);
   if (!d.ok()) return d.status();
   auto result = impl_->UpdateLocked(**d, std::move(object), false, "update");
-  if (result.ok()) impl_->AfterWrite();
+  if (result.ok() && !write.dry_run) impl_->AfterWrite();
   impl_->FireNotifications(lock);
   return result;
 }
 
-kube::Result<kube::ObjectPtr> Store::UpdateStatus(const std::string& resource, nlohmann::json object) {
+kube::Result<kube::ObjectPtr> Store::UpdateStatus(const std::string& resource, nlohmann::json object,
+                                                  const WriteOptions& write) {
   std::unique_lock<std::mutex> lock(impl_->mu);
+  Impl::DryRun scope(*impl_, write.dry_run);
   auto d = impl_->Resolve(resource);
   if (!d.ok()) return d.status();
   auto result = impl_->UpdateLocked(**d, std::move(object), true, "updateStatus");
-  if (result.ok()) impl_->AfterWrite();
+  if (result.ok() && !write.dry_run) impl_->AfterWrite();
   impl_->FireNotifications(lock);
   return result;
 }
 
 kube::Result<kube::ObjectPtr> Store::Patch(const std::string& resource, const std::string& ns, const std::string& name,
-                               const nlohmann::json& patch, kube::PatchType, const std::string& subresource) {
+                                           const nlohmann::json& patch, const std::string& subresource,
+                                           const WriteOptions& write) {
   std::unique_lock<std::mutex> lock(impl_->mu);
+  Impl::DryRun scope(*impl_, write.dry_run);
   auto d = impl_->Resolve(resource);
   if (!d.ok()) return d.status();
   if (!patch.is_object()) return kube::Status::BadRequest("a merge patch must be a JSON object");
@@ -1135,50 +1469,35 @@ kube::Result<kube::ObjectPtr> Store::Patch(const std::string& resource, const st
   const kube::ResourceType& type = *(*d)->type;
   kube::ObjectPtr current = impl_->Lookup(**d, MakeKey(type, type.namespaced ? (ns.empty() ? "default" : ns) : "", name));
   if (!current) return kube::Status::NotFound(type.plural, name);
+  if (subresource == "status" && !type.has_status) return kube::Status::NotFound(type.plural + "/status", name);
   const json* want = Find(patch, "metadata", "resourceVersion");
+  kube::Result<kube::ObjectPtr> result = kube::Status::Ok();
   if (subresource == "status") {
     // The hot path of kubelets: one copy of the object, the patch applied to its status only.
-    if (!type.has_status) return kube::Status::NotFound(type.plural + "/status", name);
-    // Everything but the status is copied; the status is built from the old one and the patch
-    // without copying what the patch replaces.
-    const json* status = Find(patch, "status");
-    json next = json::object();
-    for (auto it = current->begin(); it != current->end(); ++it) {
-      if (it.key() != "status") {
-        next[it.key()] = *it;
-      } else if (!status) {
-        next["status"] = *it;
-      }
-    }
-    if (status && !status->is_null()) {
-      static const json kAbsent;
-      auto old = current->find("status");
-      next["status"] = MergePatched(old != current->end() ? *old : kAbsent, *status);
-    }
+    json next = StatusPatched(*current, patch);
     next["metadata"]["resourceVersion"] = want && want->is_string() ? *want : (*current)["metadata"]["resourceVersion"];
-    auto result = impl_->UpdateLocked(**d, std::move(next), true, "patch", /*prebuilt=*/true);
-    if (result.ok()) impl_->AfterWrite();
-    impl_->FireNotifications(lock);
-    return result;
+    result = impl_->UpdateLocked(**d, std::move(next), true, "patch", /*prebuilt=*/true);
+  } else {
+    json next = MergePatched(*current, patch);
+    // The patch may carry a resourceVersion precondition; without one it applies to the current version.
+    next["metadata"]["resourceVersion"] = want && want->is_string() ? *want : (*current)["metadata"]["resourceVersion"];
+    next["metadata"]["name"] = name;
+    if (type.namespaced) next["metadata"]["namespace"] = kube::NamespaceOf(*current);
+    result = impl_->UpdateLocked(**d, std::move(next), false, "patch");
   }
-  json next = MergePatched(*current, patch);
-  // The patch may carry a resourceVersion precondition; without one it applies to the current version.
-  next["metadata"]["resourceVersion"] = want && want->is_string() ? *want : (*current)["metadata"]["resourceVersion"];
-  next["metadata"]["name"] = name;
-  if (type.namespaced) next["metadata"]["namespace"] = kube::NamespaceOf(*current);
-  auto result = impl_->UpdateLocked(**d, std::move(next), false, "patch");
-  if (result.ok()) impl_->AfterWrite();
+  if (result.ok() && !write.dry_run) impl_->AfterWrite();
   impl_->FireNotifications(lock);
   return result;
 }
 
 kube::Result<kube::ObjectPtr> Store::Delete(const std::string& resource, const std::string& ns, const std::string& name,
-                                const kube::DeleteOptions& options) {
+                                            const kube::DeleteOptions& options, const WriteOptions& write) {
   std::unique_lock<std::mutex> lock(impl_->mu);
+  Impl::DryRun scope(*impl_, write.dry_run);
   auto d = impl_->Resolve(resource);
   if (!d.ok()) return d.status();
   auto result = impl_->DeleteLocked(**d, ns, name, options, "delete");
-  if (result.ok()) impl_->AfterWrite();
+  if (result.ok() && !write.dry_run) impl_->AfterWrite();
   impl_->FireNotifications(lock);
   return result;
 }
@@ -1188,30 +1507,28 @@ kube::Result<kube::WatchPtr> Store::Watch(const std::string& resource, const kub
   auto dr = impl_->Resolve(resource);
   if (!dr.ok()) return dr.status();
   ResourceData& d = **dr;
+  if (kube::Status s = ValidateWatchOptions(options); !s.ok()) return s;
   auto labels = kube::LabelSelector::Parse(options.label_selector);
   if (!labels.ok()) return labels.status();
   auto fields = kube::FieldSelector::Parse(options.field_selector, d.type->plural);
   if (!fields.ok()) return fields.status();
+  auto since = ParseResourceVersion(options.resource_version);
+  if (!since.ok()) return since.status();
+  if (*since > impl_->rv) return kube::Status::TooLargeResourceVersion(*since, impl_->rv);
   const std::string ns = d.type->namespaced ? options.namespace_ : "";
-  auto watch = std::make_shared<StoreWatch>(ns, *labels, *fields, impl_->options.watch_queue_limit);
-
+  auto watch = std::make_shared<StoreWatch>(ns, *labels, *fields, impl_->options.watch_queue_limit, d.type,
+                                            options.allow_bookmarks);
   const std::string& from = options.resource_version;
-  if (from.empty() || from == "0") {
-    // Start with the current state as synthetic ADDED events, then every change.
+  const bool initial = options.send_initial_events.value_or(from.empty() || from == "0");
+  if (initial) {
+    // The current state as synthetic ADDED events (at least as new as `from`: it is the latest).
     for (const auto& [key, obj] : d.objects)
       if (watch->Matches(*obj)) watch->Push(kube::WatchEventType::kAdded, obj);
-  } else {
-    std::int64_t since = 0;
-    try {
-      std::size_t used = 0;
-      since = std::stoll(from, &used);
-      if (used != from.size() || since < 0) throw std::invalid_argument(from);
-    } catch (const std::exception&) {
-      return kube::Status::BadRequest("invalid resource version \"" + from + "\"");
-    }
-    if (since < d.compacted_rv)
+    if (options.send_initial_events) watch->PushBookmark(impl_->rv, /*initial_end=*/true);
+  } else if (*since > 0) {
+    if (*since < d.compacted_rv)
       return kube::Status::Expired("too old resource version: " + from + " (" + std::to_string(d.compacted_rv) + ")");
-    auto first = std::upper_bound(d.history.begin(), d.history.end(), since,
+    auto first = std::upper_bound(d.history.begin(), d.history.end(), *since,
                                   [](std::int64_t v, const HistoryEvent& e) { return v < e.rv; });
     for (auto it = first; it != d.history.end(); ++it) impl_->Deliver(*watch, it->type, it->object, it->old);
   }
@@ -1222,6 +1539,32 @@ kube::Result<kube::WatchPtr> Store::Watch(const std::string& resource, const kub
     d.watchers.push_back(watch);
   ++impl_->stats.watchers;
   return kube::WatchPtr(watch);
+}
+
+void Store::Bookmark(const kube::WatchPtr& watch) {
+  std::unique_lock<std::mutex> lock(impl_->mu);
+  auto* store_watch = dynamic_cast<StoreWatch*>(watch.get());
+  if (!store_watch) return;
+  if (auto notify = store_watch->PushBookmark(impl_->rv)) impl_->pending_notifications.push_back(std::move(notify));
+  impl_->FireNotifications(lock);
+}
+
+void Store::SetStorageQuota(std::size_t bytes) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->quota = bytes;
+  impl_->stats.stored_bytes = impl_->stats.history_bytes = 0;
+  if (bytes == 0) return;
+  for (const auto& [type, d] : impl_->data) {
+    for (const auto& [key, obj] : d.objects) impl_->stats.stored_bytes += impl_->Bytes(*obj);
+    for (const auto& e : d.history) impl_->stats.history_bytes += impl_->Bytes(*e.object);
+  }
+}
+
+void Store::SetHistoryLimit(std::size_t events) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->options.history_limit = std::max<std::size_t>(events, 1);
+  for (auto& [type, d] : impl_->data)
+    while (d.history.size() > impl_->options.history_limit) impl_->Compact(d);
 }
 
 void Store::AddDefaulter(const std::string& resource, Defaulter defaulter) {
@@ -1279,6 +1622,7 @@ std::int64_t Store::CurrentResourceVersion() const {
 StoreStats Store::Stats() const {
   std::lock_guard<std::mutex> lock(impl_->mu);
   StoreStats s = impl_->stats;
+  if (impl_->quota == 0) s.stored_bytes = s.history_bytes = 0;
   s.watchers = 0;
   for (const auto& [type, d] : impl_->data) {
     for (const auto& w : d.watchers) s.watchers += !w->EndedUnlocked();

@@ -3,18 +3,24 @@
 // in-process actors use it as their client.
 //
 // Semantics (each one covered by tests/fakeapi/):
-// - create/get/list/update/merge-patch/delete; status subresource; generateName;
-// - uid, creationTimestamp from the injected Clock, generation bumped on spec changes only,
-//   resourceVersion from one global counter bumped on every write;
+// - create/get/list/update/merge-patch/delete; status subresource; generateName; dry runs of every
+//   write (admission and all checks, nothing stored);
+// - uid, creationTimestamp from the injected Clock, generation (kinds that have it) bumped on spec
+//   changes only, resourceVersion from one global counter bumped on every write;
+// - lists at a resourceVersion (Exact from the history, 410 once compacted; NotOlderThan; 504 for
+//   a future one) and in pages with continue tokens over one consistent snapshot;
 // - 409 Conflict on a stale resourceVersion, 409 AlreadyExists on a taken name;
 // - label and field selectors on list and watch;
 // - watch from a resourceVersion out of a bounded per-resource history, 410 Expired when older;
+//   bookmarks on request; sendInitialEvents (WatchList) ending with the initial-events-end bookmark;
 // - namespaced objects need an existing, non-terminating namespace; deleting a namespace deletes
 //   its contents;
 // - finalizers and deletionTimestamp; pods bound to a node are deleted gracefully (the kubelet
 //   confirms with grace period 0); propagation Background, Foreground and Orphan; a garbage
 //   collector deletes dependents whose owners are all gone;
-// - per-kind admission: defaulting (mutating) then validation, errors as 422 Invalid with causes.
+// - per-kind admission: defaulting (mutating) then validation, errors as 422 Invalid with causes;
+//   namespaces carry the kubernetes.io/metadata.name label; ConfigMaps hold at most 1 MiB;
+// - an optional storage quota on the memory of stored objects (and as much again of watch history).
 //
 // Thread-safe: one mutex guards everything; watch notifiers run after it is released.
 #pragma once
@@ -54,6 +60,16 @@ struct WriteRecord {
   const std::string* key;        // "ns/name"
   std::int64_t resource_version;
   kube::WatchEventType event;          // what watchers saw
+  // The object written names an owner that does not exist: the garbage collector has work (with
+  // synchronous_gc = false, whoever runs CollectGarbage() should run it soon).
+  bool orphaned = false;
+};
+
+// Options of one write.
+struct WriteOptions {
+  // dryRun=All: admission, validation and every precondition run, nothing is stored, no version is
+  // used and no watcher hears of it; the result is what would have been stored.
+  bool dry_run = false;
 };
 
 struct StoreOptions {
@@ -72,7 +88,14 @@ struct StoreStats {
   std::int64_t watchers = 0;
   std::int64_t gc_deletes = 0;
   std::int64_t watch_events_queued = 0;
+  std::int64_t stored_bytes = 0;   // with a storage quota: memory of the stored objects
+  std::int64_t history_bytes = 0;  // with a storage quota: memory of the watch history's objects
 };
+
+// A resourceVersion as kube-apiserver parses one (strconv.ParseUint): "" and "0" are 0, digits the
+// version, anything else a 500 carrying the parser's words, as kube-apiserver answers
+// (kubernetes/kubernetes#101350).
+kube::Result<std::int64_t> ParseResourceVersion(const std::string& text);
 
 class Store : public kube::Client {
  public:
@@ -97,6 +120,29 @@ class Store : public kube::Client {
   kube::Result<kube::ObjectPtr> Delete(const std::string& resource, const std::string& ns, const std::string& name,
                            const kube::DeleteOptions& options = {}) override;
   kube::Result<kube::WatchPtr> Watch(const std::string& resource, const kube::WatchOptions& options = {}) override;
+
+  // The writes with options (a dry run).
+  kube::Result<kube::ObjectPtr> Create(const std::string& resource, nlohmann::json object, const std::string& ns,
+                                       const WriteOptions& write);
+  kube::Result<kube::ObjectPtr> Update(const std::string& resource, nlohmann::json object, const WriteOptions& write);
+  kube::Result<kube::ObjectPtr> UpdateStatus(const std::string& resource, nlohmann::json object,
+                                             const WriteOptions& write);
+  kube::Result<kube::ObjectPtr> Patch(const std::string& resource, const std::string& ns, const std::string& name,
+                                      const nlohmann::json& patch, const std::string& subresource,
+                                      const WriteOptions& write);
+  kube::Result<kube::ObjectPtr> Delete(const std::string& resource, const std::string& ns, const std::string& name,
+                                       const kube::DeleteOptions& options, const WriteOptions& write);
+
+  // Queues a BOOKMARK at the current resourceVersion on `watch` (one this store opened with
+  // allow_bookmarks; others are left alone): every event up to that version has been queued before it.
+  void Bookmark(const kube::WatchPtr& watch);
+
+  // Holds the memory of stored objects (json_bounds.h's ApproximateMemory) to `bytes`: a create or
+  // update that would pass it is refused with etcd's "database space exceeded" (500), and the watch
+  // history is trimmed (compacted) to hold at most as much again. 0 (the default) = no quota.
+  void SetStorageQuota(std::size_t bytes);
+  // Changes StoreOptions::history_limit (events kept per resource for resuming watches).
+  void SetHistoryLimit(std::size_t events);
 
   // Admission hooks for a resource (any name Registry::Find accepts).
   void AddDefaulter(const std::string& resource, Defaulter defaulter);

@@ -11,12 +11,21 @@
 // until the controller's next wake time, the next periodic resync, a watch event (the watch reader
 // threads notify a condition variable) or SIGTERM/SIGINT. Errors back off per key in the work
 // queue; failed lists and watches are retried by the informers. One line per API write and per
-// failed reconcile goes to stderr.
+// failed reconcile goes to stderr. Every write carries fieldManager=dgl-operator.
 //
-// Exit codes: 0 after SIGTERM/SIGINT (or for `crd` and --help), 2 for bad flags or configuration.
+// --leader-elect: several replicas run; only the one holding the coordination.k8s.io Lease
+// (--leader-elect-resource-namespace/--leader-elect-resource-name) starts its controller, the
+// others wait and try every retry period (fakeapi/client/leader_election.h, with client-go's
+// lease duration, renew deadline and retry period). A leader that cannot renew within the renew
+// deadline exits 1 (its supervisor restarts it as a candidate); one stopped by SIGTERM releases
+// the Lease first, so another replica takes over at its next try.
+//
+// Exit codes: 0 after SIGTERM/SIGINT (or for `crd` and --help), 1 after losing leadership, 2 for
+// bad flags or configuration.
 #include "fakeapi/client/client.h"
 #include "fakeapi/client/clock.h"
 #include "fakeapi/client/http_client.h"
+#include "fakeapi/client/leader_election.h"
 #include "operator/api/dgljob_api.h"
 #include "operator/controller/controller.h"
 
@@ -26,15 +35,18 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <condition_variable>
 #include <cstdio>
 #include <iostream>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <string>
 #include <thread>
 
@@ -212,6 +224,21 @@ struct Flags {
   std::string gang_scheduler_name;
   std::string kubectl_download_image;
   std::string watcher_loop_image;
+  bool leader_elect = false;
+  std::string lease_duration = "15s";
+  std::string renew_deadline = "10s";
+  std::string retry_period = "2s";
+  std::string lease_name = "dgl-operator";
+  std::string lease_namespace;  // "" = $POD_NAMESPACE, else "default"
+  std::string identity;         // "" = hostname_random
+};
+
+// Everything the flags say, checked.
+struct Settings {
+  Micros resync = 0;
+  kube::HttpClientOptions http;
+  dgl::ControllerOptions controller;
+  std::optional<kube::LeaderElectionConfig> election;
 };
 
 // --- the loop -----------------------------------------------------------------------------------
@@ -229,29 +256,62 @@ struct Wakeup {
     pending = true;
     cv.notify_one();
   }
+  bool Stopping() {
+    std::lock_guard<std::mutex> lock(mu);
+    return stop;
+  }
+  // Sleeps until `wait` passes, a notification or a stop.
+  void Sleep(Micros wait) {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait_for(lock, std::chrono::microseconds(wait), [&] { return pending || stop; });
+    pending = false;
+  }
 };
 
 constexpr const char* kInformed[] = {"dgljobs", "pods", "configmaps", "services", "serviceaccounts",
                                      "roles",   "rolebindings", "podgroups", "nodes"};
 
-int RunOperator(const Flags& flags) {
-  kube::SystemClock clock;
-  auto resync = ParseDuration(flags.resync);
-  if (!resync || *resync <= 0) {
-    std::cerr << "dgl-operator: --resync: not a positive duration: \"" << flags.resync << "\" (e.g. 30s, 5m)\n";
-    return 2;
-  }
-  if (flags.workers < 1) {
-    std::cerr << "dgl-operator: --workers must be >= 1\n";
-    return 2;
-  }
+std::string DefaultIdentity() {
+  char host[256] = {0};
+  if (gethostname(host, sizeof host - 1) != 0 || host[0] == '\0') std::snprintf(host, sizeof host, "dgl-operator");
+  std::random_device random;
+  char suffix[17];
+  std::snprintf(suffix, sizeof suffix, "%08x%08x", random(), random());
+  return std::string(host) + "_" + suffix;
+}
 
+// The leader election flags, or a message saying what is wrong with them.
+std::optional<kube::LeaderElectionConfig> ElectionFrom(const Flags& flags, std::string* error) {
+  kube::LeaderElectionConfig c;
+  auto lease = ParseDuration(flags.lease_duration), renew = ParseDuration(flags.renew_deadline),
+       retry = ParseDuration(flags.retry_period);
+  if (!lease || !renew || !retry) {
+    *error = "--leader-elect-lease-duration, --leader-elect-renew-deadline and --leader-elect-retry-period take durations (e.g. 15s)";
+    return std::nullopt;
+  }
+  c.lease_duration = *lease;
+  c.renew_deadline = *renew;
+  c.retry_period = *retry;
+  c.lease_name = flags.lease_name;
+  const char* pod_namespace = std::getenv("POD_NAMESPACE");
+  c.lease_namespace = !flags.lease_namespace.empty() ? flags.lease_namespace
+                      : pod_namespace && *pod_namespace ? pod_namespace : "default";
+  c.identity = flags.identity.empty() ? DefaultIdentity() : flags.identity;
+  if (kube::Status s = kube::ValidateLeaderElection(c); !s.ok()) {
+    *error = "--leader-elect: " + s.message();
+    return std::nullopt;
+  }
+  return c;
+}
+
+// The API server to talk to: --server, else the in-cluster configuration.
+std::optional<kube::HttpClientOptions> ConnectionFrom(const Flags& flags, std::string* error) {
   kube::HttpClientOptions options;
   if (flags.server.empty()) {
     auto in_cluster = kube::InClusterOptions();
     if (!in_cluster.ok()) {
-      std::cerr << "dgl-operator: no --server given and " << in_cluster.status().message() << "\n";
-      return 2;
+      *error = "no --server given and " + in_cluster.status().message();
+      return std::nullopt;
     }
     options = std::move(in_cluster).value();
   } else {
@@ -261,22 +321,43 @@ int RunOperator(const Flags& flags) {
   if (!flags.token_file.empty()) options.bearer_token_file = flags.token_file;
   if (!flags.ca_file.empty()) options.ca_cert_file = flags.ca_file;
   options.insecure_skip_tls_verify = flags.insecure;
-  auto http = kube::HttpClient::Connect(options);
-  if (!http.ok()) {
-    std::cerr << "dgl-operator: " << http.status().message() << "\n";
-    return 2;
-  }
-  LoggingClient client(**http, clock);
+  // Every write the operator makes is its own in the server's field ownership (managedFields).
+  options.field_manager = "dgl-operator";
+  return options;
+}
 
-  // Signals are taken by one thread with sigwait(); every other thread (watch readers included)
-  // inherits the blocked mask, so no handler ever runs in the middle of the loop.
-  sigset_t signals;
+std::optional<Settings> SettingsFrom(const Flags& flags) {
+  Settings s;
+  std::string error;
+  auto resync = ParseDuration(flags.resync);
+  if (!resync || *resync <= 0) error = "--resync: not a positive duration: \"" + flags.resync + "\" (e.g. 30s, 5m)";
+  else if (flags.workers < 1) error = "--workers must be >= 1";
+  std::optional<kube::HttpClientOptions> http;
+  if (error.empty()) http = ConnectionFrom(flags, &error);
+  if (error.empty() && flags.leader_elect) s.election = ElectionFrom(flags, &error);
+  if (!error.empty()) {
+    std::cerr << "dgl-operator: " << error << "\n";
+    return std::nullopt;
+  }
+  s.resync = *resync;
+  s.http = std::move(*http);
+  s.controller.namespace_ = flags.namespace_;
+  s.controller.reconciler.build.gang_scheduling = flags.gang_scheduling;
+  s.controller.reconciler.build.gang_scheduler_name = flags.gang_scheduler_name;
+  if (!flags.kubectl_download_image.empty()) s.controller.reconciler.build.kubectl_download_image = flags.kubectl_download_image;
+  if (!flags.watcher_loop_image.empty()) s.controller.reconciler.build.watcher_loop_image = flags.watcher_loop_image;
+  return s;
+}
+
+// Signals are taken by one thread with sigwait(); every other thread (watch readers included)
+// inherits the blocked mask, so no handler ever runs in the middle of the loop.
+std::thread WatchSignals(Wakeup& wakeup) {
+  static sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  Wakeup wakeup;
-  std::thread signal_thread([&] {
+  return std::thread([&wakeup] {
     int sig = 0;
     sigwait(&signals, &sig);
     std::lock_guard<std::mutex> lock(wakeup.mu);
@@ -284,72 +365,117 @@ int RunOperator(const Flags& flags) {
     wakeup.signal = sig;
     wakeup.cv.notify_one();
   });
+}
 
-  dgl::ControllerOptions controller_options;
-  controller_options.namespace_ = flags.namespace_;
-  controller_options.reconciler.build.gang_scheduling = flags.gang_scheduling;
-  controller_options.reconciler.build.gang_scheduler_name = flags.gang_scheduler_name;
-  if (!flags.kubectl_download_image.empty()) {
-    controller_options.reconciler.build.kubectl_download_image = flags.kubectl_download_image;
+// Logs an informer's error when it changes.
+void ReportInformers(dgl::Controller& controller, const kube::Clock& clock, std::map<std::string, std::string>& seen) {
+  for (const char* resource : kInformed) {
+    kube::Informer* informer = controller.informer(resource);
+    if (informer == nullptr) continue;
+    const std::string error = informer->last_error().ok() ? "" : informer->last_error().ToString();
+    if (error != seen[resource]) {
+      Log(clock, std::string("informer ") + resource + ": " + (error.empty() ? "recovered" : error));
+      seen[resource] = error;
+    }
   }
-  if (!flags.watcher_loop_image.empty()) controller_options.reconciler.build.watcher_loop_image = flags.watcher_loop_image;
+}
 
-  Log(clock, "dgl-operator starting: server " + options.server +
+// Waits, trying every retry period, until this candidate leads (true) or a signal stops it (false).
+bool AwaitLeadership(kube::LeaderElector& elector, const kube::Clock& clock, Wakeup& wakeup) {
+  const auto& c = elector.config();
+  Log(clock, "leader election: candidate " + c.identity + " for lease " + c.lease_namespace + "/" + c.lease_name);
+  std::string reported;
+  while (!wakeup.Stopping()) {
+    if (elector.Step() == kube::LeaderElector::Event::kStartedLeading) {
+      Log(clock, "leader election: became the leader");
+      return true;
+    }
+    const std::string now = elector.last_error().ok() ? "held by " + elector.observed_holder() : elector.last_error().ToString();
+    if (now != reported) Log(clock, "leader election: waiting (" + now + ")");
+    reported = now;
+    wakeup.Sleep(c.retry_period);
+  }
+  return false;
+}
+
+// Reconciles until a signal (0) or, with an elector, until leadership is lost (1).
+int ControllerLoop(dgl::Controller& controller, const kube::Clock& clock, Micros resync, Wakeup& wakeup,
+                   kube::LeaderElector* elector) {
+  std::map<std::string, std::string> informer_errors;
+  Micros next_resync = clock.Now() + resync;
+  Micros next_renew = elector ? clock.Now() + elector->config().retry_period : 0;
+  while (!wakeup.Stopping()) {
+    if (elector && clock.Now() >= next_renew) {
+      if (elector->Step() == kube::LeaderElector::Event::kStoppedLeading) {
+        Log(clock, "leader election: lost the lease (" + elector->last_error().ToString() + "); stopping");
+        return 1;
+      }
+      next_renew = clock.Now() + elector->config().retry_period;
+    }
+    // Reconcile what is ready; a long backlog still checks for shutdown every so often.
+    for (int i = 0; i < 100; ++i) {
+      const std::int64_t errors = controller.stats().errors;
+      if (!controller.ProcessNext()) break;
+      if (controller.stats().errors != errors) Log(clock, "reconcile failed; retrying with back-off");
+    }
+    ReportInformers(controller, clock, informer_errors);
+    // controller-runtime's SyncPeriod: every job is reconciled again now and then, so a missed
+    // event (or a change outside the operator's informers) is noticed.
+    if (clock.Now() >= next_resync) {
+      if (kube::Informer* jobs = controller.informer("dgljobs"))
+        for (const ObjectPtr& job : jobs->List()) controller.queue().Add(kube::KeyOf(*job));
+      next_resync = clock.Now() + resync;
+      continue;
+    }
+    Micros wake = next_resync;
+    if (auto next = controller.NextWakeTime()) wake = std::min(wake, *next);
+    if (elector) wake = std::min(wake, next_renew);
+    wakeup.Sleep(std::clamp<Micros>(wake - clock.Now(), kube::kMillisecond, resync));
+  }
+  return 0;
+}
+
+int RunOperator(const Flags& flags) {
+  kube::SystemClock clock;
+  std::optional<Settings> settings = SettingsFrom(flags);
+  if (!settings) return 2;
+  auto http = kube::HttpClient::Connect(settings->http);
+  if (!http.ok()) {
+    std::cerr << "dgl-operator: " << http.status().message() << "\n";
+    return 2;
+  }
+  LoggingClient client(**http, clock);
+  Wakeup wakeup;
+  std::thread signal_thread = WatchSignals(wakeup);
+  Log(clock, "dgl-operator starting: server " + settings->http.server +
                  (flags.namespace_.empty() ? ", all namespaces" : ", namespace " + flags.namespace_) + ", resync " +
-                 flags.resync);
+                 flags.resync + (settings->election ? ", leader election on" : ""));
   if (flags.workers > 1) {
     Log(clock, "--workers " + std::to_string(flags.workers) +
                    ": reconciles run one at a time on the controller thread (the controller is single-threaded by "
                    "design); extra workers are not started");
   }
-
   int exit_code = 0;
-  {
-    dgl::Controller controller(client, clock, controller_options);
+  std::optional<kube::LeaderElector> elector;
+  // The elector's Lease writes are not reconciles: they bypass the write log.
+  if (settings->election) elector.emplace(**http, clock, *settings->election);
+  if (!elector || AwaitLeadership(*elector, clock, wakeup)) {
+    dgl::Controller controller(client, clock, settings->controller);
     controller.SetNotifier([&wakeup] { wakeup.Notify(); });
-    if (kube::Status s = controller.Start(); !s.ok()) {
-      Log(clock, "initial list failed, retrying: " + s.ToString());
-    }
-    std::map<std::string, std::string> informer_errors;
-    Micros next_resync = clock.Now() + *resync;
-    while (true) {
-      {
-        std::lock_guard<std::mutex> lock(wakeup.mu);
-        if (wakeup.stop) break;
-        wakeup.pending = false;
-      }
-      // Reconcile what is ready; a long backlog still checks for shutdown every so often.
-      for (int i = 0; i < 100; ++i) {
-        const std::int64_t errors = controller.stats().errors;
-        if (!controller.ProcessNext()) break;
-        if (controller.stats().errors != errors) Log(clock, "reconcile failed; retrying with back-off");
-      }
-      for (const char* resource : kInformed) {
-        kube::Informer* informer = controller.informer(resource);
-        if (informer == nullptr) continue;
-        const std::string error = informer->last_error().ok() ? "" : informer->last_error().ToString();
-        if (error != informer_errors[resource]) {
-          Log(clock, std::string("informer ") + resource + ": " + (error.empty() ? "recovered" : error));
-          informer_errors[resource] = error;
-        }
-      }
-      // controller-runtime's SyncPeriod: every job is reconciled again now and then, so a missed
-      // event (or a change outside the operator's informers) is noticed.
-      if (clock.Now() >= next_resync) {
-        if (kube::Informer* jobs = controller.informer("dgljobs")) {
-          for (const ObjectPtr& job : jobs->List()) controller.queue().Add(kube::KeyOf(*job));
-        }
-        next_resync = clock.Now() + *resync;
-        continue;
-      }
-      Micros wake = next_resync;
-      if (auto next = controller.NextWakeTime()) wake = std::min(wake, *next);
-      const Micros wait = std::clamp<Micros>(wake - clock.Now(), kube::kMillisecond, *resync);
-      std::unique_lock<std::mutex> lock(wakeup.mu);
-      wakeup.cv.wait_for(lock, std::chrono::microseconds(wait), [&] { return wakeup.pending || wakeup.stop; });
-    }
-    Log(clock, std::string("received ") + (wakeup.signal == SIGINT ? "SIGINT" : "SIGTERM") + ", stopping after " +
-                   std::to_string(controller.stats().reconciles) + " reconciles");
+    if (kube::Status s = controller.Start(); !s.ok()) Log(clock, "initial list failed, retrying: " + s.ToString());
+    exit_code = ControllerLoop(controller, clock, settings->resync, wakeup, elector ? &*elector : nullptr);
+    Log(clock, "stopping after " + std::to_string(controller.stats().reconciles) + " reconciles");
+  }
+  if (elector && elector->leading() && exit_code == 0) {
+    kube::Status released = elector->Release();
+    Log(clock, "leader election: " + (released.ok() ? std::string("released the lease") : "release failed: " + released.ToString()));
+  }
+  if (wakeup.Stopping()) Log(clock, std::string("received ") + (wakeup.signal == SIGINT ? "SIGINT" : "SIGTERM"));
+  if (exit_code != 0) {
+    // Leadership lost: the signal thread is still waiting; this process ends here, as a
+    // controller-runtime manager's does, and its supervisor starts it again as a candidate.
+    Log(clock, "dgl-operator stopped: leader election lost");
+    std::_Exit(exit_code);
   }
   signal_thread.join();
   Log(clock, "dgl-operator stopped");
@@ -378,6 +504,20 @@ int main(int argc, char** argv) {
   app.add_option("--gang-scheduler-name", flags.gang_scheduler_name, "schedulerName for gang-scheduled pods");
   app.add_option("--kubectl-download-image", flags.kubectl_download_image, "Image of the kubectl-download init container");
   app.add_option("--watcher-loop-image", flags.watcher_loop_image, "Image of the watcher-loop init containers");
+  app.add_flag("--leader-elect", flags.leader_elect,
+               "Run as one of several replicas: only the holder of a coordination.k8s.io Lease reconciles");
+  app.add_option("--leader-elect-lease-duration", flags.lease_duration,
+                 "How long a lease stays held without renewal before another replica takes it")
+      ->capture_default_str();
+  app.add_option("--leader-elect-renew-deadline", flags.renew_deadline,
+                 "How long the leader keeps trying to renew before it gives leadership up and exits")
+      ->capture_default_str();
+  app.add_option("--leader-elect-retry-period", flags.retry_period, "How often candidates try to acquire or renew")
+      ->capture_default_str();
+  app.add_option("--leader-elect-resource-name", flags.lease_name, "Name of the Lease")->capture_default_str();
+  app.add_option("--leader-elect-resource-namespace", flags.lease_namespace,
+                 "Namespace of the Lease (default: $POD_NAMESPACE, else default)");
+  app.add_option("--leader-elect-identity", flags.identity, "This replica's identity (default: hostname_random)");
   CLI::App* crd = app.add_subcommand("crd", "Print the DGLJob CustomResourceDefinition as YAML (deploy/crd.yaml)");
   try {
     app.parse(argc, argv);

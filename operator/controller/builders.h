@@ -1,9 +1,15 @@
 // Builders are pure functions from a (defaulted, validated) DGLJob to the objects the operator
-// creates for it: the ConfigMap with the hand-off files, least-privilege RBAC, the headless worker
-// Service, the PodGroup and the pods. They keep what the original operator's dglrun images rely on
-// (pod names, ConfigMap keys, init containers, env, volumes; shared/reference/original-operator.md)
-// and fix its defects (numeric worker order, numServers ports instead of 20, one Service).
-// No API calls, no clock: the reconciler decides what to create and when.
+// creates for it: the ConfigMap with the hand-off files, least-privilege RBAC, the headless Services
+// of the pods that serve DGL, the PodGroup and the pods. They keep what the original operator's
+// dglrun images rely on (pod names, ConfigMap keys, init containers, env, volumes; the original is
+// described in docs/dgljob-api.md) and fix its defects (numeric worker order, numServers ports
+// instead of 20, one Service). No API calls, no clock: the reconciler decides what to create and
+// when. Objects are built in builders.cc, pods in pod_builders.cc.
+//
+// Tri-workload jobs (Server, Sampler, Trainer replicas beside or instead of Worker): the pods that
+// hold a partition are the workers, then the servers (ipconfig and hostfile list them in that
+// order: partition i goes to the i-th); trainerfile and samplerfile list the trainer and sampler
+// pods; the launcher waits for every one of them and may exec into each.
 #pragma once
 
 #include "operator/api/dgljob_api.h"
@@ -12,8 +18,8 @@
 
 #include <cstdint>
 #include <map>
-#include <set>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -27,7 +33,12 @@ inline constexpr const char* kLabelPodGroup = "scheduling.x-k8s.io/pod-group";
 inline constexpr const char* kKubectlDownload = "kubectl-download";
 inline constexpr const char* kWatcherPartitioner = "watcher-loop-partitioner";
 inline constexpr const char* kWatcherWorker = "watcher-loop-worker";
+inline constexpr const char* kWatcherTrainer = "watcher-loop-trainer";
+inline constexpr const char* kWatcherSampler = "watcher-loop-sampler";
 inline constexpr const char* kDistPartitioner = "dist-partitioner";
+// The partitioner as the launcher's init container (partitionerPlacement LauncherInit), in place of
+// watcher-loop-partitioner.
+inline constexpr const char* kLauncherPartitioner = "partitioner";
 
 struct BuildOptions {
   // The original operator's --kubectl-download-image and --watcher-loop-image flags.
@@ -44,33 +55,48 @@ std::string JobName(const nlohmann::json& job);
 // The controller ownerReference to the job (blockOwnerDeletion, controller).
 nlohmann::json ControllerOwnerRef(const nlohmann::json& job);
 // metadata for an object of the job: name, namespace, the job labels, the ownerReference.
-// `replica_type` is "launcher", "worker", "partitioner" or "" (no replica-type label).
+// `replica_type` is a replica-type label ("launcher", "worker", ...) or "" (no replica-type label).
 nlohmann::json OwnedMetadata(const nlohmann::json& job, const std::string& name, std::string_view replica_type);
+
+// The IPs known for the pods of one indexed replica type.
+struct RoleAddresses {
+  std::map<std::int64_t, std::string> ips;  // by index: numeric order
+  // Live pods that have no IP yet. The hostfile (and trainerfile, samplerfile) lists them too (with
+  // an empty IP column, as the original did), so the launcher's watcher-loop, which reads the file
+  // once, knows every pod it must wait for; ipconfig lists only pods with an IP.
+  std::set<std::int64_t> without_ip;
+};
 
 // The IPs known for the job's pods (absent: no IP yet).
 struct PodAddresses {
   std::optional<std::string> partitioner;
+  // A partitioner pod runs in this job: the partfile names it even before it has an IP (an empty IP
+  // column), so the launcher's watcher-loop, which reads the file once, waits for it (a partitioner
+  // still unscheduled when the launcher starts would otherwise let the launcher through at once).
+  bool partitioner_wanted = false;
   std::optional<std::string> launcher;
-  std::map<std::int64_t, std::string> workers;  // by worker index: numeric order
-  // Live worker pods that have no IP yet. The hostfile lists them too (with an empty IP column,
-  // as the original did), so the launcher's watcher-loop, which reads the file once, knows every
-  // worker it must wait for; ipconfig lists only workers with an IP.
-  std::set<std::int64_t> workers_without_ip;
+  std::map<std::string, RoleAddresses> roles;  // by replica-type label: worker, server, sampler, trainer
+  RoleAddresses& Role(const std::string& role) { return roles[role]; }
+  const RoleAddresses* FindRole(const std::string& role) const;
 };
 
-// ConfigMap data: ipconfig, hostfile, partfile, leadfile, kubexec.sh (keys always present).
+// ConfigMap data: ipconfig, hostfile, partfile, leadfile, kubexec.sh (keys always present), and
+// trainerfile / samplerfile where the job has trainer / sampler pods.
 std::map<std::string, std::string> BuildConfigData(const nlohmann::json& job, const PodAddresses& addresses);
 nlohmann::json BuildConfigMap(const nlohmann::json& job, const PodAddresses& addresses);
 // The exec helper the launcher and partitioner run through kubectl.
 const std::string& KubexecScript();
 
-// RBAC for `role` "launcher" (exec into the workers) or "partitioner" (exec into the launcher).
+// RBAC for `role` "launcher" (exec into the workers, servers, samplers and trainers) or
+// "partitioner" (exec into the launcher).
 nlohmann::json BuildServiceAccount(const nlohmann::json& job, std::string_view role);
 nlohmann::json BuildRole(const nlohmann::json& job, std::string_view role);
 nlohmann::json BuildRoleBinding(const nlohmann::json& job, std::string_view role);
 
-// The one headless Service J-worker selecting the workers, ports 30050 .. 30050+numServers-1.
-nlohmann::json BuildWorkerService(const nlohmann::json& job);
+// The headless Service J-<role> selecting the pods of `role` ("worker" or "server"), ports 30050 ..
+// 30050+numServers-1: one Service per role that serves DGL.
+nlohmann::json BuildRoleService(const nlohmann::json& job, std::string_view role);
+nlohmann::json BuildWorkerService(const nlohmann::json& job);  // BuildRoleService(job, "worker")
 // PodGroup J (scheduling.x-k8s.io/v1alpha1) with spec.minMember.
 nlohmann::json BuildPodGroup(const nlohmann::json& job, std::int64_t min_member);
 
@@ -79,9 +105,21 @@ nlohmann::json BuildPodGroup(const nlohmann::json& job, std::int64_t min_member)
 bool PartitionsOnPersistentVolume(const nlohmann::json& job);
 
 // Pods. `restart_epoch` is status.restartCount at creation (annotation kAnnotationRestartEpoch).
-nlohmann::json BuildLauncherPod(const nlohmann::json& job, const BuildOptions& options, std::int64_t restart_epoch);
+// The launcher's init containers: kubectl-download; then watcher-loop-partitioner (a partitioner
+// pod), or the partitioner itself (LauncherInit, unless `partitions_ready`: they are already on the
+// launcher's PersistentVolumeClaim); watcher-loop-worker (hostfile), watcher-loop-trainer and
+// watcher-loop-sampler where those pods exist; dist-partitioner (DistParMETIS).
+nlohmann::json BuildLauncherPod(const nlohmann::json& job, const BuildOptions& options, std::int64_t restart_epoch,
+                                bool partitions_ready = false);
+// Pod J-<role>-<index> of an indexed replica type (Worker, Server, Sampler, Trainer): the template
+// in the worker shape (sleep unless it has a command, /dev/shm, the ConfigMap); workers and servers
+// also get numServers ports and their Service's DNS name.
+nlohmann::json BuildReplicaPod(const nlohmann::json& job, const char* replica_type, std::int64_t index,
+                               const BuildOptions& options, std::int64_t restart_epoch);
 nlohmann::json BuildWorkerPod(const nlohmann::json& job, std::int64_t index, const BuildOptions& options,
                               std::int64_t restart_epoch);
+// The partitioner's container runs the Launcher's command line when its template gives no command
+// and no args (DefaultPartitionerCommand), never the image's default.
 nlohmann::json BuildPartitionerPod(const nlohmann::json& job, const BuildOptions& options,
                                    std::int64_t restart_epoch);
 

@@ -1,4 +1,4 @@
-// The Reconciler brings one DGLJob's cluster state to what the contract (shared/design/dgljob-api.md)
+// The Reconciler brings one DGLJob's cluster state to what the contract (docs/dgljob-api.md)
 // says it should be: Reconcile("ns/name") reads the job and its objects through an ObjectReader
 // (the controller's informer caches, or the API directly in tests), computes the desired objects for
 // the job's stage, writes the difference, computes status from the CURRENT pod states in the same
@@ -12,8 +12,14 @@
 // Restarts: status.restartCount is the restart epoch. Each pod is annotated with the epoch it was
 // created in; a restart bumps the epoch in status FIRST and only then deletes the pods it replaces
 // (the launcher of an older epoch, the partitioner of an older epoch when partitions do not live on
-// a PersistentVolumeClaim, and every Failed pod). If a delete fails the next pass finishes the job
-// without counting the failure twice.
+// a PersistentVolumeClaim, and every Failed pod). A sampler or trainer restart of a tri-workload
+// job replaces only the failed pods: it moves the launcher's and partitioner's annotation to the new
+// epoch instead of deleting them. If a write fails the next pass finishes the job without counting
+// the failure twice.
+//
+// One Reconcile is one ReconcilePass (reconcile_pass.h); its decisions are pure functions of the
+// job and its pods: the failure policy (failure_policy.h) and the phase the pods show
+// (observed_phase.h).
 //
 // REQUIRES: external synchronization (one controller loop owns a Reconciler).
 #pragma once
@@ -22,6 +28,7 @@
 #include "fakeapi/client/clock.h"
 #include "fakeapi/client/status.h"
 #include "operator/controller/builders.h"
+#include "operator/controller/events.h"
 
 #include <cstdint>
 #include <map>
@@ -79,8 +86,7 @@ class Reconciler {
   void Forget(const std::string& key) { written_jobs_.erase(key); }
 
  private:
-  struct Pass;
-  friend struct Pass;
+  friend class ReconcilePass;
 
   // The job as read, or as last written by this reconciler when the reader has not seen that yet
   // (an informer cache lags the writes made through the client).
@@ -92,11 +98,5 @@ class Reconciler {
   ReconcilerOptions options_;
   std::map<std::string, kube::ObjectPtr> written_jobs_;
 };
-
-// Records a core v1 Event about `object` (involvedObject with uid, kind, name, namespace), or bumps
-// the count and lastTimestamp of the same Event (same object, type, reason, message) if it exists.
-kube::Status RecordEvent(kube::Client& client, const kube::Clock& clock, const std::string& component,
-                            const nlohmann::json& object, const std::string& type, const std::string& reason,
-                            const std::string& message);
 
 }  // namespace dgl

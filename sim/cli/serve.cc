@@ -1,4 +1,5 @@
-// `dglsim serve SCENARIO.yaml [--port P] [--address A] [--speed X|max] [--no-operator] [--seed N]`:
+// `dglsim serve SCENARIO.yaml [--port P] [--address A] [--speed X|max] [--no-operator] [--seed N]
+//  [--storage-quota 1Gi] [--watch-history N] [--max-connections 512] [--max-watches 256]`:
 // the simulated cluster of a scenario, live, behind the fake API over HTTP, so that kubectl (or
 // the operator binary, with --no-operator) can look at it and write to it while it runs.
 //
@@ -10,6 +11,7 @@
 // Prints `serving on http://ADDRESS:PORT` (and flushes) once requests are accepted; runs until
 // SIGINT or SIGTERM. Exit codes: 0 after a signal, 2 for bad input or an address it cannot bind.
 #include "fakeapi/client/json_path.h"
+#include "fakeapi/client/quantity.h"
 #include "fakeapi/server/http_server.h"
 #include "fakeapi/server/store.h"
 #include "operator/api/dgljob_api.h"
@@ -115,7 +117,31 @@ struct ServeArgs {
   bool no_operator = false;
   std::uint64_t seed = 0;
   CLI::Option* seed_option = nullptr;
+  std::string storage_quota = "1Gi";
+  std::int64_t watch_history = 0;
+  int max_connections = 512;
+  int max_watches = 256;
 };
+
+// The limits a served store and server keep to, checked: false (after a message) for bad values.
+bool CheckLimits(const ServeArgs& args, std::int64_t* quota) {
+  auto bytes = kube::ParseQuantity(args.storage_quota);
+  if (!bytes || *bytes < 0) {
+    std::cerr << "--storage-quota: \"" << args.storage_quota << "\" is not a byte quantity (e.g. 1Gi, 512Mi, 0 for none)\n";
+    return false;
+  }
+  *quota = *bytes;
+  if (args.watch_history < 0 || args.watch_history > 10'000'000) {
+    std::cerr << "--watch-history: " << args.watch_history << " is not between 1 and 10000000 (0 keeps the scenario's)\n";
+    return false;
+  }
+  if (args.max_connections < 1 || args.max_connections > 900 || args.max_watches < 1) {
+    std::cerr << "--max-connections must be 1 to 900 (one thread each, below the 1,024 descriptors select() takes) and "
+                 "--max-watches at least 1\n";
+    return false;
+  }
+  return true;
+}
 
 int Serve(const ServeArgs& args) {
   bool fast_forward = args.speed == "max";
@@ -132,6 +158,8 @@ int Serve(const ServeArgs& args) {
     std::cerr << "--port: " << args.port << " is not a port number (0 picks a free one)\n";
     return kExitBadInput;
   }
+  std::int64_t quota = 0;
+  if (!CheckLimits(args, &quota)) return kExitBadInput;
   harness::ScenarioLoad loaded = harness::LoadScenario(args.scenario);
   for (const auto& w : loaded.warnings) std::cerr << w << "\n";
   if (!loaded.ok()) {
@@ -165,6 +193,10 @@ int Serve(const ServeArgs& args) {
     options.executor = [&lock](const std::function<void()>& work) { lock.Run(work); };
     options.logs = KubeletLogs(sim);
     options.yaml = YamlBodies();
+    options.max_connections = static_cast<std::size_t>(args.max_connections);
+    options.max_watches = static_cast<std::size_t>(args.max_watches);
+    sim.store().SetStorageQuota(static_cast<std::size_t>(quota));
+    if (args.watch_history > 0) sim.store().SetHistoryLimit(static_cast<std::size_t>(args.watch_history));
     server = std::make_unique<fakeapi::HttpServer>(sim.store(), options);
     server->SetTableConverter("dgljobs", DGLJobTable());
     // The CRD's own openAPIV3Schema, for `kubectl explain dgljob`.
@@ -203,6 +235,14 @@ Subcommand AddServeCommand(CLI::App& app) {
   serve->add_flag("--no-operator", args->no_operator,
                   "No operator inside the simulation (run dgl-operator --server URL against it instead)");
   args->seed_option = serve->add_option("--seed", args->seed, "Override the scenario's seed");
+  serve->add_option("--storage-quota", args->storage_quota,
+                    "Memory for stored objects (and as much again of watch history); past it writes are refused as by "
+                    "a full etcd. 0: none")
+      ->capture_default_str();
+  serve->add_option("--watch-history", args->watch_history,
+                    "Watch events kept per resource for resuming watches and old-version lists (0: the scenario's)");
+  serve->add_option("--max-connections", args->max_connections, "Open connections at most")->capture_default_str();
+  serve->add_option("--max-watches", args->max_watches, "Open watch and log streams at most")->capture_default_str();
   return Subcommand{serve, [args] { return Serve(*args); }};
 }
 

@@ -5,6 +5,7 @@
 #include "fakeapi/client/json_path.h"
 #include "fakeapi/client/quantity.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <utility>
 
@@ -23,6 +24,42 @@ std::optional<double> ParsePlainNumber(std::string_view text) {
   double v = std::strtod(s.c_str(), &end);
   if (s.empty() || end != s.c_str() + s.size() || !(v > 0)) return std::nullopt;
   return v;
+}
+
+// A deterministic identifier from a node's name: 32 hex digits, optionally as a UUID.
+std::string IdFor(const std::string& name, std::uint64_t salt, bool uuid) {
+  std::uint64_t a = 1469598103934665603ULL ^ salt, b = 1099511628211ULL + salt;
+  for (unsigned char c : name) {
+    a = (a ^ c) * 1099511628211ULL;
+    b = (b ^ c) * 0x9e3779b97f4a7c15ULL;
+  }
+  char hex[33];
+  std::snprintf(hex, sizeof hex, "%016llx%016llx", static_cast<unsigned long long>(a), static_cast<unsigned long long>(b));
+  std::string id(hex);
+  if (!uuid) return id;
+  return id.substr(0, 8) + "-" + id.substr(8, 4) + "-" + id.substr(12, 4) + "-" + id.substr(16, 4) + "-" + id.substr(20);
+}
+
+// status.nodeInfo as a kubelet reports it, every field set (clients such as the official Python
+// client refuse a node without bootID, machineID, systemUUID, kernel, OS image and runtime), with
+// identifiers derived from the name and values that say the machine is simulated. Fields a node
+// manifest gives are kept.
+void FillNodeInfo(json& status, const std::string& name) {
+  json& info = status["nodeInfo"];
+  if (!info.is_object()) info = json::object();
+  const json defaults = {{"architecture", "amd64"},
+                         {"bootID", IdFor(name, 1, true)},
+                         {"containerRuntimeVersion", "dglsim://simulated"},
+                         {"kernelVersion", "simulated"},
+                         {"kubeProxyVersion", "v1.32.0"},
+                         {"kubeletVersion", "v1.32.0"},
+                         {"machineID", IdFor(name, 2, false)},
+                         {"operatingSystem", "linux"},
+                         {"osImage", "dglsim simulated node"},
+                         {"systemUUID", IdFor(name, 3, true)}};
+  for (auto it = defaults.begin(); it != defaults.end(); ++it)
+    if (!info.contains(it.key()) || !info[it.key()].is_string()) info[it.key()] = *it;
+  if (!status["daemonEndpoints"].is_object()) status["daemonEndpoints"] = {{"kubeletEndpoint", {{"Port", 10250}}}};
 }
 
 }  // namespace
@@ -181,8 +218,8 @@ kube::Status Cluster::AddNodes(const NodeTemplate& t) {
           {"allocatable", capacity},
           {"conditions", json::array({ReadyCondition(api_now, api_now)})},
           {"addresses", json::array({{{"type", "InternalIP"}, {"address", spec.internal_ip}},
-                                     {{"type", "Hostname"}, {"address", name}}})},
-          {"nodeInfo", {{"kubeletVersion", "v1.32.0"}, {"operatingSystem", "linux"}, {"architecture", "amd64"}}}}}};
+                                     {{"type", "Hostname"}, {"address", name}}})}}}};
+    FillNodeInfo(node["status"], name);
     if (!taints.empty()) node["spec"]["taints"] = taints;
     if (auto s = CreateNode(std::move(node), std::move(spec)); !s.ok()) return s;
   }
@@ -254,6 +291,7 @@ kube::Status Cluster::AddNodesFromManifest(const json& manifest) {
       if (StringAt(c, "type") != "Ready") conditions.push_back(c);
   conditions.push_back(ReadyCondition(api_now, api_now));
   status["conditions"] = std::move(conditions);
+  FillNodeInfo(status, name);
   return CreateNode(std::move(node), std::move(spec));
 }
 

@@ -13,9 +13,10 @@ Simulation::Simulation(SimulationOptions options)
     std::string line = std::string(w.verb) + " " + w.type->plural + " " + *w.key + " " +
                        std::to_string(w.resource_version);
     trace_.Record(engine_.Now(), "api", line);
-    // A deletion may leave dependents or a namespace to clean up: wake the collector.
+    // A deletion may leave dependents or a namespace to clean up, and an object naming an owner
+    // that is gone is garbage at once: wake the collector.
     bool deletion = w.event == kube::WatchEventType::kDeleted || std::string_view(w.verb) == "delete";
-    if (deletion && !options_.synchronous_gc) ScheduleGarbageCollection();
+    if ((deletion || w.orphaned) && !options_.synchronous_gc) ScheduleGarbageCollection();
   });
 }
 

@@ -248,6 +248,15 @@ struct Calibration {
   // train_dist.py's --num_epochs default (dmlc/dgl examples/distributed/graphsage/train_dist.py).
   int default_epochs = 20;
 
+  // ---- tri-workload jobs (sim/dgl/tri_workload.h): sampling across pods ---------------------------
+  // Sampled edges per training seed with train_dist.py's fan-out 15,10,5 before de-duplication:
+  // 15 + 15x10 + 15x10x5 = 915; each travels as two int64 node ids, 16 B (*unconfirmed*: no
+  // published measurement of DGL's sampling traffic).
+  double sampled_edges_per_seed = 915;
+  double bytes_per_sampled_edge = 16;
+  // Memory of one sampler process in a sampler pod (*unconfirmed*: planning value).
+  double sampler_bytes = 512.0 * 1024 * 1024;
+
   // ---- DGL-KE (dglkerun: dglke_partition, whole dataset to every worker, dglke_dist_train) ------
   // dglke_dist_train step time per triple of a batch (*unconfirmed*, 1-5 us), the hard-coded
   // max_step and batch size of dglkerun (planning values).

@@ -2,15 +2,18 @@
 
 #include "fakeapi/client/json_path.h"
 #include "fakeapi/client/quantity.h"
+#include "operator/api/types.h"
 #include "operator/api/vocabulary.h"
 #include "sim/cluster/cluster.h"
 #include "sim/dgl/flags.h"
 #include "sim/dgl/models.h"
+#include "sim/dgl/tri_workload.h"
 #include "sim/dgl/uncertainty.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <set>
 #include <sstream>
 
 namespace sim::dglmodels {
@@ -83,6 +86,12 @@ std::vector<std::string> Column(const std::string& text, std::size_t index) {
   return out;
 }
 
+// The pods the launcher runs DGL in: workers, and a tri-workload job's servers, samplers, trainers.
+bool IsDglPodRole(const std::string& role) {
+  return role == dgl::kRoleWorker || role == dgl::kRoleServer || role == dgl::kRoleSampler ||
+         role == dgl::kRoleTrainer;
+}
+
 // ---- the DGL worker: sleep, plus what the launcher runs inside it ------------------------------
 
 class DglWorker : public ContainerProgram {
@@ -92,7 +101,7 @@ class DglWorker : public ContainerProgram {
 
   void Start(ProgramContext& ctx) override {
     sleep_ = MakeSleepProgram();
-    if (Str(ctx.pod(), {"metadata", "labels", kTypeLabel}) == dgl::kRoleWorker) Register(ctx);
+    if (IsDglPodRole(Str(ctx.pod(), {"metadata", "labels", kTypeLabel}))) Register(ctx);
     sleep_->Start(ctx);
   }
   void Stop(ProgramContext& ctx, Micros grace) override { sleep_->Stop(ctx, grace); }
@@ -152,16 +161,17 @@ class DglRun : public ContainerProgram {
       auto it = ctx.env().find(name);
       return it == ctx.env().end() ? std::string() : it->second;
     };
-    phase_env_ = env_of("DGL_OPERATOR_PHASE_ENV");
-    mode_ = env_of("DGL_OPERATOR_PARTITION_MODE");
-    if (mode_.empty()) mode_ = phase_env_ == "Launcher_Workload" ? "Skip" : "DGL-API";
+    phase_env_ = env_of(dgl::kEnvPhase);
+    placement_ = env_of(dgl::kEnvPartitionerPlacement);
+    mode_ = env_of(dgl::kEnvPartitionMode);
+    if (mode_.empty()) mode_ = phase_env_ == dgl::kPhaseEnvLauncherWorkload ? "Skip" : "DGL-API";
     cpu_ = ctx.node_spec() && ctx.node_spec()->cpu_speed > 0 ? ctx.node_spec()->cpu_speed : 1.0;
 
-    if (Str(pod, {"metadata", "labels", kTypeLabel}) == dgl::kRoleWorker) {
+    if (const std::string role = Str(pod, {"metadata", "labels", kTypeLabel}); IsDglPodRole(role)) {
       // dglrun as a worker's own command: it serves what the launcher execs into it.
       worker_ = std::make_unique<DglWorker>(env_);
       worker_->Register(ctx);
-      Log("[" + flags_.program + "] worker " + Str(pod, {"metadata", "name"}) + " waiting for the launcher");
+      Log("[" + flags_.program + "] " + role + " " + Str(pod, {"metadata", "name"}) + " waiting for the launcher");
       return;
     }
     // --partition-pipeline picks how MSP partitions across the workers; elsewhere it would do nothing.
@@ -188,9 +198,9 @@ class DglRun : public ContainerProgram {
         data_ = &measured_;
       }
     }
-    if (phase_env_ == "Partitioner") return StartPartitioner();
-    if (phase_env_ == "DistPartitioner") return StartDistPartitioner();
-    if (phase_env_ == "Launcher_Workload" || mode_ == "Skip") return StartLocal();
+    if (phase_env_ == dgl::kPhaseEnvPartitioner) return StartPartitioner();
+    if (phase_env_ == dgl::kPhaseEnvDistPartitioner) return StartDistPartitioner();
+    if (phase_env_ == dgl::kPhaseEnvLauncherWorkload || mode_ == "Skip") return StartLocal();
     return StartLauncher();
   }
 
@@ -257,6 +267,8 @@ class DglRun : public ContainerProgram {
   }
   void ReleaseWorkers() {
     for (const auto& w : workers_) SetWorkerMemory(w, 0);
+    for (const auto& t : trainers_) SetWorkerMemory(t, 0);
+    for (const auto& m : samplers_) SetWorkerMemory(m, 0);
   }
 
   // ---- ranges (sim/dgl/predictions.h) -----------------------------------------------------------
@@ -295,6 +307,16 @@ class DglRun : public ContainerProgram {
     if (!cm.ok()) return "";
     return Str(**cm, {"data", key.c_str()});
   }
+  // The pod's node, replica-type label and uid; node "" when it is absent or not scheduled.
+  struct PodPlace {
+    std::string node, role, uid;
+  };
+  PodPlace PlaceOfPod(const std::string& name) {
+    auto pod = ctx_->client().Get("pods", ns_, name);
+    if (!pod.ok()) return {};
+    return {Str(**pod, {"spec", "nodeName"}), Str(**pod, {"metadata", "labels", kTypeLabel}),
+            Str(**pod, {"metadata", "uid"})};
+  }
   std::string NodeOfPod(const std::string& name) {
     auto pod = ctx_->client().Get("pods", ns_, name);
     if (!pod.ok()) return "";
@@ -302,7 +324,7 @@ class DglRun : public ContainerProgram {
   }
   // The workers in hostfile order with their nodes; false (after failing) when one is missing.
   bool ResolveWorkers() {
-    workers_ = Column(ConfigData("hostfile"), 2);
+    workers_ = Column(ConfigData(dgl::kConfigHostfile), 2);
     worker_nodes_.clear();
     if (workers_.empty()) {
       Fail("FileNotFoundError: [Errno 2] No such file or directory: '/etc/dgl/hostfile' (no worker in it)");
@@ -316,7 +338,7 @@ class DglRun : public ContainerProgram {
       }
       worker_nodes_.push_back(node);
     }
-    return true;
+    return ResolveTriWorkload();
   }
   // The slowest worker's CPU, the smallest NIC and memory limit of the running workers.
   struct WorkerMachines {
@@ -478,7 +500,13 @@ class DglRun : public ContainerProgram {
 
   // Phase 2/5: copy the partitions into the launcher's watcher-loop-partitioner container.
   void Deliver() {
-    std::vector<std::string> leads = Column(ConfigData("leadfile"), 2);
+    if (placement_ == dgl::kPlacementLauncherInit) {
+      Log("Phase 2/5: the partitions are on the launcher's own volume (partitionerPlacement LauncherInit): nothing "
+          "to deliver");
+      ctx_->Exit(0);
+      return;
+    }
+    std::vector<std::string> leads = Column(ConfigData(dgl::kConfigLeadfile), 2);
     std::string node = leads.empty() ? "" : NodeOfPod(leads[0]);
     if (node.empty()) {
       if (++lead_attempts_ >= kLeadAttempts)
@@ -704,14 +732,18 @@ class DglRun : public ContainerProgram {
 
   // tools/launch.py watches its remote processes: a worker pod that fails or goes away ends the run.
   void WatchWorkers() {
+    // A tri-workload launcher watches every pod of the job (servers as workers, samplers and
+    // trainers to wait for their replacements).
     kube::ListOptions filter{.namespace_ = ns_,
-                                .label_selector = std::string(kJobLabel) + "=" + job_ + "," + kTypeLabel + "=" + dgl::kRoleWorker};
+                             .label_selector = std::string(kJobLabel) + "=" + job_ +
+                                               (tri_ ? std::string() : std::string(",") + kTypeLabel + "=" + dgl::kRoleWorker)};
     auto check = [this](const kube::ObjectPtr& pod, bool deleted) {
+      if (tri_ && WatchTrainingPod(*pod, deleted)) return;
       if (Str(*pod, {"metadata", "annotations", kEpochAnnotation}) != epoch_) return;
       const std::string name = Str(*pod, {"metadata", "name"});
       if (std::find(workers_.begin(), workers_.end(), name) == workers_.end()) return;
       if (deleted || Str(*pod, {"status", "phase"}) == "Failed" || !Str(*pod, {"metadata", "deletionTimestamp"}).empty())
-        Fail("Task failed: worker " + name + (deleted ? " was deleted" : " failed") + " during the run");
+        Fail("Task failed: " + ServingRole(name) + " " + name + (deleted ? " was deleted" : " failed") + " during the run");
     };
     watch_ = ctx_->Watch("pods", filter,
                          {.on_update = [check](const kube::ObjectPtr&, const kube::ObjectPtr& pod) { check(pod, false); },
@@ -721,7 +753,11 @@ class DglRun : public ContainerProgram {
   void ScheduleLiveness() {
     ctx_->After(kLivenessInterval, [this] {
       if (failed_) return;
-      if (std::string lost = LostWorker(); !lost.empty()) return Fail("Task failed: lost the connection to worker " + lost);
+      for (const auto& w : workers_)
+        if (!env_->exec().Find(ns_ + "/" + w)) return Fail("Task failed: lost the connection to " + ServingRole(w) + " " + w);
+      for (const auto* pods : {&trainers_, &samplers_})
+        for (const auto& p : *pods)
+          if (!env_->exec().Find(ns_ + "/" + p)) LoseTrainingPod(p);
       ScheduleLiveness();
     });
   }
@@ -774,6 +810,7 @@ class DglRun : public ContainerProgram {
           return c.process_start_seconds + slowest;
         });
         Log("servers loaded their partitions in " + Fixed(SecondsSince(begin), 1) + "s");
+        if (tri_) return StartTriTraining();
         training_begin_ = Now();
         Train(0);
       });
@@ -785,7 +822,8 @@ class DglRun : public ContainerProgram {
     const LoadSteps steps = ServerLoad(f, cal_, 0, cpu);
     const double load_peak = WorkerPeak(cal_, i);
     const PartSizes sizes = Sizes(cal_, parts_);
-    const double serving = ke_ || static_cast<std::size_t>(i) >= sizes.nodes.size()
+    const double serving = tri_ && serving_roles_[i] == dgl::kRoleServer ? ServerPodBytes(f)
+                           : ke_ || static_cast<std::size_t>(i) >= sizes.nodes.size()
                                ? load_peak
                                : WorkerServingBytes(*data_, cal_, sizes, i, Processes());
     SetWorkerMemory(workers_[i], f.graph_bytes);
@@ -819,6 +857,7 @@ class DglRun : public ContainerProgram {
 
   void Train(int epoch) {
     if (failed_) return;
+    if (tri_) return TrainTri(epoch);
     const int n = static_cast<int>(workers_.size());
     const int epochs = ke_ ? 1 : Epochs();
     const EpochConfig config = TrainingConfig(n);
@@ -862,6 +901,164 @@ class DglRun : public ContainerProgram {
     };
     Compute(compute, next);
     Flows(std::move(flows), next);
+  }
+
+  // ---- tri-workload jobs: servers, samplers and trainers in pods of their own ----------------------
+  // The hostfile lists the pods that hold a partition (workers, then servers); trainerfile and
+  // samplerfile the trainer and sampler pods. A lost server breaks the run as a lost worker does; a
+  // lost sampler or trainer stops the training, which starts again (train_dist.py keeps no
+  // checkpoint) once its replacement runs, while the servers keep their loaded partitions.
+  // "server" for a tri-workload job's server pods, else "worker".
+  std::string ServingRole(const std::string& pod) const {
+    for (std::size_t i = 0; i < workers_.size() && i < serving_roles_.size(); ++i)
+      if (workers_[i] == pod && serving_roles_[i] == dgl::kRoleServer) return dgl::kRoleServer;
+    return dgl::kRoleWorker;
+  }
+
+  bool ResolveTriWorkload() {
+    serving_roles_.clear();
+    for (const auto& w : workers_) serving_roles_.push_back(PlaceOfPod(w).role);
+    trainers_ = Column(ConfigData(dgl::kConfigTrainerfile), 2);
+    samplers_ = Column(ConfigData(dgl::kConfigSamplerfile), 2);
+    tri_ = !trainers_.empty() || !samplers_.empty() ||
+           std::count(serving_roles_.begin(), serving_roles_.end(), dgl::kRoleServer) > 0;
+    for (auto [pods, nodes] : {std::pair{&trainers_, &trainer_nodes_}, std::pair{&samplers_, &sampler_nodes_}}) {
+      nodes->clear();
+      for (const auto& p : *pods) {
+        PodPlace place = PlaceOfPod(p);
+        if (place.node.empty() || !env_->exec().Find(ns_ + "/" + p)) {
+          Fail("error: unable to upgrade connection: pod " + p + " not found or not running");
+          return false;
+        }
+        nodes->push_back(place.node);
+        training_pod_uids_[p] = place.uid;
+      }
+    }
+    return true;
+  }
+
+  // A watched pod event for a sampler or trainer: true when it was one (handled here).
+  bool WatchTrainingPod(const json& pod, bool deleted) {
+    const std::string name = Str(pod, {"metadata", "name"});
+    if (std::find(trainers_.begin(), trainers_.end(), name) == trainers_.end() &&
+        std::find(samplers_.begin(), samplers_.end(), name) == samplers_.end()) {
+      return false;
+    }
+    const std::string phase = Str(pod, {"status", "phase"});
+    const bool gone = deleted || phase == "Failed" || !Str(pod, {"metadata", "deletionTimestamp"}).empty();
+    if (gone && Str(pod, {"metadata", "uid"}) == training_pod_uids_[name]) LoseTrainingPod(name);
+    if (!gone && phase == "Running") TrainingPodBack(name, Str(pod, {"metadata", "uid"}));
+    return true;
+  }
+
+  void LoseTrainingPod(const std::string& name) {
+    if (failed_ || lost_.count(name)) return;
+    lost_.insert(name);
+    Log("Lost " + name + ": the training stops until its replacement runs; the servers keep their partitions");
+    if (training_) Record("training", training_begin_);
+    training_ = false;
+    ++generation_;
+  }
+
+  void TrainingPodBack(const std::string& name, const std::string& uid) {
+    if (!lost_.count(name) || !env_->exec().Find(ns_ + "/" + name)) return;
+    lost_.erase(name);
+    training_pod_uids_[name] = uid;
+    const std::string node = PlaceOfPod(name).node;
+    for (auto [pods, nodes] : {std::pair{&trainers_, &trainer_nodes_}, std::pair{&samplers_, &sampler_nodes_}})
+      for (std::size_t i = 0; i < pods->size(); ++i)
+        if ((*pods)[i] == name) (*nodes)[i] = node;
+    Log(name + " runs again" + (lost_.empty() ? "" : "; waiting for " + std::to_string(lost_.size()) + " more"));
+    if (lost_.empty() && loaded_) StartTriTraining();
+  }
+
+  // Starts (or starts again) the trainers and samplers, once every one of them runs.
+  void StartTriTraining() {
+    loaded_ = true;
+    if (!lost_.empty() || failed_) return;
+    for (const auto& t : trainers_) SetWorkerMemory(t, TrainerPodBytes(cal_, *data_, flags_.num_trainers));
+    for (const auto& m : samplers_) SetWorkerMemory(m, SamplerPodBytes(cal_, flags_.num_samplers));
+    Log("launching " + std::to_string(trainers_.size()) + " trainer pod(s) and " + std::to_string(samplers_.size()) +
+        " sampler pod(s) against " + std::to_string(workers_.size()) + " pod(s) holding partitions");
+    const int generation = generation_;
+    Compute(cal_.process_start_seconds, [this, generation] {
+      if (generation != generation_) return;
+      training_ = true;
+      training_begin_ = Now();
+      TrainTri(0);
+    });
+  }
+
+  TriConfig TriConfigNow() const {
+    TriConfig config{.trainers_per_pod = flags_.num_trainers, .samplers = flags_.num_samplers};
+    config.trainer_pods = static_cast<int>(trainers_.size());
+    config.sampler_pods = static_cast<int>(samplers_.size());
+    for (const auto& role : serving_roles_) (role == dgl::kRoleServer ? config.server_pods : config.worker_pods)++;
+    double cpu = 1e30;
+    int gpus = -1;
+    auto consider = [&](const std::string& pod) {
+      if (const ExecTarget* t = env_->exec().Find(ns_ + "/" + pod)) {
+        cpu = std::min(cpu, t->cpu_speed);
+        gpus = gpus < 0 ? t->gpus : std::min(gpus, t->gpus);
+      }
+    };
+    for (std::size_t i = 0; i < workers_.size(); ++i)
+      if (serving_roles_[i] != dgl::kRoleServer) consider(workers_[i]);
+    for (const auto& t : trainers_) consider(t);
+    config.cpu_speed = cpu > 1e29 ? 1.0 : cpu;
+    config.gpus = std::max(0, gpus);
+    return config;
+  }
+
+  // The epoch's flows: features to the training pods, sampled structure to the samplers (or the
+  // trainer pods) from the serving pods, and the samplers' blocks to the training pods.
+  std::vector<FlowSpec> TriFlows(const TriEpochCost& cost) const {
+    std::vector<FlowSpec> flows;
+    auto add = [&](const std::string& from, const std::string& to, double bytes) {
+      if (bytes > 0) flows.push_back({.src = Endpoint::Memory(from), .dst = Endpoint::Memory(to), .bytes = bytes});
+    };
+    const std::size_t serving = worker_nodes_.size();
+    std::vector<std::string> training;
+    for (std::size_t i = 0; i < serving; ++i) {
+      if (serving_roles_[i] == dgl::kRoleServer) continue;
+      training.push_back(worker_nodes_[i]);
+      for (std::size_t j = 0; j < serving; ++j)
+        if (j != i) add(worker_nodes_[j], worker_nodes_[i], cost.worker_remote_bytes / static_cast<double>(serving - 1));
+    }
+    for (const auto& node : trainer_nodes_) {
+      training.push_back(node);
+      for (const auto& server : worker_nodes_)
+        add(server, node, (cost.trainer_feature_bytes + cost.trainer_structure_bytes) / static_cast<double>(serving));
+    }
+    for (const auto& node : sampler_nodes_) {
+      for (const auto& server : worker_nodes_) add(server, node, cost.sampler_structure_bytes / static_cast<double>(serving));
+      for (const auto& to : training) add(node, to, cost.sampler_block_bytes / static_cast<double>(training.size()));
+    }
+    return flows;
+  }
+
+  void TrainTri(int epoch) {
+    if (failed_ || !training_) return;
+    if (epoch >= Epochs()) {
+      Record("training", training_begin_);
+      training_ = false;
+      Log("Phase 5/5 done: training finished");
+      ReleaseWorkers();
+      ctx_->Exit(0);
+      return;
+    }
+    const TriEpochCost cost = TriEpoch(*data_, cal_, Sizes(cal_, parts_), TriConfigNow());
+    const Micros begin = Now();
+    const int generation = generation_;
+    auto left = std::make_shared<int>(2);
+    auto next = [this, left, epoch, begin, generation, compute = cost.compute_seconds] {
+      if (generation != generation_ || --*left > 0) return;
+      Log("Epoch " + std::to_string(epoch) + " | Epoch Time(s) " + Fixed(static_cast<double>(Now() - begin) / kSecond, 4) +
+          " | compute " + Fixed(compute, 4));
+      TrainTri(epoch + 1);
+    };
+    Compute(cost.compute_seconds, next);
+    Flows(TriFlows(cost), next);
   }
 
   // ---- Skip: the launcher downloads, prepares, loads and trains alone ---------------------------------
@@ -925,7 +1122,7 @@ class DglRun : public ContainerProgram {
   ProgramContext* ctx_ = nullptr;
   DglFlags flags_;
   bool ke_ = false;
-  std::string ns_, job_, epoch_, phase_env_, mode_;
+  std::string ns_, job_, epoch_, phase_env_, placement_, mode_;
   double cpu_ = 1.0;
   const DatasetInfo* data_ = nullptr;
   DatasetInfo measured_;
@@ -937,6 +1134,16 @@ class DglRun : public ContainerProgram {
   int parts_ = 1;
   std::pair<double, double> epoch_spread_;
   std::vector<std::string> workers_, worker_nodes_;
+  // Tri-workload jobs: the serving pods' roles (worker or server, hostfile order), the trainer and
+  // sampler pods with their nodes and uids, those lost and awaited, and the training's generation
+  // (bumped when it stops, so that the callbacks of the interrupted epoch do nothing).
+  bool tri_ = false;
+  std::vector<std::string> serving_roles_;
+  std::vector<std::string> trainers_, trainer_nodes_, samplers_, sampler_nodes_;
+  std::map<std::string, std::string> training_pod_uids_;
+  std::set<std::string> lost_;
+  bool loaded_ = false, training_ = false;
+  int generation_ = 0;
   std::vector<PartFiles> files_;
   std::unique_ptr<ProgramWatch> watch_;
   bool failed_ = false;

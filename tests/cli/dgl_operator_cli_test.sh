@@ -40,6 +40,11 @@ refuse bad-resync 'not a positive duration' --server http://127.0.0.1:1 --resync
 refuse zero-workers 'must be >= 1' --server http://127.0.0.1:1 --workers 0
 refuse no-cluster 'not running in a cluster' --resync 30s
 refuse unknown-flag 'unknown|not expected|extras' --serverr http://x
+refuse bad-renew-deadline 'renew deadline must be longer than the retry period' \
+  --server http://127.0.0.1:1 --leader-elect --leader-elect-retry-period 10s
+refuse bad-lease-duration 'lease duration must be longer than the renew deadline' \
+  --server http://127.0.0.1:1 --leader-elect --leader-elect-lease-duration 5s
+refuse bad-election-duration 'take durations' --server http://127.0.0.1:1 --leader-elect --leader-elect-retry-period soon
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)"

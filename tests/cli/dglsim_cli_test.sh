@@ -58,6 +58,17 @@ run no-subcommand 2
 run unknown-subcommand 2 frobnicate && expect_line unknown-subcommand err 'frobnicate'
 run validate-without-file 2 validate
 
+# serve's limits are checked before anything is loaded or bound.
+scenario_dir=$(cd "$(dirname "$0")" && pwd)/kubectl-e2e
+run serve-bad-quota 2 serve "$scenario_dir/scenario.yaml" --storage-quota lots &&
+  expect_line serve-bad-quota err 'storage-quota: "lots" is not a byte quantity'
+run serve-bad-history 2 serve "$scenario_dir/scenario.yaml" --watch-history -1 &&
+  expect_line serve-bad-history err 'watch-history: -1 is not between'
+run serve-too-many-connections 2 serve "$scenario_dir/scenario.yaml" --max-connections 5000 &&
+  expect_line serve-too-many-connections err 'max-connections must be 1 to 900'
+run serve-no-watches 2 serve "$scenario_dir/scenario.yaml" --max-watches 0 &&
+  expect_line serve-no-watches err 'max-watches at least 1'
+
 # The project's own manifests are valid.
 count=0
 for manifest in "$own"/*.yaml; do

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The real kubectl against `dglsim serve`: discovery, get (tables, -A, -o wide/yaml/json), get -w,
 # describe with events, create, apply (client-side and server-side), delete, logs and the errors
-# (404, 409, 422), and a DGLJob created over HTTP reconciled to Succeeded by the operator inside
-# the simulation.
+# (404, 409, 422), a DGLJob created over HTTP reconciled to Succeeded by the operator inside the
+# simulation, and what issue 16 added: complete nodeInfo, namespace labels, deploy/rbac.yaml
+# (cluster-scoped RBAC), Leases, server dry runs and `diff`, paged lists, server-side apply
+# conflicts and force, `explain`; `auth can-i` refused (kubectl sends it as protobuf).
 #
 # Usage: kubectl_e2e_test.sh DGLSIM
 # Exits 77 (CTest SKIP_RETURN_CODE) when kubectl is not installed.
@@ -214,6 +216,65 @@ expect_in "the server-side applied change is stored" "$out" "ssa"
 
 out=$(k label dgljob e2e-ssa stage=test)
 expect_in "label patches" "$out" "dgljob.kubeflow.org/e2e-ssa labeled"
+
+# --- what real clients need (issue 16) ----------------------------------------------------------
+out=$(k get nodes -o wide)
+expect_re "get nodes -o wide shows OS image, kernel and runtime" "$out" \
+  "^gpu-0 +Ready .*dglsim simulated node +simulated +dglsim://simulated"
+out=$(k get namespace default --show-labels)
+expect_in "namespaces carry kubernetes.io/metadata.name" "$out" "kubernetes.io/metadata.name=default"
+# kubectl's typed commands (`auth can-i`, `create configmap`, `create secret`, ...) send protobuf
+# bodies, which the fake refuses as kube-apiserver refuses an unknown format (a departure, README).
+out=$(k auth can-i create pods)
+expect_in "auth can-i is refused as protobuf, with the formats the server takes" "$out" \
+  "UnsupportedMediaType" "accepted media types include: application/json, application/yaml"
+out=$(k apply -f "$HERE/../../deploy/rbac.yaml")
+expect_in "deploy/rbac.yaml applies (ClusterRole, ClusterRoleBinding, the leader election Role)" "$out" \
+  "clusterrole.rbac.authorization.k8s.io/dgl-operator created" \
+  "clusterrolebinding.rbac.authorization.k8s.io/dgl-operator created" \
+  "role.rbac.authorization.k8s.io/dgl-operator-leader-election created"
+out=$(k create -f - <<'LEASE'
+apiVersion: coordination.k8s.io/v1
+kind: Lease
+metadata: {name: e2e-lease}
+spec: {holderIdentity: e2e-a, leaseDurationSeconds: 15}
+LEASE
+)
+expect_in "create a Lease" "$out" "lease.coordination.k8s.io/e2e-lease created"
+out=$(k get lease e2e-lease -o jsonpath='{.spec.holderIdentity}/{.spec.leaseDurationSeconds}')
+expect_in "get the Lease back" "$out" "e2e-a/15"
+out=$(k get leases)
+expect_in "get leases prints the Lease's columns" "$out" "HOLDER" "e2e-lease" "e2e-a"
+
+sed 's/e2e-settings/e2e-dry/' "$DATA/configmap.yaml" >"$WORK/dry.yaml"
+out=$(k apply --dry-run=server -f "$WORK/dry.yaml")
+expect_in "apply --dry-run=server answers" "$out" "configmap/e2e-dry created (server dry run)"
+out=$(k get configmap e2e-dry)
+expect_in "a server dry run stores nothing" "$out" "NotFound"
+out=$(k diff -f "$DATA/configmap.yaml")
+diff_code=$?
+expect_in "diff shows the change a manifest would make" "$out" '-  epochs: "3"' '+  epochs: "1"'
+[ "$diff_code" -eq 1 ] && pass "diff exits 1 when there are differences" || fail "diff exited $diff_code"
+
+for i in 1 2 3; do
+  out=$(printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: e2e-page-%s}\ndata: {k: v}\n' "$i" | k create -f -)
+  expect_in "create e2e-page-$i" "$out" "configmap/e2e-page-$i created"
+done
+out=$(k get configmaps --chunk-size=1 -o name)
+expect_in "get --chunk-size=1 pages through every object" "$out" \
+  "configmap/e2e-page-1" "configmap/e2e-page-2" "configmap/e2e-page-3" "configmap/e2e-settings"
+
+out=$(k apply --server-side --field-manager=other -f "$DATA/configmap.yaml")
+expect_in "apply --server-side by a second manager conflicts" "$out" "conflict" "kubectl-client-side-apply" ".data.epochs"
+out=$(k apply --server-side --field-manager=other --force-conflicts -f "$DATA/configmap.yaml")
+expect_in "apply --server-side --force-conflicts takes the fields over" "$out" "configmap/e2e-settings serverside-applied"
+out=$(k get configmap e2e-settings --show-managed-fields -o jsonpath='{.metadata.managedFields[*].manager}')
+expect_in "managedFields name both managers" "$out" "other" "kubectl-client-side-apply"
+out=$(k get configmap e2e-settings -o jsonpath='{.data.epochs}')
+expect_in "the forced apply's value is stored" "$out" "1"
+
+out=$(k explain dgljob.spec.partitionMode)
+expect_in "explain reads the CRD's schema" "$out" "FIELD: partitionMode" "DGL-API"
 
 # --- delete ------------------------------------------------------------------------------------
 out=$(k delete dgljob e2e-created)

@@ -236,7 +236,8 @@ void Loader::LoadConfigMapExpectation(const json& item, const std::string& path,
       e.config_map = JobKey{ns, name};
     }
   }
-  if (auto key = Enum(item, "key", path, {"ipconfig", "hostfile", "partfile", "leadfile", "kubexec.sh"}, true)) e.key = *key;
+  const std::vector<std::string> keys(std::begin(dgl::kConfigMapKeys), std::end(dgl::kConfigMapKeys));
+  if (auto key = Enum(item, "key", path, keys, true)) e.key = *key;
   const bool has_lines = Get(item, "lines") != nullptr;
   const bool has_line = Get(item, "line") != nullptr || Get(item, "matches") != nullptr;
   if (has_lines == has_line) {

@@ -13,13 +13,10 @@ namespace {
 constexpr const char* kDatasetAnnotation = "dglsim.io/dataset";
 
 // The pods a (defaulted) DGLJob creates.
-std::vector<std::string> PodNamesOf(const json& job, const std::string& name) {
-  std::vector<std::string> pods;
-  if (dgl::RunsPartitionerPod(dgl::GetPartitionMode(job))) pods.push_back(name + "-partitioner");
-  pods.push_back(name + "-launcher");
-  const std::int64_t workers = std::min<std::int64_t>(dgl::GetReplicas(job, dgl::kReplicaWorker), 100000);
-  for (std::int64_t i = 0; i < workers; ++i) pods.push_back(name + "-worker-" + std::to_string(i));
-  return pods;
+std::vector<std::string> PodNamesOf(json job, const std::string& name) {
+  if (!job.is_object() || !job["metadata"].is_object()) return {};
+  job["metadata"]["name"] = name;
+  return dgl::JobPodNames(job);
 }
 
 // "big-partitioner, big-launcher, big-worker-0 .. big-worker-7".

@@ -243,7 +243,8 @@ const char* ToString(ExpectKind kind);
 // The stages of a job's breakdown, and the pods whose peak memory is reported.
 inline constexpr const char* kBreakdownStages[] = {"queueing", "imagePull", "download", "prepare",
                                                    "partition", "dispatch", "load",     "training"};
-inline constexpr const char* kMemoryRoles[] = {"partitioner", "launcher", "worker"};
+inline constexpr const char* kMemoryRoles[] = {dgl::kRolePartitioner, dgl::kRoleLauncher, dgl::kRoleWorker,
+                                               dgl::kRoleServer,      dgl::kRoleSampler,  dgl::kRoleTrainer};
 
 struct ExpectationSpec {
   std::string field_path;  // "expect[4]"

@@ -58,7 +58,7 @@ struct JobRecord {
   // Stage intervals the kubelets and workload models reported for the job's pods (stage name as in
   // sim::WorkloadObserver -> [begin, end) in simulated time, in report order).
   std::map<std::string, std::vector<std::pair<Micros, Micros>>> stage_intervals;
-  // Peak memory use per replica type ("partitioner", "launcher", "worker"), in bytes: the largest
+  // Peak memory use per replica type ("partitioner", "launcher", "worker", "server", ...), in bytes: the largest
   // any one container of that type reached.
   std::map<std::string, std::int64_t> peak_memory;
   // The ranges of the workload models' predictions (sim/dgl/predictions.h): seconds a stage would

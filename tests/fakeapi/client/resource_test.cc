@@ -9,12 +9,27 @@ namespace {
 TEST(RegistryTest, BuiltinsServeEveryKindTheProjectNeeds) {
   Registry r = Registry::WithBuiltins();
   for (const char* plural : {"pods", "nodes", "namespaces", "services", "configmaps", "events", "serviceaccounts",
-                             "persistentvolumeclaims", "roles", "rolebindings", "podgroups", "dgljobs"}) {
+                             "persistentvolumeclaims", "roles", "rolebindings", "clusterroles", "clusterrolebindings",
+                             "leases", "podgroups", "dgljobs"}) {
     const ResourceType* t = r.Find(plural);
     ASSERT_NE(t, nullptr) << plural;
     EXPECT_EQ(t->plural, plural);
   }
-  EXPECT_EQ(r.All().size(), 12u);
+  EXPECT_EQ(r.All().size(), 15u);
+}
+
+TEST(RegistryTest, GenerationAndDeleteAnswersFollowKubeApiserver) {
+  Registry r = Registry::WithBuiltins();
+  // Custom resources have metadata.generation; the core kinds served here do not.
+  EXPECT_TRUE(r.Find("dgljobs")->has_generation);
+  EXPECT_TRUE(r.Find("podgroups")->has_generation);
+  for (const char* core : {"pods", "configmaps", "services", "namespaces", "leases", "clusterroles"})
+    EXPECT_FALSE(r.Find(core)->has_generation) << core;
+  // Only the registries that set ReturnDeletedObject answer a delete with the object.
+  for (const char* kind : {"pods", "services", "serviceaccounts", "persistentvolumeclaims"})
+    EXPECT_TRUE(r.Find(kind)->returns_deleted_object) << kind;
+  for (const char* kind : {"configmaps", "dgljobs", "events", "nodes", "leases", "roles"})
+    EXPECT_FALSE(r.Find(kind)->returns_deleted_object) << kind;
 }
 
 TEST(RegistryTest, ShortNamesResolve) {
@@ -101,7 +116,7 @@ TEST(RegistryTest, CustomResourcesCanBeAddedAndReplaced) {
 
   widget.version = "v2";
   r.Add(widget);
-  EXPECT_EQ(r.All().size(), 13u);
+  EXPECT_EQ(r.All().size(), 16u);
   EXPECT_EQ(r.Find("widgets")->version, "v2");
   EXPECT_EQ(r.FindByKind("example.com/v1", "Widget"), nullptr);
 }

@@ -11,7 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <string>
+#include <vector>
 
 namespace dgl {
 namespace {
@@ -110,6 +112,122 @@ TEST_F(DGLJobAdmission, StatusWritesAreNeitherDefaultedNorValidated) {
 
   auto spec_update = store_.Update("dgljobs", **written);
   EXPECT_EQ(spec_update.status().code(), 422) << spec_update.status().ToString();
+}
+
+// Every combination the tri-workload and placement rules refuse, through the API server: HTTP 422
+// Invalid, with the cause at the field that has to change, and nothing stored.
+struct RefusedCombination {
+  const char* name;
+  std::function<void(json&)> change;
+  const char* field;
+};
+
+json Replica(int replicas) {
+  return {{"replicas", replicas},
+          {"template", {{"spec", {{"containers", json::array({{{"name", "m"}, {"image", "dgl:1"}}})}}}}}};
+}
+
+TEST_F(DGLJobAdmission, EveryCombinationThatCannotRunIsRefused) {
+  RegisterDGLJobAdmission(store_);
+  const std::vector<RefusedCombination> cases = {
+      {"trainers without servers",
+       [](json& j) {
+         j["spec"]["dglReplicaSpecs"].erase("Worker");
+         j["spec"]["dglReplicaSpecs"]["Trainer"] = Replica(2);
+       },
+       "spec.dglReplicaSpecs.Server"},
+      {"samplers and trainers without servers",
+       [](json& j) {
+         j["spec"]["dglReplicaSpecs"].erase("Worker");
+         j["spec"]["dglReplicaSpecs"]["Sampler"] = Replica(2);
+         j["spec"]["dglReplicaSpecs"]["Trainer"] = Replica(2);
+       },
+       "spec.dglReplicaSpecs.Server"},
+      {"servers without trainers",
+       [](json& j) {
+         j["spec"]["dglReplicaSpecs"].erase("Worker");
+         j["spec"]["dglReplicaSpecs"]["Server"] = Replica(2);
+       },
+       "spec.dglReplicaSpecs.Trainer"},
+      {"samplers alone",
+       [](json& j) {
+         j["spec"]["dglReplicaSpecs"].erase("Worker");
+         j["spec"]["dglReplicaSpecs"]["Sampler"] = Replica(2);
+       },
+       "spec.dglReplicaSpecs.Worker"},
+      {"more partitions than server pods",
+       [](json& j) {
+         j["spec"]["dglReplicaSpecs"].erase("Worker");
+         j["spec"]["dglReplicaSpecs"]["Server"] = Replica(1);
+         j["spec"]["dglReplicaSpecs"]["Trainer"] = Replica(2);
+         j["spec"]["dglReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0]["command"] =
+             json::array({"dglrun", "--num-partitions", "2"});
+       },
+       "spec.dglReplicaSpecs.Server.replicas"},
+      {"fewer partitions than server pods",
+       [](json& j) {
+         j["spec"]["dglReplicaSpecs"]["Server"] = Replica(2);
+         j["spec"]["dglReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0]["command"] =
+             json::array({"dglrun", "--num-partitions", "2"});
+       },
+       "spec.dglReplicaSpecs.Server.replicas"},
+      {"roles in Skip mode",
+       [](json& j) {
+         j["spec"]["partitionMode"] = "Skip";
+         j["spec"]["dglReplicaSpecs"]["Trainer"] = Replica(1);
+       },
+       "spec.dglReplicaSpecs.Trainer"},
+      {"a role with no pods",
+       [](json& j) { j["spec"]["dglReplicaSpecs"]["Sampler"] = Replica(0); },
+       "spec.dglReplicaSpecs.Sampler.replicas"},
+      {"LauncherInit without a partitioner",
+       [](json& j) {
+         j["spec"]["partitionMode"] = "DistParMETIS";
+         j["spec"]["partitionerPlacement"] = "LauncherInit";
+       },
+       "spec.partitionerPlacement"},
+      {"an unknown placement", [](json& j) { j["spec"]["partitionerPlacement"] = "Node"; },
+       "spec.partitionerPlacement"},
+      {"a LauncherInit partitioner with a nodeSelector",
+       [](json& j) {
+         j["spec"]["partitionerPlacement"] = "LauncherInit";
+         j["spec"]["dglReplicaSpecs"]["Partitioner"] = Replica(1);
+         j["spec"]["dglReplicaSpecs"]["Partitioner"]["template"]["spec"]["nodeSelector"] = {{"pool", "big"}};
+       },
+       "spec.dglReplicaSpecs.Partitioner.template.spec.nodeSelector"},
+      {"a LauncherInit partitioner with no replica",
+       [](json& j) {
+         j["spec"]["partitionerPlacement"] = "LauncherInit";
+         j["spec"]["dglReplicaSpecs"]["Partitioner"] = Replica(0);
+       },
+       "spec.dglReplicaSpecs.Partitioner.replicas"},
+  };
+  for (const auto& c : cases) {
+    json job = MinimalJob(2);
+    c.change(job);
+    auto result = store_.Create("dgljobs", job, "ns");
+    ASSERT_FALSE(result.ok()) << c.name;
+    EXPECT_EQ(result.status().code(), 422) << c.name;
+    bool found = false;
+    for (const auto& cause : result.status().causes()) found |= cause.field == c.field;
+    EXPECT_TRUE(found) << c.name << ": " << result.status().ToString();
+    EXPECT_TRUE(store_.Get("dgljobs", "ns", "job").status().IsNotFound()) << c.name;
+  }
+}
+
+TEST_F(DGLJobAdmission, TriWorkloadAndLauncherInitJobsAreAdmittedDefaulted) {
+  RegisterDGLJobAdmission(store_);
+  json job = MinimalJob(2);
+  job["spec"]["dglReplicaSpecs"].erase("Worker");
+  job["spec"]["dglReplicaSpecs"]["Server"] = Replica(2);
+  job["spec"]["dglReplicaSpecs"]["Trainer"] = Replica(4);
+  job["spec"]["partitionerPlacement"] = "LauncherInit";
+  auto result = store_.Create("dgljobs", job, "ns");
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  const json& spec = (**result)["spec"];
+  EXPECT_EQ(spec["partitionerPlacement"], "LauncherInit");
+  EXPECT_EQ(spec["dglReplicaSpecs"]["Trainer"]["restartPolicy"], "OnFailure");
+  EXPECT_EQ(spec["dglReplicaSpecs"]["Partitioner"]["replicas"], 1);
 }
 
 }  // namespace

@@ -323,11 +323,40 @@ TEST(DefaultDGLJob, DistParMetisAndSkipGetNoPartitioner) {
 
 TEST(DefaultDGLJob, UserPartitionerKeepsItsTemplateAndGetsReplicasOne) {
   json job = ValidJob();
-  json custom = {{"spec", {{"containers", json::array({{{"name", "part"}, {"image", "part:1"}}})}}}};
+  json custom = {{"spec", {{"containers", json::array({{{"name", "part"}, {"image", "part:1"},
+                                                        {"command", {"python"}}, {"args", {"part.py"}}}})}}}};
   Replica(job, "Partitioner") = {{"template", custom}};
   DefaultDGLJob(job);
   EXPECT_EQ(Replica(job, "Partitioner")["template"], custom);
   EXPECT_EQ(Replica(job, "Partitioner")["replicas"], 1);
+}
+
+// The usual reason to write a Partitioner: more memory than a worker. Without a command it would run
+// the image's default forever; it runs the Launcher's command line, as the original did.
+TEST(DefaultDGLJob, PartitionerTemplateWithOnlyResourcesRunsTheLauncherCommand) {
+  json job = ValidJob();
+  Replica(job, "Partitioner") = {
+      {"template",
+       {{"spec",
+         {{"containers",
+           json::array({{{"name", "part"}, {"image", "part:1"},
+                         {"resources", {{"limits", {{"memory", "200Gi"}}}}}}})}}}}}};
+  DefaultDGLJob(job);
+  const json& container = Replica(job, "Partitioner")["template"]["spec"]["containers"][0];
+  EXPECT_EQ(container["command"], json::array({"dglrun"}));
+  EXPECT_EQ(container["args"], json::array({"--num-servers", "2"}));
+  EXPECT_EQ(container["image"], "part:1");
+  EXPECT_EQ(container["resources"]["limits"]["memory"], "200Gi");
+  EXPECT_TRUE(ValidateDGLJob(job).empty()) << Describe(ValidateDGLJob(job));
+}
+
+TEST(DefaultDGLJob, PartitionerWithOnlyArgsKeepsTheImageEntrypoint) {
+  json job = ValidJob();
+  json custom = {{"spec", {{"containers", json::array({{{"name", "part"}, {"image", "part:1"},
+                                                        {"args", {"--num-partitions", "2"}}}})}}}};
+  Replica(job, "Partitioner") = {{"template", custom}};
+  DefaultDGLJob(job);
+  EXPECT_EQ(Replica(job, "Partitioner")["template"], custom);
 }
 
 TEST(DefaultDGLJob, UserValuesAreKept) {
@@ -441,7 +470,8 @@ TEST(ValidateDGLJob, SpecIsRequired) {
 TEST(ValidateDGLJob, UnknownReplicaTypeIsNotSupported) {
   auto causes = ValidateWith([](json& j) { j["spec"]["dglReplicaSpecs"]["Evaluator"] = json::object(); });
   EXPECT_EQ(OnlyCause(causes, "FieldValueNotSupported", "spec.dglReplicaSpecs.Evaluator"),
-            "Unsupported value: \"Evaluator\": supported values: \"Launcher\", \"Worker\", \"Partitioner\"");
+            "Unsupported value: \"Evaluator\": supported values: \"Launcher\", \"Worker\", \"Partitioner\", "
+            "\"Server\", \"Sampler\", \"Trainer\"");
 }
 
 TEST(ValidateDGLJob, TemplateAndItsSpecAreRequired) {
@@ -725,10 +755,10 @@ TEST(Accessors, PartitionModeNamesRoundTrip) {
     EXPECT_EQ(ParsePartitionMode(ToString(mode)), mode);
   }
   EXPECT_EQ(ParsePartitionMode("dgl-api"), std::nullopt);
-  EXPECT_TRUE(RunsPartitionerPod(PartitionMode::kDglApi));
-  EXPECT_TRUE(RunsPartitionerPod(PartitionMode::kParMetis));
-  EXPECT_FALSE(RunsPartitionerPod(PartitionMode::kDistParMetis));
-  EXPECT_FALSE(RunsPartitionerPod(PartitionMode::kSkip));
+  EXPECT_TRUE(RunsPartitioner(PartitionMode::kDglApi));
+  EXPECT_TRUE(RunsPartitioner(PartitionMode::kParMetis));
+  EXPECT_FALSE(RunsPartitioner(PartitionMode::kDistParMetis));
+  EXPECT_FALSE(RunsPartitioner(PartitionMode::kSkip));
 }
 
 TEST(Accessors, FindCommandFlagLooksAcrossCommandAndArgs) {

@@ -165,6 +165,13 @@ const std::vector<Violation>& FieldViolations() {
        "spec.dglReplicaSpecs.Worker.template.spec.containers[0].resources.limits.nvidia.com/gpu"},
       {"/spec/dglReplicaSpecs/Worker/template/spec/initContainers", json::array({{{"name", "x"}}}),
        "spec.dglReplicaSpecs.Worker.template.spec.initContainers[0]"},
+      {"/spec/partitionerPlacement", "Node", "spec.partitionerPlacement"},
+      {"/spec/dglReplicaSpecs/Server", {{"replicas", 0}, {"template", {{"spec", {{"containers", {{{"name", "s"}, {"image", "s:1"}}}}}}}}},
+       "spec.dglReplicaSpecs.Server.replicas"},
+      {"/spec/dglReplicaSpecs/Sampler", {{"template", {{"spec", {{"containers", {{{"name", "s"}, {"image", "s:1"}}}}}}}}},
+       "spec.dglReplicaSpecs.Sampler"},
+      {"/spec/dglReplicaSpecs/Trainer", {{"replicas", 0}, {"template", {{"spec", {{"containers", {{{"name", "t"}, {"image", "t:1"}}}}}}}}},
+       "spec.dglReplicaSpecs.Trainer.replicas"},
       {"/metadata/name", "Graph_SAGE", "metadata.name"},
       {"/spec", nullptr, ""},
   };
@@ -245,6 +252,47 @@ TEST(DGLJobCrdTest, CrossFieldRulesAreCelRules) {
                                   rule.find("has(self.dglReplicaSpecs.Worker)") != std::string::npos);
   }
   EXPECT_TRUE(worker_rule);
+}
+
+TEST(DGLJobCrdTest, PartitionerPlacementIsAnEnumDefaultingToPod) {
+  const json placement = DGLJobOpenApiSchema()["properties"]["spec"]["properties"]["partitionerPlacement"];
+  EXPECT_EQ(placement["enum"], json::array({"Pod", "LauncherInit"}));
+  EXPECT_EQ(placement["default"], "Pod");
+  for (const json& value : placement["enum"]) {
+    json job = ValidJob();
+    job["spec"]["partitionerPlacement"] = value;
+    EXPECT_TRUE(ValidateDGLJob(job).empty()) << value;
+    EXPECT_EQ(SchemaErrors(job), std::vector<std::string>{}) << value;
+  }
+}
+
+TEST(DGLJobCrdTest, TriWorkloadRoleCombinationsAreCelRules) {
+  const json spec = DGLJobOpenApiSchema()["properties"]["spec"];
+  for (const char* type : {"Server", "Sampler", "Trainer"}) {
+    EXPECT_EQ(spec["properties"]["dglReplicaSpecs"]["properties"][type]["properties"]["replicas"]["minimum"], 1) << type;
+  }
+  std::vector<std::string> rules;
+  for (const json& rule : spec["x-kubernetes-validations"]) rules.push_back(rule["rule"]);
+  auto has_rule = [&](std::initializer_list<const char*> parts) {
+    for (const std::string& rule : rules) {
+      bool all = true;
+      for (const char* part : parts) all = all && rule.find(part) != std::string::npos;
+      if (all) return true;
+    }
+    return false;
+  };
+  // Worker, or Server and Trainer, unless Skip; no roles in Skip; LauncherInit only with a partitioner.
+  EXPECT_TRUE(has_rule({"has(self.dglReplicaSpecs.Worker)", "has(self.dglReplicaSpecs.Server) && "
+                                                             "has(self.dglReplicaSpecs.Trainer)"}));
+  EXPECT_TRUE(has_rule({"'Skip'", "has(self.dglReplicaSpecs.Sampler)"}));
+  EXPECT_TRUE(has_rule({"self.partitionerPlacement == 'Pod'", "'ParMETIS'"}));
+  // What validation says of the same combinations.
+  json trainers_only = ValidJob();
+  trainers_only["spec"]["dglReplicaSpecs"]["Trainer"] = trainers_only["spec"]["dglReplicaSpecs"]["Worker"];
+  trainers_only["spec"]["dglReplicaSpecs"].erase("Worker");
+  EXPECT_FALSE(ValidateDGLJob(trainers_only).empty());
+  trainers_only["spec"]["dglReplicaSpecs"]["Server"] = trainers_only["spec"]["dglReplicaSpecs"]["Trainer"];
+  EXPECT_TRUE(ValidateDGLJob(trainers_only).empty());
 }
 
 TEST(DGLJobCrdTest, CrdNamesTheResourceAsTheApiContractSays) {

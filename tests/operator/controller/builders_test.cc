@@ -41,8 +41,8 @@ std::vector<std::string> ContainerNames(const json& list) {
 TEST(Builders, HostfileNamesWorkersWithoutAnIpSoTheWatcherKnowsWhomToWaitFor) {
   json job = Defaulted(MakeJob("DGL-API", 3, 1));
   PodAddresses a;
-  a.workers[1] = "10.1.0.1";
-  a.workers_without_ip = {0, 2};
+  a.Role("worker").ips[1] = "10.1.0.1";
+  a.Role("worker").without_ip = {0, 2};
   auto data = BuildConfigData(job, a);
   // The original's format for a pod without an IP: the IP column is empty, so the name is still
   // the third space-separated field, where watcher-loop reads it.
@@ -53,7 +53,7 @@ TEST(Builders, HostfileNamesWorkersWithoutAnIpSoTheWatcherKnowsWhomToWaitFor) {
 TEST(Builders, ConfigDataIsInNumericWorkerOrderInTheProposalFormat) {
   json job = Defaulted(MakeJob("DGL-API", 12, 2));
   PodAddresses a;
-  for (int i = 11; i >= 0; --i) a.workers[i] = "10.1.0." + std::to_string(i);
+  for (int i = 11; i >= 0; --i) a.Role("worker").ips[i] = "10.1.0." + std::to_string(i);
   a.partitioner = "10.2.0.1";
   auto data = BuildConfigData(job, a);
   std::string expected_ipconfig, expected_hostfile;
@@ -186,6 +186,26 @@ TEST(Builders, PartitionerIsTheWorkerTemplateRunningTheLauncherCommand) {
   EXPECT_EQ(pod["spec"]["serviceAccountName"], "j-partitioner");
   EXPECT_EQ(ContainerNames(pod["spec"]["initContainers"]), std::vector<std::string>{"kubectl-download"});
   EXPECT_NE(FindNamed(pod["spec"]["volumes"], "kube-volume"), nullptr);
+}
+
+// A job stored without defaulting (a real cluster has no webhook): the builder still gives the
+// partitioner the Launcher's command line instead of the worker shape's `sleep 365d`.
+TEST(Builders, PartitionerWithoutCommandRunsTheLauncherCommandEvenUndefaulted) {
+  json job = MakeJob("DGL-API", 2);
+  job["metadata"]["uid"] = "uid-1";
+  job["spec"]["dglReplicaSpecs"]["Partitioner"] = {
+      {"replicas", 1},
+      {"template",
+       {{"spec",
+         {{"containers",
+           json::array({{{"name", "part"}, {"image", "dgl:1"},
+                         {"resources", {{"limits", {{"memory", "200Gi"}}}}}}})}}}}}};
+  json pod = BuildPartitionerPod(job, BuildOptions{}, 0);
+  const json& main = pod["spec"]["containers"][0];
+  EXPECT_EQ(main["command"], json::array({"dglrun", "--num-servers", "1"}));
+  EXPECT_FALSE(main.contains("args"));
+  EXPECT_EQ(main["resources"]["limits"]["memory"], "200Gi");
+  EXPECT_EQ(Env(main, "DGL_OPERATOR_PHASE_ENV"), "Partitioner");
 }
 
 TEST(Builders, RbacIsLeastPrivilege) {

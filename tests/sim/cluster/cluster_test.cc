@@ -70,6 +70,33 @@ TEST(ClusterTest, TemplateNodesCarryCapacityAllocatableLabelsTaintsAddressesAndP
   EXPECT_EQ(cluster.specs().size(), 2u);
 }
 
+TEST(ClusterTest, NodesReportEveryNodeInfoFieldAKubeletReports) {
+  Simulation sim;
+  Cluster cluster(sim);
+  ASSERT_TRUE(cluster.AddNodes(GpuTemplate(2)).ok());
+  json manifest = {{"kind", "Node"}, {"apiVersion", "v1"}, {"metadata", {{"name", "exported"}}},
+                   {"status", {{"capacity", {{"cpu", "8"}}}, {"nodeInfo", {{"osImage", "Ubuntu 22.04.4 LTS"}}}}}};
+  ASSERT_TRUE(cluster.AddNodesFromManifest(manifest).ok());
+  const json a = (**sim.store().Get("nodes", "", "gpu-0"))["status"];
+  const json b = (**sim.store().Get("nodes", "", "gpu-1"))["status"];
+  const json exported = (**sim.store().Get("nodes", "", "exported"))["status"];
+  // The official Python client refuses a node without any of these.
+  for (const char* field : {"architecture", "bootID", "containerRuntimeVersion", "kernelVersion", "kubeProxyVersion",
+                            "kubeletVersion", "machineID", "operatingSystem", "osImage", "systemUUID"}) {
+    EXPECT_TRUE(a["nodeInfo"].contains(field) && a["nodeInfo"][field].is_string()) << field;
+    EXPECT_TRUE(exported["nodeInfo"].contains(field)) << field;
+  }
+  EXPECT_NE(a["nodeInfo"]["bootID"], b["nodeInfo"]["bootID"]);
+  EXPECT_EQ(a["nodeInfo"]["machineID"].get<std::string>().size(), 32u);
+  EXPECT_EQ(exported["nodeInfo"]["osImage"], "Ubuntu 22.04.4 LTS");  // what the manifest says stays
+  EXPECT_EQ(a["daemonEndpoints"]["kubeletEndpoint"]["Port"], 10250);
+  // The same name gives the same identifiers, run after run.
+  Simulation again;
+  Cluster other(again);
+  ASSERT_TRUE(other.AddNodes(GpuTemplate(1)).ok());
+  EXPECT_EQ((**again.store().Get("nodes", "", "gpu-0"))["status"]["nodeInfo"], a["nodeInfo"]);
+}
+
 TEST(ClusterTest, PodCidrsStayDistinctPastTwoHundredFiftySixNodes) {
   Simulation sim;
   Cluster cluster(sim);

@@ -52,6 +52,7 @@ class KubeletNetworkTest : public ::testing::Test {
  protected:
   // One node "node-0" with a 1 GB/s NIC and 2 GB/s disk; pulls at 100 MB/s of 1 GB images (10 s).
   void Build(bool network, bool serialize = true, double nic = 1e9) {
+    cluster_.reset();  // a second Build(): the old cluster's actors unregister from the old simulation
     sim_ = std::make_unique<Simulation>(SimulationOptions{.seed = 1, .watch_latency = 0});
     cluster_ = std::make_unique<Cluster>(*sim_);
     NodeTemplate t;

@@ -106,6 +106,20 @@ TEST(SimulationTest, WritesInOneInstantReachTheActorAsOneBatch) {
   EXPECT_EQ(sim.engine().events_executed() - before, 2u);  // the write, then one delivery
 }
 
+TEST(SimulationTest, AnObjectWhoseOwnerIsGoneIsCollectedWithoutWaitingForAnotherDeletion) {
+  Simulation sim({.gc_latency = 200 * kMillisecond});
+  sim.Start();
+  json orphan = ConfigMap("orphan");
+  orphan["metadata"]["ownerReferences"] = json::array(
+      {{{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"name", "gone"}, {"uid", "no-such-uid"}, {"controller", true}}});
+  sim.engine().Schedule(kSecond, [&] { sim.store().Create("configmaps", orphan); });
+  bool gone_after_one_pass = false;
+  sim.engine().Schedule(kSecond + 200 * kMillisecond + 1,
+                        [&] { gone_after_one_pass = !sim.store().Get("configmaps", "default", "orphan").ok(); });
+  sim.RunUntilIdle();
+  EXPECT_TRUE(gone_after_one_pass);  // one collector pass after the create, no other deletion needed
+}
+
 TEST(SimulationTest, GarbageCollectionRunsAsAnActorAfterItsLatency) {
   Simulation sim({.gc_latency = 200 * kMillisecond});
   sim.Start();

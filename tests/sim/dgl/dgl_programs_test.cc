@@ -53,9 +53,11 @@ class DglProgramsTest : public ::testing::Test {
  protected:
   // `nodes` machines n-0 .. with `nic` bytes/s each way and 10 GB/s disks, 4 TB of memory each.
   void Build(int nodes, std::vector<DatasetInfo> datasets, double nic = 12.5e9) {
+    // A second Build() tears the first down as the World does: the kubelets (they hold references to
+    // the cluster), then the cluster (its actors unregister from the simulation), then the simulation.
     kubelets_.clear();
-    sim_.reset();  // the actors first: they hold references to the cluster
     cluster_.reset();
+    sim_.reset();
     observer_ = Observer{};
     sim_ = std::make_unique<Simulation>(SimulationOptions{.seed = 1});
     cluster_ = std::make_unique<Cluster>(*sim_);

@@ -1,0 +1,54 @@
+// Field ownership for server-side apply, kept in metadata.managedFields the way kube-apiserver
+// keeps it: one entry per manager and operation (Apply or Update, and the subresource written),
+// each with the set of fields it owns in the FieldsV1 format ({"f:spec":{"f:replicas":{}}},
+// list items as "k:{\"name\":\"c\"}" with ".", set members as "v:\"x\"").
+//
+// - Update (create, PUT and every patch but apply): the fields the write added or changed become
+//   the writer's (its Update entry), and every other manager loses the fields the write changed or
+//   removed. A write that changes nothing leaves managedFields as they were.
+// - Apply: the applied configuration's fields. A field the configuration sets to a different value
+//   than the object has is a conflict when another manager owns it: 409 listing each conflict
+//   (field and manager), unless `force`, which takes the field over. Fields the applier applied
+//   before and leaves out now are removed from the object when no other manager owns them. An
+//   object that has no managedFields yet is first given a "before-first-apply" Update entry owning
+//   everything it has, as kube-apiserver does.
+//
+// Not tracked, as in kube-apiserver: apiVersion, kind and the server's metadata (name, namespace,
+// uid, resourceVersion, generation, timestamps, managedFields); the status of a kind that has a
+// status subresource on writes of the main resource, and everything but the status on writes of
+// /status. Lists whose elements carry a merge key (name, containerPort, port, ...) are keyed for
+// built-in kinds; other lists, and every list of a custom resource, are atomic (one field).
+// metadata.finalizers is a set; metadata.ownerReferences is keyed by uid.
+//
+// Departure: writes made inside the simulation (the in-process actors) are not attributed; their
+// changes are seen only when an HTTP write next compares old and new.
+#pragma once
+
+#include "fakeapi/client/resource.h"
+#include "fakeapi/client/status.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace fakeapi {
+
+struct FieldWrite {
+  const kube::ResourceType* type = nullptr;
+  std::string manager;       // fieldManager
+  std::string subresource;   // "" or "status"
+  std::string time;          // RFC 3339, for the entry's "time"
+};
+
+// Sets `after`'s managedFields for an Update-operation write of `before` (nullptr: a create).
+void RecordUpdate(const nlohmann::json* before, nlohmann::json& after, const FieldWrite& write);
+
+// Server-side apply of `applied` to `current` (nullptr: the object does not exist yet): the object
+// to store, with its managedFields, or 409 Conflict naming every conflicting field.
+kube::Result<nlohmann::json> Apply(const nlohmann::json* current, const nlohmann::json& applied, bool force,
+                                   const FieldWrite& write);
+
+// The fields an object holds, in FieldsV1 form, as a write of `write.subresource` would own them.
+nlohmann::json FieldsOf(const nlohmann::json& object, const FieldWrite& write);
+
+}  // namespace fakeapi

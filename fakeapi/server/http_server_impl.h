@@ -1,0 +1,130 @@
+// The state of an HttpServer and its request handlers, shared by the files that implement them:
+// http_server.cc (lifecycle, routing, bodies, responses), rest_handlers.cc (reads and deletes),
+// write_handlers.cc (create, update, patch, apply), subresource_handlers.cc (binding, eviction,
+// access reviews), watch_handler.cc (watch streams) and log_handler.cc (pods/log). Internal to
+// fakeapi/server.
+#pragma once
+
+#include "fakeapi/server/discovery.h"
+#include "fakeapi/server/field_manager.h"
+#include "fakeapi/server/http_listener.h"
+#include "fakeapi/server/http_server.h"
+#include "fakeapi/server/openapi.h"
+#include "fakeapi/server/request_options.h"
+#include "fakeapi/server/store.h"
+
+#include <httplib.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace fakeapi {
+
+// What a request's URL names.
+struct Target {
+  const ApiResource* resource = nullptr;   // what is served
+  const kube::ResourceType* type = nullptr;  // the store kind behind it (nullptr for reviews)
+  std::string ns;           // "" = cluster-scoped, or every namespace on a collection
+  std::string name;         // "" = the collection
+  std::string subresource;  // "", "status", "log", "binding", "eviction"
+};
+
+struct HttpServer::Impl {
+  Impl(Store& s, HttpServerOptions o) : store(s), options(std::move(o)), catalog(s.registry()) {}
+
+  Store& store;
+  HttpServerOptions options;
+  const ApiCatalog catalog;
+  std::map<std::string, TableConverter> converters;  // by qualified resource name
+  OpenApiSchemas schemas;                            // by qualified resource name
+  std::unique_ptr<HttpListener> server;
+  std::thread listener;
+  std::atomic<bool> listener_done{false};
+  int bound_port = 0;
+  bool started = false;
+  std::mutex own_mutex;  // the executor when none is given
+  std::atomic<bool> stopping{false};
+  std::mutex streams_mu;
+  std::set<std::shared_ptr<kube::WatchStream>> streams;  // open watches, woken on Stop
+  std::size_t long_running = 0;                          // open watch and followed-log streams
+  std::condition_variable stop_cv;                       // wakes log streams on Stop
+
+  // Runs `work` with the store to itself (the executor).
+  void Run(const std::function<void()>& work);
+  // Runs `work` (a read at a resourceVersion) until it no longer answers "too large resource
+  // version", waiting up to options.resource_version_wait for the store to catch up, as
+  // kube-apiserver's watch cache waits before its 504.
+  kube::Status RunFresh(const std::function<kube::Status()>& work);
+  kube::Micros Now() const { return options.clock ? options.clock->Now() : 0; }
+  FieldWrite FieldWriteFor(const Target& t, const std::string& manager) const;
+
+  // Lifecycle (http_server.cc).
+  void InstallHandlers();
+  // Counts a watch or followed-log stream against max_watches; false (and a 429 in `res`) past it.
+  bool AdmitLongRunning(httplib::Response& res);
+  void EndLongRunning();
+
+  // Responses.
+  static void SendJson(httplib::Response& res, int code, const nlohmann::json& body,
+                       const char* content_type = "application/json; charset=utf-8");
+  static void SendStatus(httplib::Response& res, const kube::Status& status);
+  // kube-apiserver qualifies custom kinds in messages ("dgljobs.kubeflow.org \"x\" not found").
+  static kube::Status Qualify(const kube::Status& status, const Target& t);
+  // An object as the client sees it (events.k8s.io events converted from core ones), and back.
+  static nlohmann::json Present(const Target& t, const nlohmann::json& stored);
+  static nlohmann::json Absorb(const Target& t, nlohmann::json served);
+  // The body of a read in the representation negotiated.
+  nlohmann::json Represent(const Target& t, const Representation& r, const nlohmann::json& object);
+  nlohmann::json RepresentList(const Target& t, const Representation& r, const kube::ListResult& listed,
+                               const std::string& include);
+
+  // Routing (http_server.cc).
+  void Handle(const httplib::Request& req, httplib::Response& res);
+  void Dispatch(const httplib::Request& req, httplib::Response& res);
+  void DispatchApi(const httplib::Request& req, httplib::Response& res, const std::vector<std::string>& segs);
+  void OpenApi(const httplib::Request& req, httplib::Response& res, const std::vector<std::string>& segs);
+  bool Resolve(const std::string& group, const std::string& version, const std::vector<std::string>& rest,
+               Target* target) const;
+  void Resource(const httplib::Request& req, httplib::Response& res, const Target& t);
+  void Collection(const httplib::Request& req, httplib::Response& res, const Target& t);
+  void Subresource(const httplib::Request& req, httplib::Response& res, const Target& t);
+  // JSON, or YAML when the content type says so and `yaml_allowed`; refused when nested too deep.
+  kube::Result<nlohmann::json> ParseBody(const httplib::Request& req, bool yaml_allowed);
+  const TableConverter& ConverterFor(const kube::ResourceType& type);
+
+  // Reads and deletes (rest_handlers.cc).
+  void List(const httplib::Request& req, httplib::Response& res, const Target& t);
+  void GetOne(const httplib::Request& req, httplib::Response& res, const Target& t);
+  void Delete(const httplib::Request& req, httplib::Response& res, const Target& t);
+  void DeleteCollection(const httplib::Request& req, httplib::Response& res, const Target& t);
+
+  // Writes (write_handlers.cc).
+  void Create(const httplib::Request& req, httplib::Response& res, const Target& t);
+  void Update(const httplib::Request& req, httplib::Response& res, const Target& t);
+  void Patch(const httplib::Request& req, httplib::Response& res, const Target& t);
+
+  // Subresources and reviews (subresource_handlers.cc).
+  void Bind(const httplib::Request& req, httplib::Response& res, const Target& t);
+  void Evict(const httplib::Request& req, httplib::Response& res, const Target& t);
+  void Review(const httplib::Request& req, httplib::Response& res, const Target& t);
+
+  // Watches (watch_handler.cc).
+  struct WatchState;
+  void Watch(const httplib::Request& req, httplib::Response& res, const Target& t);
+  nlohmann::json EventJson(const WatchState& state, const kube::WatchEvent& e);
+  bool PumpWatch(WatchState& state, httplib::DataSink& sink);
+
+  // Logs (log_handler.cc).
+  void Logs(const httplib::Request& req, httplib::Response& res, const Target& t);
+  void FollowLog(httplib::Response& res, const Target& t, const std::string& container, bool previous,
+                 std::string text, std::size_t sent);
+};
+
+}  // namespace fakeapi

@@ -1,0 +1,29 @@
+// JSON patch (RFC 6902, application/json-patch+json) with the bounds kube-apiserver puts on it:
+// at most 10,000 operations (413 RequestEntityTooLarge past it), `copy` operations that together
+// add at most 10 MiB (kube-apiserver's --json-patch-max-copy-bytes default), and a result nested
+// no deeper than kMaxJsonDepth. Without those, a 2 KB patch of 40 `copy` operations that each
+// copy the document into itself doubles it 40 times.
+//
+// Operations apply one by one to the document in place; the first that cannot apply (a missing
+// path, a failed `test`, a bound passed) stops the patch with 422 Invalid and leaves `target`
+// partly patched (callers patch a copy).
+#pragma once
+
+#include "fakeapi/client/status.h"
+#include "fakeapi/server/json_bounds.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+
+namespace fakeapi {
+
+struct JsonPatchLimits {
+  std::size_t max_operations = 10'000;
+  std::size_t max_copy_bytes = 10 * 1024 * 1024;  // serialised bytes that `copy` operations add
+  std::size_t max_depth = kMaxJsonDepth;
+};
+
+kube::Status ApplyJsonPatch(nlohmann::json& target, const nlohmann::json& patch, const JsonPatchLimits& limits = {});
+
+}  // namespace fakeapi

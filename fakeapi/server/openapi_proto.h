@@ -1,0 +1,19 @@
+// A Swagger 2.0 document (as OpenApiV2Document builds it) encoded as the protobuf message kubectl
+// and client-go download from /openapi/v2 (Accept: application/com.github.proto-openapi.spec.v2@
+// v1.0+protobuf): gnostic's openapi.v2.Document, field numbers from google/gnostic's
+// openapiv2/OpenAPIv2.proto. Encoded: swagger, info, paths (get/put/post/delete/patch operations
+// with operationId, query parameters, responses and vendor extensions) and definitions (schemas
+// with $ref, format, title, description, default, numeric and length bounds, required, enum, type,
+// items, properties, additionalProperties and vendor extensions); the rest of Swagger 2.0 is not.
+// Vendor extension values, defaults and enum members go as YAML text, which JSON text is.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace fakeapi {
+
+std::string OpenApiV2Protobuf(const nlohmann::json& swagger);
+
+}  // namespace fakeapi

@@ -1,0 +1,298 @@
+// Tables as kubectl's printers lay them out (k8s.io/kubernetes/pkg/printers/internalversion): the
+// columns, and cells computed the way kubectl would compute them from the objects.
+#include "fakeapi/server/table.h"
+
+#include "fakeapi/client/json_path.h"
+#include "fakeapi/server/wire.h"
+
+#include <cstdint>
+
+namespace fakeapi {
+namespace {
+
+using nlohmann::json;
+
+const json* Find(const json& obj, std::initializer_list<const char*> path) { return kube::JsonAt(obj, path); }
+std::string Str(const json& obj, std::initializer_list<const char*> path, const std::string& fallback = "") {
+  const json* v = Find(obj, path);
+  return v && v->is_string() ? v->get<std::string>() : fallback;
+}
+std::int64_t Int(const json& obj, std::initializer_list<const char*> path) {
+  const json* v = Find(obj, path);
+  return v && v->is_number_integer() ? v->get<std::int64_t>() : 0;
+}
+const json& Array(const json& obj, std::initializer_list<const char*> path) {
+  static const json kEmpty = json::array();
+  const json* v = Find(obj, path);
+  return v && v->is_array() ? *v : kEmpty;
+}
+
+TableColumn Column(std::string name, int priority = 0, std::string type = "string") {
+  TableColumn c;
+  c.name = std::move(name);
+  c.type = std::move(type);
+  c.priority = priority;
+  if (c.name == "Name") c.format = "name";
+  return c;
+}
+
+std::string OrNone(const std::string& s) { return s.empty() ? "<none>" : s; }
+
+std::string TimestampAge(const json& obj, std::initializer_list<const char*> path, kube::Micros now) {
+  auto t = kube::ParseTime(Str(obj, path));
+  return t ? HumanAge(now - *t) : "<unknown>";
+}
+
+// The pod's STATUS column as kubectl's printer derives it: the phase, overridden by the first
+// unfinished init container, then by a waiting or terminated app container, then by deletion.
+std::string PodStatusText(const json& pod, int* ready, int* restarts) {
+  std::string reason = Str(pod, {"status", "phase"});
+  if (std::string r = Str(pod, {"status", "reason"}); !r.empty()) reason = r;
+  bool initializing = false;
+  const json& inits = Array(pod, {"status", "initContainerStatuses"});
+  for (std::size_t i = 0; i < inits.size(); ++i) {
+    const json& c = inits[i];
+    *restarts += static_cast<int>(Int(c, {"restartCount"}));
+    if (Find(c, {"state", "terminated"})) {
+      if (Int(c, {"state", "terminated", "exitCode"}) == 0) continue;
+      std::string why = Str(c, {"state", "terminated", "reason"});
+      reason = "Init:" + (why.empty() ? "ExitCode:" + std::to_string(Int(c, {"state", "terminated", "exitCode"})) : why);
+    } else if (std::string why = Str(c, {"state", "waiting", "reason"}); !why.empty() && why != "PodInitializing") {
+      reason = "Init:" + why;
+    } else {
+      reason = "Init:" + std::to_string(i) + "/" + std::to_string(Array(pod, {"spec", "initContainers"}).size());
+    }
+    initializing = true;
+    break;
+  }
+  const json& containers = Array(pod, {"status", "containerStatuses"});
+  bool running = false;
+  for (auto it = containers.rbegin(); it != containers.rend(); ++it) {
+    const json& c = *it;
+    *restarts += static_cast<int>(Int(c, {"restartCount"}));
+    if (initializing) continue;
+    if (std::string why = Str(c, {"state", "waiting", "reason"}); !why.empty()) {
+      reason = why;
+    } else if (Find(c, {"state", "terminated"})) {
+      std::string why = Str(c, {"state", "terminated", "reason"});
+      reason = why.empty() ? "ExitCode:" + std::to_string(Int(c, {"state", "terminated", "exitCode"})) : why;
+    } else if (Find(c, {"state", "running"})) {
+      const json* r = Find(c, {"ready"});
+      if (r && r->is_boolean() && r->get<bool>()) {
+        ++*ready;
+        running = true;
+      }
+    }
+  }
+  if (!initializing && reason == "Completed" && running) reason = "Running";
+  if (Find(pod, {"metadata", "deletionTimestamp"})) reason = reason == "NodeLost" ? "Unknown" : "Terminating";
+  return reason.empty() ? "Pending" : reason;
+}
+
+TableConverter PodTable() {
+  TableConverter t;
+  t.columns = {Column("Name"), Column("Ready"), Column("Status"), Column("Restarts", 0, "integer"), Column("Age"),
+               Column("IP", 1), Column("Node", 1)};
+  t.cells = [](const json& pod, kube::Micros now) {
+    int ready = 0, restarts = 0;
+    std::string status = PodStatusText(pod, &ready, &restarts);
+    std::string total = std::to_string(Array(pod, {"spec", "containers"}).size());
+    return json::array({kube::NameOf(pod), std::to_string(ready) + "/" + total, status, restarts, AgeOf(pod, now),
+                        OrNone(Str(pod, {"status", "podIP"})), OrNone(Str(pod, {"spec", "nodeName"}))});
+  };
+  return t;
+}
+
+std::string NodeStatusText(const json& node) {
+  std::string status = "Unknown";
+  for (const json& c : Array(node, {"status", "conditions"}))
+    if (Str(c, {"type"}) == "Ready") status = Str(c, {"status"}) == "True" ? "Ready" : "NotReady";
+  const json* unschedulable = Find(node, {"spec", "unschedulable"});
+  if (unschedulable && unschedulable->is_boolean() && unschedulable->get<bool>()) status += ",SchedulingDisabled";
+  return status;
+}
+
+std::string NodeRoles(const json& node) {
+  std::string roles;
+  if (const json* labels = Find(node, {"metadata", "labels"}); labels && labels->is_object())
+    for (const auto& [key, value] : labels->items()) {
+      const std::string prefix = "node-role.kubernetes.io/";
+      if (key.rfind(prefix, 0) == 0) roles += (roles.empty() ? "" : ",") + key.substr(prefix.size());
+    }
+  return roles;
+}
+
+TableConverter NodeTable() {
+  TableConverter t;
+  t.columns = {Column("Name"),           Column("Status"),           Column("Roles"),
+               Column("Age"),            Column("Version"),          Column("Internal-IP", 1),
+               Column("External-IP", 1), Column("OS-Image", 1),      Column("Kernel-Version", 1),
+               Column("Container-Runtime", 1)};
+  t.cells = [](const json& node, kube::Micros now) {
+    std::string internal, external;
+    for (const json& a : Array(node, {"status", "addresses"})) {
+      if (Str(a, {"type"}) == "InternalIP" && internal.empty()) internal = Str(a, {"address"});
+      if (Str(a, {"type"}) == "ExternalIP" && external.empty()) external = Str(a, {"address"});
+    }
+    auto info = [&](const char* key) { return Str(node, {"status", "nodeInfo", key}, "<unknown>"); };
+    return json::array({kube::NameOf(node), NodeStatusText(node), OrNone(NodeRoles(node)), AgeOf(node, now),
+                        info("kubeletVersion"), OrNone(internal), OrNone(external), info("osImage"),
+                        info("kernelVersion"), info("containerRuntimeVersion")});
+  };
+  return t;
+}
+
+// kubectl's event columns: the name is there but only with -o wide.
+TableConverter EventTable() {
+  TableConverter t;
+  t.columns = {Column("Last Seen"),  Column("Type"),          Column("Reason"),      Column("Object"),
+               Column("Subobject", 1), Column("Source", 1),   Column("Message"),     Column("First Seen", 1),
+               Column("Count", 1, "integer"), Column("Name", 1)};
+  t.cells = [](const json& ev, kube::Micros now) {
+    auto seen = [&](std::initializer_list<const char*> path) { return TimestampAge(ev, path, now); };
+    std::string last = !Str(ev, {"lastTimestamp"}).empty() ? seen({"lastTimestamp"})
+                       : !Str(ev, {"eventTime"}).empty()   ? seen({"eventTime"})
+                                                           : seen({"metadata", "creationTimestamp"});
+    std::string first = Str(ev, {"firstTimestamp"}).empty() ? last : seen({"firstTimestamp"});
+    std::string source = Str(ev, {"source", "component"}, Str(ev, {"reportingComponent"}));
+    if (std::string host = Str(ev, {"source", "host"}); !host.empty()) source += ", " + host;
+    std::int64_t count = Int(ev, {"count"});
+    return json::array({last, Str(ev, {"type"}), Str(ev, {"reason"}),
+                        wire::Lower(Str(ev, {"involvedObject", "kind"})) + "/" + Str(ev, {"involvedObject", "name"}),
+                        Str(ev, {"involvedObject", "fieldPath"}), source, Str(ev, {"message"}), first,
+                        count > 0 ? count : 1, kube::NameOf(ev)});
+  };
+  return t;
+}
+
+TableConverter NamespaceTable() {
+  TableConverter t;
+  t.columns = {Column("Name"), Column("Status"), Column("Age")};
+  t.cells = [](const json& ns, kube::Micros now) {
+    std::string phase = Str(ns, {"status", "phase"}, "Active");
+    if (Find(ns, {"metadata", "deletionTimestamp"})) phase = "Terminating";
+    return json::array({kube::NameOf(ns), phase, AgeOf(ns, now)});
+  };
+  return t;
+}
+
+TableConverter ServiceTable() {
+  TableConverter t;
+  t.columns = {Column("Name"), Column("Type"), Column("Cluster-IP"), Column("External-IP"), Column("Port(s)"),
+               Column("Age"),  Column("Selector", 1)};
+  t.cells = [](const json& svc, kube::Micros now) {
+    std::string ports;
+    for (const json& p : Array(svc, {"spec", "ports"})) {
+      const json* port = Find(p, {"port"});
+      ports += (ports.empty() ? "" : ",") + (port ? wire::Dump(*port) : std::string("?")) + "/" + Str(p, {"protocol"}, "TCP");
+    }
+    std::string selector;
+    if (const json* sel = Find(svc, {"spec", "selector"}); sel && sel->is_object())
+      for (const auto& [k, v] : sel->items())
+        selector += (selector.empty() ? "" : ",") + k + "=" + (v.is_string() ? v.get<std::string>() : wire::Dump(v));
+    return json::array({kube::NameOf(svc), Str(svc, {"spec", "type"}, "ClusterIP"), OrNone(Str(svc, {"spec", "clusterIP"})),
+                        "<none>", OrNone(ports), AgeOf(svc, now), OrNone(selector)});
+  };
+  return t;
+}
+
+TableConverter ConfigMapTable() {
+  TableConverter t;
+  t.columns = {Column("Name"), Column("Data", 0, "integer"), Column("Age")};
+  t.cells = [](const json& cm, kube::Micros now) {
+    std::size_t n = 0;
+    for (const char* key : {"data", "binaryData"})
+      if (const json* d = Find(cm, {key}); d && d->is_object()) n += d->size();
+    return json::array({kube::NameOf(cm), n, AgeOf(cm, now)});
+  };
+  return t;
+}
+
+json TableRow(const TableConverter& conv, const json& obj, kube::Micros now, const std::string& include) {
+  json cells = conv.cells ? conv.cells(obj, now) : json::array({kube::NameOf(obj)});
+  if (!cells.is_array()) cells = json::array({kube::NameOf(obj)});
+  while (cells.size() < conv.columns.size()) cells.push_back("");
+  json row = {{"cells", cells}};
+  if (include == "Object") {
+    row["object"] = obj;
+  } else if (include != "None") {
+    json partial = PartialObjectMetadata(obj);
+    if (partial["metadata"].is_object()) partial["metadata"].erase("managedFields");
+    row["object"] = std::move(partial);
+  }
+  return row;
+}
+
+}  // namespace
+
+std::string HumanAge(kube::Micros elapsed) {
+  // Whole units only, the finer unit shown while it still says something (kubectl's rules).
+  const std::int64_t s = elapsed / kube::kSecond;
+  if (s < -1) return "<invalid>";
+  if (s < 0) return "0s";
+  if (s < 120) return std::to_string(s) + "s";
+  const std::int64_t m = s / 60;
+  if (m < 10) return s % 60 == 0 ? std::to_string(m) + "m" : std::to_string(m) + "m" + std::to_string(s % 60) + "s";
+  if (m < 180) return std::to_string(m) + "m";
+  const std::int64_t h = m / 60;
+  if (h < 8) return m % 60 == 0 ? std::to_string(h) + "h" : std::to_string(h) + "h" + std::to_string(m % 60) + "m";
+  if (h < 48) return std::to_string(h) + "h";
+  const std::int64_t d = h / 24;
+  if (h < 24 * 8) return h % 24 == 0 ? std::to_string(d) + "d" : std::to_string(d) + "d" + std::to_string(h % 24) + "h";
+  if (d < 365 * 2) return std::to_string(d) + "d";
+  const std::int64_t y = d / 365;
+  if (d < 365 * 8) return d % 365 == 0 ? std::to_string(y) + "y" : std::to_string(y) + "y" + std::to_string(d % 365) + "d";
+  return std::to_string(y) + "y";
+}
+
+std::string AgeOf(const json& object, kube::Micros now) { return TimestampAge(object, {"metadata", "creationTimestamp"}, now); }
+
+// kube-apiserver's columns for coordination.k8s.io Leases: who holds it.
+TableConverter LeaseTable() {
+  TableConverter t;
+  t.columns = {Column("Name"), Column("Holder"), Column("Age")};
+  t.cells = [](const json& lease, kube::Micros now) {
+    return json::array({kube::NameOf(lease), Str(lease, {"spec", "holderIdentity"}), AgeOf(lease, now)});
+  };
+  return t;
+}
+
+TableConverter DefaultTableConverter(const std::string& plural) {
+  if (plural == "pods") return PodTable();
+  if (plural == "nodes") return NodeTable();
+  if (plural == "events") return EventTable();
+  if (plural == "namespaces") return NamespaceTable();
+  if (plural == "services") return ServiceTable();
+  if (plural == "configmaps") return ConfigMapTable();
+  if (plural == "leases") return LeaseTable();
+  TableConverter t;
+  t.columns = {Column("Name"), Column("Age")};
+  t.cells = [](const json& obj, kube::Micros now) { return json::array({kube::NameOf(obj), AgeOf(obj, now)}); };
+  return t;
+}
+
+json PartialObjectMetadata(const json& object) {
+  const json* meta = Find(object, {"metadata"});
+  return {{"kind", "PartialObjectMetadata"},
+          {"apiVersion", "meta.k8s.io/v1"},
+          {"metadata", meta && meta->is_object() ? *meta : json::object()}};
+}
+
+json BuildTable(const TableConverter& converter, const std::vector<kube::ObjectPtr>& objects, const std::string& rv,
+                const std::string& version, const std::string& include, kube::Micros now) {
+  json columns = json::array();
+  for (const TableColumn& c : converter.columns)
+    columns.push_back({{"name", c.name}, {"type", c.type}, {"format", c.format}, {"description", c.description},
+                       {"priority", c.priority}});
+  if (columns.empty())
+    columns.push_back({{"name", "Name"}, {"type", "string"}, {"format", "name"}, {"priority", 0},
+                       {"description", "Name must be unique within a namespace."}});
+  json rows = json::array();
+  for (const auto& obj : objects) rows.push_back(TableRow(converter, *obj, now, include));
+  json meta = json::object();
+  if (!rv.empty()) meta["resourceVersion"] = rv;
+  return {{"kind", "Table"}, {"apiVersion", "meta.k8s.io/" + version}, {"metadata", meta},
+          {"columnDefinitions", columns}, {"rows", rows}};
+}
+
+}  // namespace fakeapi

@@ -1,0 +1,71 @@
+// See wire.h.
+#include "fakeapi/server/wire.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace fakeapi::wire {
+
+using nlohmann::json;
+
+std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+kube::Status MakeStatus(int code, const std::string& reason, const std::string& message) {
+  json status = {{"status", "Failure"}, {"code", code}, {"message", message}};
+  if (!reason.empty()) status["reason"] = reason;
+  return kube::Status::FromJson(status);
+}
+
+kube::Status PathNotFound() { return MakeStatus(404, "NotFound", "the server could not find the requested resource"); }
+
+kube::Status MethodNotAllowed() {
+  return kube::Status::MethodNotAllowed("the server does not allow this method on the requested resource");
+}
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+std::string Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return std::string(s);
+}
+
+std::vector<std::string> Split(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    std::size_t at = s.find(sep, start);
+    out.emplace_back(s.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
+    if (at == std::string_view::npos) break;
+    start = at + 1;
+  }
+  return out;
+}
+
+std::map<std::string, std::string> MediaParams(const std::string& range) {
+  std::map<std::string, std::string> out;
+  auto parts = Split(range, ';');
+  out[""] = Lower(Trim(parts[0]));
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    auto eq = parts[i].find('=');
+    if (eq == std::string::npos) continue;
+    out[Trim(parts[i].substr(0, eq))] = Trim(parts[i].substr(eq + 1));
+  }
+  return out;
+}
+
+bool Truthy(const std::string& v) { return v == "true" || v == "1" || v == "True" || v == "TRUE" || v == "t" || v == "T"; }
+
+std::optional<std::int64_t> ParseInt(const std::string& text) {
+  if (text.empty() || text.size() > 18) return std::nullopt;
+  std::size_t i = text[0] == '-' ? 1 : 0;
+  if (i == text.size()) return std::nullopt;
+  for (std::size_t k = i; k < text.size(); ++k)
+    if (text[k] < '0' || text[k] > '9') return std::nullopt;
+  return std::stoll(text);
+}
+
+}  // namespace fakeapi::wire

@@ -1,0 +1,61 @@
+// The failure policy: what a failed or lost pod of a DGLJob means for the job, as a pure decision
+// the reconcile pass carries out.
+//  - A failed partitioner (its pod, or with partitionerPlacement LauncherInit the launcher's
+//    `partitioner` init container, which fails the launcher's pod) is retried while backoffLimit
+//    allows; OOMKilled fails the job at once (PartitionerOOMKilled): a retry would fail the same way.
+//  - A failed or lost launcher, worker or server breaks the whole DGL run (a DGL server cannot be
+//    replaced alone): the stage restarts, the launcher with it (RestartScope::kStage).
+//  - A failed or lost sampler or trainer of a tri-workload job needs only itself replaced and the
+//    training started again: the launcher and the servers, with the partitions they loaded, stay
+//    (RestartScope::kTrainers).
+// A replica's restartPolicy decides whether its failure is retried at all (Never; ExitCode: 1-127
+// permanent). Nothing is decided while the job is Restarting: the remnants of a counted restart are
+// not a new failure.
+#pragma once
+
+#include "operator/api/types.h"
+#include "operator/controller/job_pods.h"
+#include "operator/controller/job_status.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dgl {
+
+// What a restart replaces. kStage: the launcher (and, unless the partitions live on a
+// PersistentVolumeClaim, the partitioning) and every failed pod. kTrainers: only the failed or lost
+// samplers and trainers; the launcher and the partitioner are adopted into the new restart epoch.
+enum class RestartScope { kStage, kTrainers };
+// The scope of a restart whose Restarting condition has `reason`.
+RestartScope ScopeOfRestart(std::string_view reason);
+
+struct FailureDecision {
+  enum class Action { kNone, kFail, kRestart };
+  Action action = Action::kNone;
+  RestartScope scope = RestartScope::kStage;
+  std::string reason;   // the condition reason (PartitionerOOMKilled, WorkerFailed, ...)
+  std::string message;  // the condition message
+  // "PodFailed" warnings for each failed pod, recorded before the phase change's own Event.
+  std::vector<JobStatus::Event> pod_events;
+};
+
+struct FailureContext {
+  const nlohmann::json& job;
+  PartitionMode mode;
+  const JobPods& pods;
+  std::string prev_phase;      // the stored phase
+  std::int64_t restart_count;  // restarts counted so far
+  bool pvc;                    // the partitions live on a PersistentVolumeClaim
+};
+
+FailureDecision DecideOnFailures(const FailureContext& context);
+
+// Whether replica `replica_type`'s restartPolicy allows retrying a failure that ended in
+// `terminated` (a container's terminated state; nullptr: evicted or lost, no exit code).
+bool Retryable(const nlohmann::json& job, const char* replica_type, const nlohmann::json* terminated);
+
+}  // namespace dgl

@@ -1,0 +1,75 @@
+#include "operator/controller/job_pods.h"
+
+#include "operator/api/vocabulary.h"
+
+#include <algorithm>
+
+namespace dgl {
+
+JobPods::JobPods(std::string job_name, std::map<std::string, std::int64_t> indexed)
+    : job_name_(std::move(job_name)),
+      launcher_name_(LauncherName(job_name_)),
+      partitioner_name_(PartitionerName(job_name_)),
+      wanted_(std::move(indexed)) {}
+
+void JobPods::Put(kube::ObjectPtr pod) {
+  PodView v = MakePodView(std::move(pod));
+  const std::string pod_name = v.Name();
+  if (pod_name == partitioner_name_) {
+    partitioner_ = std::move(v);
+    return;
+  }
+  if (pod_name == launcher_name_) {
+    launcher_ = std::move(v);
+    return;
+  }
+  for (const auto& [role, count] : wanted_) {
+    const std::string prefix = job_name_ + "-" + role + "-";
+    if (pod_name.rfind(prefix, 0) != 0) continue;
+    const std::int64_t index = ParseIntOr(pod_name.substr(prefix.size()), -1);
+    if (index >= 0 && index < count && prefix + std::to_string(index) == pod_name) {
+      indexed_[role][index] = std::move(v);
+      return;
+    }
+  }
+  other_.push_back(std::move(v));
+}
+
+void JobPods::Forget(const std::string& pod_name) {
+  if (partitioner_ && partitioner_->Name() == pod_name) partitioner_.reset();
+  if (launcher_ && launcher_->Name() == pod_name) launcher_.reset();
+  for (auto& [role, pods] : indexed_) {
+    std::erase_if(pods, [&](const auto& entry) { return entry.second.Name() == pod_name; });
+  }
+  std::erase_if(other_, [&](const PodView& v) { return v.Name() == pod_name; });
+}
+
+const std::map<std::int64_t, PodView>& JobPods::Indexed(const std::string& role) const {
+  static const std::map<std::int64_t, PodView> kNone;
+  auto it = indexed_.find(role);
+  return it == indexed_.end() ? kNone : it->second;
+}
+
+std::int64_t JobPods::Wanted(const std::string& role) const {
+  auto it = wanted_.find(role);
+  return it == wanted_.end() ? 0 : it->second;
+}
+
+bool JobPods::AllRunning(const std::string& role) const {
+  const auto& pods = Indexed(role);
+  if (static_cast<std::int64_t>(pods.size()) < Wanted(role)) return false;
+  return std::all_of(pods.begin(), pods.end(), [](const auto& entry) { return entry.second.Running(); });
+}
+
+std::vector<PodView> JobPods::All() const {
+  std::vector<PodView> out;
+  if (partitioner_) out.push_back(*partitioner_);
+  if (launcher_) out.push_back(*launcher_);
+  for (const auto& [role, pods] : indexed_) {
+    for (const auto& [index, pod] : pods) out.push_back(pod);
+  }
+  for (const auto& p : other_) out.push_back(p);
+  return out;
+}
+
+}  // namespace dgl

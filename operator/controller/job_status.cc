@@ -1,0 +1,95 @@
+#include "operator/controller/job_status.h"
+
+#include "operator/api/vocabulary.h"
+#include "operator/controller/pod_state.h"
+
+#include <utility>
+
+namespace dgl {
+
+using nlohmann::json;
+
+JobStatus::JobStatus(json stored, kube::Micros now)
+    : stored_(stored.is_object() ? std::move(stored) : json::object()), status_(stored_), now_(now) {}
+
+std::string JobStatus::Phase() const { return StringField(status_, {"phase"}); }
+
+void JobStatus::SetCondition(const std::string& type, bool true_status, const std::string& reason,
+                             const std::string& message) {
+  json& conditions = status_["conditions"];
+  if (!conditions.is_array()) conditions = json::array();
+  const std::string value = true_status ? "True" : "False";
+  for (json& c : conditions) {
+    if (StringField(c, {"type"}) != type) continue;
+    if (StringField(c, {"status"}) != value) {
+      c["status"] = value;
+      c["lastTransitionTime"] = kube::FormatTime(now_);
+      c["reason"] = reason;
+      c["message"] = message;
+    } else if (true_status) {
+      c["reason"] = reason;
+      c["message"] = message;
+    }
+    return;
+  }
+  if (!true_status) return;  // a condition that never held is not listed
+  conditions.push_back({{"type", type},
+                        {"status", value},
+                        {"reason", reason},
+                        {"message", message},
+                        {"lastTransitionTime", kube::FormatTime(now_)}});
+}
+
+void JobStatus::SetPhase(const std::string& phase, const std::string& reason, const std::string& message) {
+  const bool changed = Phase() != phase;
+  status_["phase"] = phase;
+  for (const char* type : kPhaseConditions) SetCondition(type, phase == type, reason, message);
+  if (IsTerminalPhase(phase) && FindField(status_, {"completionTime"}) == nullptr) {
+    status_["completionTime"] = kube::FormatTime(now_);
+  }
+  if (changed) {
+    const bool warning = phase == kPhaseFailed || phase == kPhaseRestarting;
+    AddEvent(warning ? "Warning" : "Normal", reason, message);
+  }
+}
+
+void JobStatus::Fail(const std::string& reason, const std::string& message) { SetPhase(kPhaseFailed, reason, message); }
+
+bool JobStatus::HasCondition(const std::string& type) const {
+  const json* conditions = FindField(status_, {"conditions"});
+  if (conditions == nullptr || !conditions->is_array()) return false;
+  for (const json& c : *conditions) {
+    if (StringField(c, {"type"}) == type) return true;
+  }
+  return false;
+}
+
+std::string JobStatus::ConditionReason(const std::string& type) const {
+  const json* conditions = FindField(status_, {"conditions"});
+  if (conditions == nullptr || !conditions->is_array()) return "";
+  for (const json& c : *conditions) {
+    if (StringField(c, {"type"}) == type) return StringField(c, {"reason"});
+  }
+  return "";
+}
+
+void JobStatus::AddEvent(const std::string& type, const std::string& reason, const std::string& message) {
+  events_.push_back({type, reason, message});
+}
+
+std::vector<JobStatus::Event> JobStatus::TakeEvents() { return std::exchange(events_, {}); }
+
+bool JobStatus::Changed() const {
+  json a = status_;
+  json b = stored_;
+  a.erase("lastReconcileTime");
+  b.erase("lastReconcileTime");
+  return a != b;
+}
+
+void JobStatus::Stored(const json& status) {
+  stored_ = status;
+  status_ = status;
+}
+
+}  // namespace dgl

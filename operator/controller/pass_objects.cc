@@ -1,0 +1,114 @@
+// The support objects of a reconcile pass: the ConfigMap with the hand-off files, RBAC, the
+// headless Service and the PodGroup, created when missing and corrected when the fields the
+// operator owns drift. Objects that are not the job's (no controller reference to it) are left alone.
+#include "operator/controller/reconcile_pass.h"
+
+#include "operator/controller/builders.h"
+
+#include <string_view>
+#include <utility>
+
+namespace dgl {
+
+using kube::ObjectPtr;
+using kube::Status;
+using nlohmann::json;
+
+Status ReconcilePass::EnsureObject(const std::string& resource, json desired,
+                                   const std::vector<const char*>& owned_fields) {
+  const std::string obj_name = kube::NameOf(desired);
+  ObjectPtr current = r_.reader_.Get(resource, ns_, obj_name);
+  if (current == nullptr) {
+    auto created = r_.client_.Create(resource, std::move(desired), ns_);
+    if (created.ok() || created.status().IsAlreadyExists()) return Status::Ok();
+    return created.status();
+  }
+  if (Terminating(*current)) return Status::Ok();
+  const json* owner = kube::ControllerRefOf(*current);
+  if (owner == nullptr || StringField(*owner, {"uid"}) != kube::UidOf(job_)) return Status::Ok();  // not ours
+  json next = *current;
+  bool changed = false;
+  for (const char* field : owned_fields) {
+    // "spec.x" paths one level deep are enough for what we own.
+    std::string_view f(field);
+    auto dot = f.find('.');
+    json& have = dot == std::string_view::npos ? next[field] : next[std::string(f.substr(0, dot))][std::string(f.substr(dot + 1))];
+    const json& want = dot == std::string_view::npos ? desired[field]
+                                                    : desired[std::string(f.substr(0, dot))][std::string(f.substr(dot + 1))];
+    if (have != want) {
+      have = want;
+      changed = true;
+    }
+  }
+  if (!changed) return Status::Ok();
+  auto updated = r_.client_.Update(resource, std::move(next));
+  return updated.status();
+}
+
+// `workers_stage`: the workers (servers, samplers, trainers) are wanted now, so the hostfile names
+// every one of them, with an empty IP column until it has one (the launcher's watcher-loop reads the
+// file once and must know whom to wait for). Depending only on the stage and the IPs keeps a second
+// reconcile from rewriting the ConfigMap just because this one created the pods.
+PodAddresses ReconcilePass::Addresses(bool workers_stage) const {
+  PodAddresses a;
+  auto ip_of = [](const std::optional<PodView>& p) -> std::optional<std::string> {
+    if (!p || p->terminating || p->Ip().empty()) return std::nullopt;
+    return p->Ip();
+  };
+  a.partitioner = ip_of(pods_.partitioner());
+  a.partitioner_wanted = RunsPartitionerPod(job_);
+  a.launcher = ip_of(pods_.launcher());
+  for (const auto& [role, wanted] : pods_.wanted()) {
+    RoleAddresses& r = a.Role(role);
+    for (const auto& [i, p] : pods_.Indexed(role)) {
+      if (!p.terminating && !p.Ip().empty() && p.phase != "Failed") r.ips[i] = p.Ip();
+    }
+    if (!workers_stage) continue;
+    for (std::int64_t i = 0; i < wanted; ++i) {
+      if (!r.ips.count(i)) r.without_ip.insert(i);
+    }
+  }
+  return a;
+}
+
+// The gang: every pod of the current stage.
+std::int64_t ReconcilePass::StageSize(bool workers_stage) const {
+  if (auto min = GetSchedulingInt(job_, "minAvailable")) return *min;
+  if (mode_ == PartitionMode::kSkip) return 1;
+  if (mode_ == PartitionMode::kDistParMetis || workers_stage) {
+    std::int64_t pods = 1;
+    for (const auto& [role, wanted] : pods_.wanted()) pods += wanted;
+    return pods;
+  }
+  return RunsPartitionerPod(job_) ? 2 : 1;  // partitioner + launcher, or the launcher partitioning
+}
+
+Status ReconcilePass::EnsureSupportObjects(bool workers_stage) {
+  if (Status s = EnsureObject("configmaps", BuildConfigMap(job_, Addresses(workers_stage)), {"data"}); !s.ok()) {
+    return s;
+  }
+  if (mode_ != PartitionMode::kSkip) {
+    for (const char* role : {kRoleLauncher, kRolePartitioner}) {
+      if (std::string_view(role) == kRolePartitioner && !RunsPartitionerPod(job_)) continue;
+      if (Status s = EnsureObject("serviceaccounts", BuildServiceAccount(job_, role), {}); !s.ok()) return s;
+      if (Status s = EnsureObject("roles", BuildRole(job_, role), {"rules"}); !s.ok()) return s;
+      if (Status s = EnsureObject("rolebindings", BuildRoleBinding(job_, role), {}); !s.ok()) return s;
+    }
+    // One headless Service per role that serves DGL.
+    for (const char* role : {kRoleWorker, kRoleServer}) {
+      if (pods_.Wanted(role) == 0) continue;
+      if (Status s = EnsureObject("services", BuildRoleService(job_, role), {"spec.ports", "spec.selector"}); !s.ok()) {
+        return s;
+      }
+    }
+  }
+  if (r_.options_.build.gang_scheduling) {
+    if (Status s = EnsureObject("podgroups", BuildPodGroup(job_, StageSize(workers_stage)), {"spec.minMember"});
+        !s.ok()) {
+      return s;
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace dgl

@@ -1,0 +1,155 @@
+#include "operator/controller/pod_state.h"
+
+#include "operator/api/vocabulary.h"
+
+#include <cstdlib>
+#include <utility>
+
+namespace dgl {
+
+using nlohmann::json;
+
+const json* FindField(const json& obj, std::initializer_list<const char*> path) {
+  const json* cur = &obj;
+  for (const char* key : path) {
+    if (!cur->is_object()) return nullptr;
+    auto it = cur->find(key);
+    if (it == cur->end() || it->is_null()) return nullptr;
+    cur = &*it;
+  }
+  return cur;
+}
+
+std::string StringField(const json& obj, std::initializer_list<const char*> path) {
+  const json* v = FindField(obj, path);
+  return v != nullptr && v->is_string() ? v->get<std::string>() : std::string();
+}
+
+std::int64_t IntField(const json& obj, std::initializer_list<const char*> path, std::int64_t fallback) {
+  const json* v = FindField(obj, path);
+  return v != nullptr && v->is_number_integer() ? v->get<std::int64_t>() : fallback;
+}
+
+bool Terminating(const json& obj) { return FindField(obj, {"metadata", "deletionTimestamp"}) != nullptr; }
+
+namespace {
+
+// The status of condition `type` ("True", "False", ...); "" when absent.
+std::string ConditionStatus(const json& obj, const char* type, std::string* reason = nullptr) {
+  const json* conditions = FindField(obj, {"status", "conditions"});
+  if (conditions == nullptr || !conditions->is_array()) return "";
+  for (const json& c : *conditions) {
+    if (StringField(c, {"type"}) != type) continue;
+    if (reason != nullptr) *reason = StringField(c, {"reason"});
+    return StringField(c, {"status"});
+  }
+  return "";
+}
+
+bool AnyOomKilled(const json* statuses) {
+  if (statuses == nullptr || !statuses->is_array()) return false;
+  for (const json& s : *statuses) {
+    if (StringField(s, {"state", "terminated", "reason"}) == "OOMKilled") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool PodView::Ready() const { return Running() && ConditionStatus(obj(), "Ready") == "True"; }
+
+PodView MakePodView(kube::ObjectPtr pod) {
+  PodView v;
+  v.phase = StringField(*pod, {"status", "phase"});
+  if (v.phase.empty()) v.phase = "Pending";
+  v.terminating = Terminating(*pod);
+  const std::string epoch = StringField(*pod, {"metadata", "annotations", kAnnotationRestartEpoch});
+  v.epoch = epoch.empty() ? 0 : std::strtoll(epoch.c_str(), nullptr, 10);
+  v.object = std::move(pod);
+  return v;
+}
+
+const json* TerminatedState(const json& pod) {
+  const json* statuses = FindField(pod, {"status", "containerStatuses"});
+  if (statuses == nullptr || !statuses->is_array()) return nullptr;
+  for (const json& s : *statuses) {
+    if (const json* t = FindField(s, {"state", "terminated"})) return t;
+  }
+  for (const json& s : *statuses) {
+    if (const json* t = FindField(s, {"lastState", "terminated"})) return t;
+  }
+  return nullptr;
+}
+
+bool OomKilled(const json& pod) {
+  if (StringField(pod, {"status", "reason"}) == "OOMKilled") return true;
+  return AnyOomKilled(FindField(pod, {"status", "containerStatuses"}));
+}
+
+std::string MemoryLimit(const json& pod) {
+  const json* containers = FindField(pod, {"spec", "containers"});
+  if (containers == nullptr || !containers->is_array() || containers->empty()) return "";
+  return StringField((*containers)[0], {"resources", "limits", "memory"});
+}
+
+std::string FailureDescription(const json& pod) {
+  std::string reason = StringField(pod, {"status", "reason"});
+  std::string message = StringField(pod, {"status", "message"});
+  if (const json* t = TerminatedState(pod)) {
+    std::string out = "exit code " + std::to_string(IntField(*t, {"exitCode"}));
+    std::string r = StringField(*t, {"reason"});
+    if (!r.empty()) out += " (" + r + ")";
+    return out;
+  }
+  if (!reason.empty()) return message.empty() ? reason : reason + ": " + message;
+  return "failed";
+}
+
+bool NodeReady(const json* node) { return node != nullptr && ConditionStatus(*node, "Ready") == "True"; }
+
+bool Unschedulable(const json& pod) {
+  std::string reason;
+  return ConditionStatus(pod, "PodScheduled", &reason) == "False" && reason == "Unschedulable";
+}
+
+std::string InitContainerState(const json& pod, const char* name) {
+  const json* statuses = FindField(pod, {"status", "initContainerStatuses"});
+  if (statuses == nullptr || !statuses->is_array()) return "";
+  for (const json& s : *statuses) {
+    if (StringField(s, {"name"}) != name) continue;
+    if (FindField(s, {"state", "running"}) != nullptr) return "running";
+    if (const json* t = FindField(s, {"state", "terminated"})) {
+      return IntField(*t, {"exitCode"}) == 0 ? "succeeded" : "failed";
+    }
+  }
+  return "";
+}
+
+const json* InitContainerTerminated(const json& pod, const char* name) {
+  const json* statuses = FindField(pod, {"status", "initContainerStatuses"});
+  if (statuses == nullptr || !statuses->is_array()) return nullptr;
+  for (const json& s : *statuses) {
+    if (StringField(s, {"name"}) != name) continue;
+    if (const json* t = FindField(s, {"state", "terminated"})) return t;
+    return FindField(s, {"lastState", "terminated"});
+  }
+  return nullptr;
+}
+
+const json* InitContainerSpec(const json& pod, const char* name) {
+  const json* containers = FindField(pod, {"spec", "initContainers"});
+  if (containers == nullptr || !containers->is_array()) return nullptr;
+  for (const json& c : *containers) {
+    if (StringField(c, {"name"}) == name) return &c;
+  }
+  return nullptr;
+}
+
+std::int64_t ParseIntOr(const std::string& text, std::int64_t fallback) {
+  if (text.empty()) return fallback;
+  char* end = nullptr;
+  long long v = std::strtoll(text.c_str(), &end, 10);
+  return end != nullptr && *end == '\0' ? v : fallback;
+}
+
+}  // namespace dgl

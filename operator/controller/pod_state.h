@@ -1,0 +1,69 @@
+// What the operator reads from a pod: a PodView of one of the job's pods (its phase, whether it is
+// terminating, the restart epoch it was created in) and the predicates the failure policy and the
+// phase computation ask of pods and nodes (how it failed, whether it was OOMKilled, the state of an
+// init container, whether the scheduler gave up on it). Pure functions of the objects; null members
+// read as absent, as in a merge patch.
+#pragma once
+
+#include "fakeapi/client/client.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+
+namespace dgl {
+
+// The member at `path`; nullptr when a step is absent, null or not an object.
+const nlohmann::json* FindField(const nlohmann::json& obj, std::initializer_list<const char*> path);
+// The string at `path`; "" when absent or not a string.
+std::string StringField(const nlohmann::json& obj, std::initializer_list<const char*> path);
+// The integer at `path`; `fallback` when absent or not an integer.
+std::int64_t IntField(const nlohmann::json& obj, std::initializer_list<const char*> path, std::int64_t fallback = 0);
+// metadata.deletionTimestamp is set.
+bool Terminating(const nlohmann::json& obj);
+
+// A pod of the job as the reconciler sees it.
+struct PodView {
+  kube::ObjectPtr object;
+  std::string phase;  // status.phase, "Pending" when unset
+  bool terminating = false;
+  std::int64_t epoch = 0;  // the restart epoch annotation (kAnnotationRestartEpoch)
+
+  const nlohmann::json& obj() const { return *object; }
+  bool Active() const { return !terminating && (phase == "Pending" || phase == "Running"); }
+  bool Running() const { return !terminating && phase == "Running"; }
+  bool Succeeded() const { return phase == "Succeeded"; }
+  bool Failed() const { return !terminating && phase == "Failed"; }
+  // Running with the Ready condition True.
+  bool Ready() const;
+  std::string Ip() const { return StringField(obj(), {"status", "podIP"}); }
+  std::string Name() const { return kube::NameOf(obj()); }
+};
+PodView MakePodView(kube::ObjectPtr pod);
+
+// The terminated state of the pod's first app container that has one (state, else lastState).
+const nlohmann::json* TerminatedState(const nlohmann::json& pod);
+// The pod, or one of its app containers, was OOMKilled.
+bool OomKilled(const nlohmann::json& pod);
+// The memory limit of the first app container; "" if none.
+std::string MemoryLimit(const nlohmann::json& pod);
+// Why a pod failed, for messages: "exit code 137 (Error)", "Evicted: ...".
+std::string FailureDescription(const nlohmann::json& pod);
+// The node's Ready condition is True (false for nullptr).
+bool NodeReady(const nlohmann::json* node);
+// PodScheduled is False with reason Unschedulable.
+bool Unschedulable(const nlohmann::json& pod);
+
+// The state of an init container: "running", "succeeded", "failed" or "" (not started or absent).
+std::string InitContainerState(const nlohmann::json& pod, const char* name);
+// The terminated state of init container `name` (state, else lastState); nullptr when none.
+const nlohmann::json* InitContainerTerminated(const nlohmann::json& pod, const char* name);
+// The spec of init container `name`; nullptr when the pod has none of that name.
+const nlohmann::json* InitContainerSpec(const nlohmann::json& pod, const char* name);
+
+// `text` as a decimal integer, `fallback` when it is empty or not all digits.
+std::int64_t ParseIntOr(const std::string& text, std::int64_t fallback);
+
+}  // namespace dgl

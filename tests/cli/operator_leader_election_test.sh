@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Two dgl-operator processes with --leader-elect against one `dglsim serve --no-operator`: exactly
+# one becomes the leader and reconciles (the other writes nothing); a DGLJob is reconciled by the
+# leader; the leader is killed (SIGKILL: no release) and the other takes over once the lease
+# has expired (never before), and reconciles the next job; on SIGTERM the new leader releases
+# the Lease and exits 0.
+# Usage: operator_leader_election_test.sh DGLSIM DGL_OPERATOR DATA_DIR   (CTest passes all three)
+set -uo pipefail
+
+dglsim=${1:?usage: $0 DGLSIM DGL_OPERATOR DATA_DIR}
+operator=${2:?usage: $0 DGLSIM DGL_OPERATOR DATA_DIR}
+data=${3:?usage: $0 DGLSIM DGL_OPERATOR DATA_DIR}
+for tool in curl jq; do
+  if ! command -v "$tool" >/dev/null; then
+    echo "SKIP: $tool is not installed"
+    exit 77
+  fi
+done
+
+tmp=$(mktemp -d)
+serve_pid=""
+a_pid=""
+b_pid=""
+cleanup() {
+  # Only the processes this script started, by pid.
+  for pid in "$a_pid" "$b_pid" "$serve_pid"; do [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+fail() {
+  echo "FAIL: $*"
+  for f in serve.err a.err b.err; do
+    [ -s "$tmp/$f" ] && sed "s/^/  $f: /" "$tmp/$f" | tail -30
+  done
+  exit 1
+}
+
+# wait_for SECONDS COMMAND...: polls COMMAND every 0.1 s until it succeeds or the deadline passes.
+wait_for() {
+  local deadline=$((SECONDS + $1))
+  shift
+  until "$@"; do
+    [ "$SECONDS" -ge "$deadline" ] && return 1
+    sleep 0.1
+  done
+}
+
+lease=3   # seconds; renew deadline 2 s, retry period 0.5 s
+"$dglsim" serve "$data/operator_http_e2e.yaml" --port 0 --speed 30 --no-operator >"$tmp/serve.out" 2>"$tmp/serve.err" &
+serve_pid=$!
+wait_for 30 grep -q '^serving on ' "$tmp/serve.out" || fail "dglsim serve printed no 'serving on' line"
+url=$(sed -n 's/^serving on //p' "$tmp/serve.out")
+
+start_operator() {  # NAME: a candidate with short durations, its log in $tmp/NAME.err
+  "$operator" --server "$url" --resync 10s --leader-elect --leader-elect-identity "$1" \
+    --leader-elect-lease-duration ${lease}s --leader-elect-renew-deadline 2s --leader-elect-retry-period 500ms \
+    2>"$tmp/$1.err" &
+}
+start_operator a
+a_pid=$!
+wait_for 10 grep -q 'became the leader' "$tmp/a.err" || fail "the first candidate did not become the leader"
+start_operator b
+b_pid=$!
+wait_for 10 grep -q 'waiting (held by a)' "$tmp/b.err" || fail "the second candidate does not wait for the first"
+
+holder() { curl -s "$url/apis/coordination.k8s.io/v1/namespaces/default/leases/dgl-operator" | jq -r '.spec.holderIdentity'; }
+[ "$(holder)" = a ] || fail "the Lease is held by [$(holder)], not a"
+
+submit() {  # NAME: the e2e job under another name
+  jq --arg n "$1" '.metadata.name = $n' "$data/operator_http_e2e_job.json" >"$tmp/$1.json"
+  local code
+  code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+    --data-binary @"$tmp/$1.json" "$url/apis/kubeflow.org/v1alpha1/namespaces/default/dgljobs")
+  [ "$code" = 201 ] || fail "POST of $1 answered $code"
+}
+submit first
+wait_for 30 grep -q 'create pods default/first-' "$tmp/a.err" || fail "the leader did not reconcile the first job"
+if grep -qE '^[^ ]+ (create|update|patch|delete)' "$tmp/b.err"; then fail "the follower wrote while not leading"; fi
+
+# Kill the leader without letting it release the Lease: the follower must wait for it to expire.
+killed_at=$(date +%s.%N)
+kill -KILL "$a_pid"
+wait "$a_pid" 2>/dev/null
+a_pid=""
+# The upper bound is the wait below (the lease plus slack for a loaded machine or a sanitizer
+# build); the lower bound is the property: the follower did not take a Lease its holder renewed
+# less than a lease duration ago (it renews every retry period, so it expires at the earliest one
+# retry period after the kill's lease).
+wait_for $((lease + 15)) grep -q 'became the leader' "$tmp/b.err" || fail "the second candidate never took over"
+took=$(awk -v a="$killed_at" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+awk -v t="$took" -v l="$lease" 'BEGIN { exit !(t >= l - 0.6) }' || fail "takeover after ${took}s, before the ${lease}s lease could expire"
+[ "$(holder)" = b ] || fail "the Lease is held by [$(holder)] after the takeover"
+echo "takeover ${took}s after the leader was killed (lease ${lease}s)"
+
+submit second
+wait_for 30 grep -q 'create pods default/second-' "$tmp/b.err" || fail "the new leader did not reconcile the next job"
+
+kill -TERM "$b_pid"
+wait "$b_pid"
+code=$?
+b_pid=""
+[ "$code" -eq 0 ] || fail "the leader exited $code after SIGTERM"
+grep -q 'released the lease' "$tmp/b.err" || fail "the leader did not release the Lease on SIGTERM"
+[ "$(holder)" = "" ] || fail "the Lease still names [$(holder)] after release"
+echo "PASS: one leader at a time, takeover within the lease duration, release on SIGTERM"
