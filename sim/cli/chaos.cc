@@ -358,7 +358,8 @@ Subcommand AddChaosCommand(CLI::App& app) {
   chaos->add_option("--rate", args->rates,
                     "KIND=MEAN: mean number of faults of KIND per seed (repeatable; 0 turns a kind off). Defaults: "
                     "NodeDown=1 NodeUp=0.5 PodKill=1 OOM=0.5 ImagePullError=0.5 NetworkSlow=0.5 ApiFaults=1 "
-                    "WatchDrop=1 OperatorRestart=1");
+                    "WatchDrop=1 OperatorRestart=1")
+      ->allow_extra_args(false);  // one KIND=MEAN per --rate: the scenario may follow
   args->max_conflict_option = chaos->add_option("--max-conflict-rate", args->max_conflict_rate,
                                                 "Highest ApiFaults conflictRate drawn (default 0.3)")->check(CLI::Range(0.0, 1.0));
   args->max_error_option = chaos->add_option("--max-error-rate", args->max_error_rate,

@@ -119,6 +119,8 @@ if run pass-2 0 chaos "$tmp/small.yaml" --seeds 1..6 --jobs 3 --json "$tmp/pass-
   [ "$(json_field "$tmp/pass-1.json" "$strip")" = "$(json_field "$tmp/pass-2.json" "$strip")" ] ||
     fail "pass: the JSON summary differs between --jobs 1 and --jobs 3"
 fi
+# One KIND=MEAN per --rate: the scenario may come after it.
+run rate-first 0 chaos --rate PodKill=0 "$tmp/small.yaml" --seeds 2
 # --keep-expectations judges the scenario's own expect: list (the job succeeds, the scenario says Failed).
 run keep 1 chaos "$tmp/small.yaml" --seeds 1 --keep-expectations --rate WatchDrop=0 && expect_line keep out '^FAIL seed 1: expectation: '
 
