@@ -16,6 +16,7 @@ Scenario SeedScenario(const Scenario& base, std::uint64_t seed, const std::vecto
   Scenario s = base;
   s.seed = seed;
   s.name = base.name + "-seed-" + std::to_string(seed);
+  s.description = "dglsim chaos: " + base.name + " with seed " + std::to_string(seed) + " and its fault schedule";
   s.faults.insert(s.faults.end(), drawn.begin(), drawn.end());
   if (!keep_expectations) s.expectations.clear();
   return s;
@@ -115,8 +116,7 @@ ScenarioFileText SeedScenarioFile(const Scenario& base, const Scenario& scenario
   doc["seed"] = scenario.seed;
   if (!doc.contains("metadata") || !doc["metadata"].is_object()) doc["metadata"] = json::object();
   doc["metadata"]["name"] = scenario.name;
-  doc["metadata"]["description"] = "dglsim chaos: " + base.name + " with seed " + std::to_string(scenario.seed) +
-                                   " and its fault schedule";
+  doc["metadata"]["description"] = scenario.description;
   json faults = json::array();
   for (const FaultSpec& f : scenario.faults) faults.push_back(FaultToJson(f));
   doc["faults"] = faults;

@@ -1,7 +1,7 @@
 // The scenario one chaos seed runs, in memory and as a file.
 //
 // SeedScenario is what `dglsim chaos` runs for seed N: the scenario with `seed: N`, named
-// "<name>-seed-<N>", its own faults followed by the drawn ones (the drawn faults are added, never
+// "<name>-seed-<N>" (and a description saying so), its own faults followed by the drawn ones (the drawn faults are added, never
 // replace the scenario's), and its `expect:` list only with keep_expectations (the invariants are
 // always checked).
 //
