@@ -12,6 +12,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <sstream>
 
 namespace harness::chaos {
 namespace {
@@ -107,13 +108,19 @@ TEST(ChaosScheduleTest, TimesTargetsAndStrengthsStayWithinTheScenarioAndTheMaxim
         ASSERT_TRUE(f.trigger.job);
         EXPECT_EQ(*f.trigger.job, (JobKey{"default", "j"}));
       }
-      if (!f.node.empty()) EXPECT_NE(std::find(nodes.begin(), nodes.end(), f.node), nodes.end()) << f.node;
-      if (f.pod) EXPECT_TRUE(f.pod->name.starts_with("j-")) << f.pod->name;
+      if (!f.node.empty()) {
+        EXPECT_NE(std::find(nodes.begin(), nodes.end(), f.node), nodes.end()) << f.node;
+      }
+      if (f.pod) {
+        EXPECT_TRUE(f.pod->name.starts_with("j-")) << f.pod->name;
+      }
       if (f.kind == FaultKind::kNodeDown || f.kind == FaultKind::kApiFaults || f.kind == FaultKind::kNetworkSlow ||
           f.kind == FaultKind::kImagePullError) {
         ASSERT_TRUE(f.duration) << ToString(f.kind) << " is always undone";
       }
-      if (f.duration) EXPECT_LE(*f.duration, 20 * 60 * kube::kSecond);
+      if (f.duration) {
+        EXPECT_LE(*f.duration, 20 * 60 * kube::kSecond);
+      }
       EXPECT_LE(f.conflict_rate, 0.1);
       EXPECT_GT(f.factor, 0);
       EXPECT_TRUE(f.field_path.starts_with("faults[")) << f.field_path;
@@ -125,8 +132,13 @@ TEST(ChaosScheduleTest, DrawnFaultsLoadBackFromAScenarioFileUnchanged) {
   const Scenario s = Load(base);
   for (std::uint64_t seed = 1; seed <= 40; ++seed) {
     const std::vector<FaultSpec> drawn = DrawFaults(s, ChaosRates{}, seed);
+    nlohmann::json list = nlohmann::json::array();
+    for (const FaultSpec& f : drawn) list.push_back(FaultToJson(f));
+    if (list.empty()) continue;
+    // The list as JsonToYaml writes it, indented under `faults:`.
     std::string faults;
-    for (const FaultSpec& f : drawn) faults += "  - " + JsonToYaml(FaultToJson(f));
+    std::istringstream lines(JsonToYaml(list));
+    for (std::string line; std::getline(lines, line);) faults += "  " + line + "\n";
     const Scenario again = Load(SmallScenario(faults, ""));
     EXPECT_EQ(Dump(drawn), Dump(again.faults)) << "seed " << seed;
   }
