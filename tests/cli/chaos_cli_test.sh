@@ -110,7 +110,7 @@ run write-missing-dir 2 chaos "$tmp/small.yaml" --seeds 1 --write-scenario "$tmp
 if run pass-1 0 chaos "$tmp/small.yaml" --seeds 1..6 --jobs 1 --json "$tmp/pass-1.json" --junit "$tmp/pass.xml"; then
   expect_line pass-1 out '^chaos: 6 seeds \(1\.\.6\), 6 passed, 0 failed'
   expect_line pass-1 err 'chaos: 6/6 seeds, 0 failed'
-  [ "$(json_field "$tmp/pass-1.json" 'd["failed"], d["passed"], d["seeds"]["count"]')" = "(0, 6, 6)" ] || fail "pass-1: JSON counts"
+  [ "$(json_field "$tmp/pass-1.json" 'd["failed"], d["passed"], d["seeds"]["count"]')" = "0 6 6" ] || fail "pass-1: JSON counts"
   [ "$(grep -c '<testcase ' "$tmp/pass.xml")" -eq 6 ] || fail "pass-1: JUnit has not 6 test cases"
   python3 -c "import xml.dom.minidom,sys; xml.dom.minidom.parse(sys.argv[1])" "$tmp/pass.xml" || fail "pass-1: JUnit is not XML"
 fi
