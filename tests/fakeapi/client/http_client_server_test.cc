@@ -1,4 +1,4 @@
-// The HttpClient against the project's own HttpServer (not a stub): the field manager on every
+// The HttpClient against the project's own HttpServer (the real one, not a stand-in): the field manager on every
 // write, pages of a list, and an expired watch as kube-apiserver answers it (a 200 stream whose
 // ERROR event ends it with 410).
 #include "fakeapi/client/http_client.h"
