@@ -21,7 +21,9 @@
 // queue. Cluster events that could make it fit (a node added or changed, a pod deleted or finished,
 // a PodGroup added or changed, the pod itself changed) move it back, after its back-off (1 s doubling
 // per attempt up to 10 s: podInitialBackoff / podMaxBackoff); after max_unschedulable_duration (5
-// min) it is retried anyway. Nothing polls.
+// min) it is retried anyway. Nothing polls. A binding the API refuses (any error, a 409 included)
+// sends the pod back to the queue after its back-off, as kube-scheduler's failure handler does; a
+// pod bound elsewhere or deleted leaves the queue when its watch event arrives.
 //
 // Gang scheduling (SchedulerConfig::gang), as the coscheduling plugin: pods labelled (or
 // annotated) scheduling.x-k8s.io/pod-group=<name> belong to the PodGroup <name> of their namespace;

@@ -46,15 +46,7 @@ fail() {
   exit 1
 }
 
-# wait_for SECONDS COMMAND...: polls COMMAND every 0.1 s until it succeeds or the deadline passes.
-wait_for() {
-  local deadline=$((SECONDS + $1))
-  shift
-  until "$@"; do
-    [ "$SECONDS" -ge "$deadline" ] && return 1
-    sleep 0.1
-  done
-}
+source "$(dirname "${BASH_SOURCE[0]}")/serve_lib.sh"  # wait_for, start_serve
 
 # exited PID: the child is gone or a zombie waiting to be reaped.
 exited() {
@@ -92,10 +84,7 @@ manifest="$data/operator_http_e2e_job.json"
   { cat "$tmp/in-process.out"; fail "the job does not succeed in-process; the HTTP comparison would mean nothing"; }
 
 # --- the API server ---
-"$dglsim" serve "$scenario" --port 0 --speed 30 --no-operator >"$tmp/serve.out" 2>"$tmp/serve.err" &
-serve_pid=$!
-wait_for 30 grep -q '^serving on ' "$tmp/serve.out" || fail "dglsim serve printed no 'serving on' line"
-url=$(sed -n 's/^serving on //p' "$tmp/serve.out")
+start_serve "$dglsim" "$scenario" --speed 30 --no-operator
 api="$url/apis/kubeflow.org/v1alpha1/namespaces/default/dgljobs"
 
 # --- the operator, out of process ---

@@ -36,21 +36,10 @@ fail() {
   exit 1
 }
 
-# wait_for SECONDS COMMAND...: polls COMMAND every 0.1 s until it succeeds or the deadline passes.
-wait_for() {
-  local deadline=$((SECONDS + $1))
-  shift
-  until "$@"; do
-    [ "$SECONDS" -ge "$deadline" ] && return 1
-    sleep 0.1
-  done
-}
+source "$(dirname "${BASH_SOURCE[0]}")/serve_lib.sh"  # wait_for, start_serve
 
 lease=3   # seconds; renew deadline 2 s, retry period 0.5 s
-"$dglsim" serve "$data/operator_http_e2e.yaml" --port 0 --speed 30 --no-operator >"$tmp/serve.out" 2>"$tmp/serve.err" &
-serve_pid=$!
-wait_for 30 grep -q '^serving on ' "$tmp/serve.out" || fail "dglsim serve printed no 'serving on' line"
-url=$(sed -n 's/^serving on //p' "$tmp/serve.out")
+start_serve "$dglsim" "$data/operator_http_e2e.yaml" --speed 30 --no-operator
 
 start_operator() {  # NAME: a candidate with short durations, its log in $tmp/NAME.err
   "$operator" --server "$url" --resync 10s --leader-elect --leader-elect-identity "$1" \
@@ -103,4 +92,4 @@ b_pid=""
 [ "$code" -eq 0 ] || fail "the leader exited $code after SIGTERM"
 grep -q 'released the lease' "$tmp/b.err" || fail "the leader did not release the Lease on SIGTERM"
 [ "$(holder)" = "" ] || fail "the Lease still names [$(holder)] after release"
-echo "PASS: one leader at a time, takeover within the lease duration, release on SIGTERM"
+echo "PASS: one leader at a time, takeover only once the lease expired, release on SIGTERM"
