@@ -415,6 +415,51 @@ TEST_F(ReconcilerTest, RestartingStaysUntilReplacedPodsAreGoneThenRecreates) {
   EXPECT_EQ(Phase(), "Pending");
 }
 
+// While the replaced launcher takes its grace period to go, the restart's new partitioner already
+// runs. Its failure is a new one, not a remnant of the counted restart: it goes through the failure
+// policy (here OOMKilled: the job fails at once) instead of being recreated without a word.
+TEST_F(ReconcilerTest, APodOfTheRestartFailingWhileStillRestartingIsANewFailure) {
+  CreateJob(MakeJob("DGL-API", 2));
+  Reconcile();
+  ASSERT_TRUE(store_.Create("pods/binding", {{"metadata", {{"name", "j-launcher"}}}, {"target", {{"name", "n1"}}}}, "ns").ok());
+  DriveToTraining(2);
+  ASSERT_EQ(Phase(), "Training");
+  FailPod("j-worker-1", 1);
+  Reconcile();
+  ASSERT_EQ(Phase(), "Restarting");
+  Reconcile();  // the new partitioner; the launcher still terminating
+  ASSERT_EQ(Phase(), "Restarting");
+  ASSERT_EQ(Get("pods", "j-partitioner")["metadata"]["annotations"][kAnnotationRestartEpoch], "1");
+  FailPod("j-partitioner", 137, "OOMKilled");
+  Reconcile();
+  ASSERT_EQ(Phase(), "Failed");
+  EXPECT_EQ(Condition("Failed").value("reason", ""), "PartitionerOOMKilled");
+  EXPECT_EQ(Status()["restartCount"], 1);
+}
+
+// A retryable failure of the restart's own pods counts against backoffLimit like any other.
+TEST_F(ReconcilerTest, APodOfTheRestartFailingWhileStillRestartingCountsAgainstBackoffLimit) {
+  json job = MakeJob("DGL-API", 2);
+  job["spec"]["runPolicy"] = {{"backoffLimit", 1}};
+  CreateJob(job);
+  Reconcile();
+  ASSERT_TRUE(store_.Create("pods/binding", {{"metadata", {{"name", "j-launcher"}}}, {"target", {{"name", "n1"}}}}, "ns").ok());
+  DriveToTraining(2);
+  FailPod("j-worker-1", 1);
+  Reconcile();
+  Reconcile();
+  ASSERT_EQ(Phase(), "Restarting");
+  FailPod("j-partitioner", 1);
+  Reconcile();
+  ASSERT_EQ(Phase(), "Failed");
+  EXPECT_EQ(Condition("Failed").value("reason", ""), "PartitionerFailed");
+  EXPECT_NE(Condition("Failed").value("message", "").find("backoffLimit 1 reached"), std::string::npos);
+  const auto events = Events();
+  EXPECT_TRUE(std::any_of(events.begin(), events.end(), [](const json& e) {
+    return e.value("reason", "") == "PodFailed" && e.value("message", "").find("j-partitioner") != std::string::npos;
+  }));
+}
+
 TEST_F(ReconcilerTest, PodStuckTerminatingOnANotReadyNodeIsForceDeleted) {
   ASSERT_TRUE(store_.Create("nodes", {{"metadata", {{"name", "n1"}}},
                                       {"status", {{"conditions", json::array({{{"type", "Ready"}, {"status", "Unknown"}}})}}}})
