@@ -25,7 +25,24 @@ std::vector<std::string> Lines(const std::string& text) {
   return out;
 }
 
-class ReconcilerTest : public ReconcileFixture {};
+class ReconcilerTest : public ReconcileFixture {
+ protected:
+  // Drives `job` (DGL-API, two workers) to Training with its launcher bound (so no one confirms its
+  // deletion), fails worker 1 and reconciles twice: the job is Restarting, the old launcher still
+  // terminating and the restart's own partitioner (epoch 1) created.
+  void RestartWithTheLauncherStillTerminating(json job) {
+    CreateJob(std::move(job));
+    Reconcile();
+    ASSERT_TRUE(store_.Create("pods/binding", {{"metadata", {{"name", "j-launcher"}}}, {"target", {{"name", "n1"}}}}, "ns").ok());
+    DriveToTraining(2);
+    ASSERT_EQ(Phase(), "Training");
+    FailPod("j-worker-1", 1);
+    Reconcile();
+    Reconcile();
+    ASSERT_EQ(Phase(), "Restarting");
+    ASSERT_EQ(Get("pods", "j-partitioner")["metadata"]["annotations"][kAnnotationRestartEpoch], "1");
+  }
+};
 
 // ---- stages per partition mode ------------------------------------------------------------------
 
@@ -419,17 +436,7 @@ TEST_F(ReconcilerTest, RestartingStaysUntilReplacedPodsAreGoneThenRecreates) {
 // runs. Its failure is a new one, not a remnant of the counted restart: it goes through the failure
 // policy (here OOMKilled: the job fails at once) instead of being recreated without a word.
 TEST_F(ReconcilerTest, APodOfTheRestartFailingWhileStillRestartingIsANewFailure) {
-  CreateJob(MakeJob("DGL-API", 2));
-  Reconcile();
-  ASSERT_TRUE(store_.Create("pods/binding", {{"metadata", {{"name", "j-launcher"}}}, {"target", {{"name", "n1"}}}}, "ns").ok());
-  DriveToTraining(2);
-  ASSERT_EQ(Phase(), "Training");
-  FailPod("j-worker-1", 1);
-  Reconcile();
-  ASSERT_EQ(Phase(), "Restarting");
-  Reconcile();  // the new partitioner; the launcher still terminating
-  ASSERT_EQ(Phase(), "Restarting");
-  ASSERT_EQ(Get("pods", "j-partitioner")["metadata"]["annotations"][kAnnotationRestartEpoch], "1");
+  ASSERT_NO_FATAL_FAILURE(RestartWithTheLauncherStillTerminating(MakeJob("DGL-API", 2)));
   FailPod("j-partitioner", 137, "OOMKilled");
   Reconcile();
   ASSERT_EQ(Phase(), "Failed");
@@ -441,14 +448,7 @@ TEST_F(ReconcilerTest, APodOfTheRestartFailingWhileStillRestartingIsANewFailure)
 TEST_F(ReconcilerTest, APodOfTheRestartFailingWhileStillRestartingCountsAgainstBackoffLimit) {
   json job = MakeJob("DGL-API", 2);
   job["spec"]["runPolicy"] = {{"backoffLimit", 1}};
-  CreateJob(job);
-  Reconcile();
-  ASSERT_TRUE(store_.Create("pods/binding", {{"metadata", {{"name", "j-launcher"}}}, {"target", {{"name", "n1"}}}}, "ns").ok());
-  DriveToTraining(2);
-  FailPod("j-worker-1", 1);
-  Reconcile();
-  Reconcile();
-  ASSERT_EQ(Phase(), "Restarting");
+  ASSERT_NO_FATAL_FAILURE(RestartWithTheLauncherStillTerminating(job));
   FailPod("j-partitioner", 1);
   Reconcile();
   ASSERT_EQ(Phase(), "Failed");

@@ -415,12 +415,20 @@ TEST_F(KubeletTest, SleepIgnoresSigtermSoDeletionTakesTheGracePeriod) {
 // The confirmation is retried whatever the API answers (an injected 409 included), as the real
 // status manager retries at its next sync: a pod the kubelet gave up on stayed Terminating forever
 // and blocked the re-creation of its name (chaos seed 16 of three-modes: a launcher never replaced).
-TEST_F(KubeletTest, AConfirmationRefusedWithAConflictIsRetriedUntilThePodIsGone) {
-  Run(Pod("p", json::array({Container("main")}), {{"dglsim.io/duration", "infinity"}}));
-  sim().RunUntil(20 * kSecond);
-  ASSERT_EQ(Phase("p"), "Running");
-  kubelet().faulty_client().SetPlan({.conflict_rate = 1.0});
-  ASSERT_TRUE(sim().store().Delete("pods", "default", "p").ok());
+class KubeletConfirmationTest : public KubeletTest {
+ protected:
+  // Pod "p" runs until 20 s, then is deleted while every write of the kubelet is refused with 409.
+  void DeleteWhileTheKubeletsWritesConflict() {
+    Run(Pod("p", json::array({Container("main")}), {{"dglsim.io/duration", "infinity"}}));
+    sim().RunUntil(20 * kSecond);
+    ASSERT_EQ(Phase("p"), "Running");
+    kubelet().faulty_client().SetPlan({.conflict_rate = 1.0});
+    ASSERT_TRUE(sim().store().Delete("pods", "default", "p").ok());
+  }
+};
+
+TEST_F(KubeletConfirmationTest, RefusedWithAConflictItIsRetriedUntilThePodIsGone) {
+  ASSERT_NO_FATAL_FAILURE(DeleteWhileTheKubeletsWritesConflict());
   sim().RunUntil(25 * kSecond);
   EXPECT_FALSE(Get("p").is_null());  // every confirmation so far refused
   EXPECT_GE(kubelet().faulty_client().counts().conflicts, 5);
@@ -430,11 +438,8 @@ TEST_F(KubeletTest, AConfirmationRefusedWithAConflictIsRetriedUntilThePodIsGone)
   EXPECT_EQ(kubelet().pod_count(), 0u);
 }
 
-TEST_F(KubeletTest, AConfirmationTheNodesFallInterruptedIsSentAgainWhenItComesBack) {
-  Run(Pod("p", json::array({Container("main")}), {{"dglsim.io/duration", "infinity"}}));
-  sim().RunUntil(20 * kSecond);
-  kubelet().faulty_client().SetPlan({.conflict_rate = 1.0});
-  ASSERT_TRUE(sim().store().Delete("pods", "default", "p").ok());
+TEST_F(KubeletConfirmationTest, InterruptedByTheNodesFallItIsSentAgainWhenTheNodeComesBack) {
+  ASSERT_NO_FATAL_FAILURE(DeleteWhileTheKubeletsWritesConflict());
   sim().RunUntil(22 * kSecond);
   kubelet().SetNodeUp(false);
   kubelet().faulty_client().SetPlan({});
@@ -448,11 +453,8 @@ TEST_F(KubeletTest, AConfirmationTheNodesFallInterruptedIsSentAgainWhenItComesBa
 
 // A real 409 (the uid precondition: the name now holds another pod) ends the retries once the
 // kubelet sees the replacement, which it runs and never deletes.
-TEST_F(KubeletTest, RetriedConfirmationsStopAtAPodReplacedUnderTheSameName) {
-  Run(Pod("p", json::array({Container("main")}), {{"dglsim.io/duration", "infinity"}}));
-  sim().RunUntil(20 * kSecond);
-  kubelet().faulty_client().SetPlan({.conflict_rate = 1.0});
-  ASSERT_TRUE(sim().store().Delete("pods", "default", "p").ok());
+TEST_F(KubeletConfirmationTest, RetriesStopAtAPodReplacedUnderTheSameName) {
+  ASSERT_NO_FATAL_FAILURE(DeleteWhileTheKubeletsWritesConflict());
   sim().RunUntil(21 * kSecond + 500 * kMillisecond);
   const std::string old_uid = kube::UidOf(Get("p"));
   ASSERT_TRUE(sim().store().Delete("pods", "default", "p", {.grace_period_seconds = 0}).ok());
