@@ -262,7 +262,9 @@ void AddPartitionerVolumes(const json& job, const json& container, json& pod_spe
 // MSP: after the workers are ready, ParMETIS with one rank per pod that holds a partition.
 json DistPartitionerContainer(const json& job, const json& main, const std::string& dataset_volume) {
   json dist = {{"name", kDistPartitioner}, {"image", main.value("image", "")}};
-  for (const char* key : {"command", "args", "resources", "imagePullPolicy"}) {
+  // What the user asked of the container that does their work carries over to the one that now
+  // does it (terminationMessagePolicy: the failure's words in the pod status).
+  for (const char* key : {"command", "args", "resources", "imagePullPolicy", "terminationMessagePolicy"}) {
     if (main.contains(key)) dist[key] = main[key];
   }
   SetLauncherEnv(dist);

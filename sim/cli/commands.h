@@ -26,5 +26,6 @@ Subcommand AddChaosCommand(CLI::App& app);          // sim/cli/chaos.cc
 Subcommand AddServeCommand(CLI::App& app);          // sim/cli/serve.cc
 Subcommand AddCalibrateCommand(CLI::App& app);      // sim/cli/calibrate.cc
 Subcommand AddModelsCommand(CLI::App& app);         // sim/cli/models.cc (models validate)
+Subcommand AddSweepCommand(CLI::App& app);          // sim/cli/sweep.cc (capacity planning)
 
 }  // namespace dglsim_cli

@@ -701,6 +701,17 @@ void Kubelet::ContainerExited(PodState& p, Container& c, int code, std::string r
   c.exit_code = code;
   c.term_reason = !reason.empty() ? reason : code == 0 ? "Completed" : "Error";
   c.term_message = std::move(message);
+  // terminationMessagePolicy FallbackToLogsOnError: a failed container with no message of its own
+  // gets the tail of its log, at most 80 lines and 2048 bytes, as a real kubelet gives it.
+  if (c.term_message.empty() && code != 0 && c.spec.is_object() &&
+      c.spec.value("terminationMessagePolicy", "") == "FallbackToLogsOnError") {
+    std::string tail;
+    for (std::size_t i = c.logs.size(), lines = 0; i-- > 0 && lines < 80; ++lines) {
+      tail = c.logs[i] + (tail.empty() ? "" : "\n") + tail;
+      if (tail.size() >= 2048) break;
+    }
+    c.term_message = tail.size() > 2048 ? tail.substr(tail.size() - 2048) : tail;
+  }
   c.finished_at = sim().engine().clock().Now();
   c.finished_sim = Now();
   MarkDirty(p);

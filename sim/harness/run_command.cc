@@ -57,7 +57,7 @@ int RunScenarioCommand(const std::string& path, const RunCommandOptions& options
         return 2;
       }
     }
-    ScenarioLoad load = LoadScenario(path);
+    ScenarioLoad load = LoadScenario(path, options.seed);
     for (const auto& w : load.warnings) err << w << "\n";
     if (!load.ok()) {
       for (const auto& p : load.problems) err << p << "\n";

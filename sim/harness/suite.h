@@ -1,4 +1,5 @@
-// A suite is many scenario files run as `dglsim run` would run each one, on a pool of threads.
+// A suite is many scenario files run as `dglsim run` would run each one, on a pool of threads
+// (parallel_runs.h).
 //
 // Every scenario run is a Simulation of its own (its engine, store, actors and random streams);
 // nothing in fakeapi/, operator/ or sim/ is shared between runs but immutable function-local

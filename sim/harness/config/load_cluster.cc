@@ -4,9 +4,28 @@
 
 #include "fakeapi/client/quantity.h"
 
+#include "sim/harness/config/generators.h"
+
+#include <cmath>
+#include <cstdlib>
 #include <utility>
 
 namespace harness::loading {
+namespace {
+
+constexpr const char* kPriceAnnotation = "dglsim.io/price-per-hour";
+
+// The price a dglsim.io/price-per-hour annotation gives ("32.77"), or nullopt when it is not one.
+std::optional<double> PriceAnnotation(const json& value) {
+  const std::string text = value.is_string() ? value.get<std::string>() : "";
+  if (text.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double price = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || !std::isfinite(price) || price < 0) return std::nullopt;
+  return price;
+}
+
+}  // namespace
 
 void Loader::LoadCluster(const json& cluster, ClusterSpec& c) {
   CheckSchemaFields(cluster, "cluster", "cluster");
@@ -109,11 +128,41 @@ void Loader::LoadNodeGroup(const json& item, const std::string& path, ClusterSpe
   if (auto b = Bandwidth(item, "network", path)) t.network_bytes_per_second = *b;
   if (auto b = Bandwidth(item, "disk", path)) t.disk_bytes_per_second = *b;
   if (auto speed = Number(item, "cpuSpeed", path, 0, 1000, true)) t.cpu_speed = *speed;
+  if (auto price = Number(item, "pricePerHour", path, 0, 1e9)) t.price_per_hour = *price;
   if (!name) return;
   t.name = *name;
   for (int i = 0; i < t.count; ++i) AddNodeName(t.name + "-" + std::to_string(i), Child(path, "name"));
+  LoadNodeFailures(item, path, t);
   group.node_template = std::move(t);
   c.nodes.push_back(std::move(group));
+}
+
+// mtbf / repairTime: NodeDown faults drawn per node from the run's seed (generators.h).
+void Loader::LoadNodeFailures(const json& item, const std::string& path, NodeTemplateSpec& t) {
+  auto mtbf = Duration(item, "mtbf", path, true);
+  auto repair = Duration(item, "repairTime", path, true);
+  if (repair && !mtbf) Problem(Child(path, "repairTime"), "repairTime goes with mtbf (the mean time between a node's failures)");
+  if (!mtbf) return;
+  if (*mtbf < 60 * kube::kSecond) return Problem(Child(path, "mtbf"), "must be at least 1m");
+  t.mtbf = *mtbf;
+  if (repair) t.repair_time = *repair;
+  constexpr std::size_t kLimit = 10000;
+  for (int i = 0; i < t.count; ++i) {
+    const std::string node = t.name + "-" + std::to_string(i);
+    std::vector<Outage> outages = NodeOutages(seed_, node, t.mtbf, t.repair_time, until_, kLimit + 1);
+    if (outages.size() > kLimit) {
+      return Problem(Child(path, "mtbf"), "draws more than " + std::to_string(kLimit) + " failures of " + node + " before until");
+    }
+    for (const Outage& o : outages) {
+      FaultSpec f;
+      f.field_path = Child(path, "mtbf");
+      f.kind = FaultKind::kNodeDown;
+      f.trigger.at = o.at;
+      f.duration = o.duration;
+      f.node = node;
+      generated_faults_.push_back(std::move(f));
+    }
+  }
 }
 
 void Loader::LoadCapacity(const json& capacity, const std::string& path, NodeTemplateSpec& t) {
@@ -193,6 +242,11 @@ void Loader::LoadNodeManifest(NodeManifestSpec& manifest, const std::string& fie
             Parsed<double> b = ParseBandwidthValue(*a);
             if (!b.ok()) problem(JoinPath(path, std::string("metadata.annotations[") + key + "]"), b.error);
           }
+        }
+        if (const json* a = Get(*annotations, kPriceAnnotation)) {
+          if (auto price = PriceAnnotation(*a)) manifest.price_per_hour_total += *price;
+          else problem(JoinPath(path, std::string("metadata.annotations[") + kPriceAnnotation + "]"),
+                       "must be a price per hour such as \"32.77\", got " + a->dump());
         }
       }
       manifest.nodes.push_back(std::move(node));

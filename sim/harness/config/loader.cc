@@ -53,8 +53,8 @@ bool IsDns1123Label(std::string_view s) {
   return s.front() != '-' && s.back() != '-';
 }
 
-Loader::Loader(std::string file, std::string base_dir, ScenarioLoad* out)
-    : file_(std::move(file)), base_dir_(std::move(base_dir)), out_(out) {}
+Loader::Loader(std::string file, std::string base_dir, ScenarioLoad* out, std::optional<std::uint64_t> seed)
+    : file_(std::move(file)), base_dir_(std::move(base_dir)), out_(out), seed_override_(seed) {}
 
 void Loader::Load(const YamlLoad& load) {
   if (!load.ok()) {
@@ -282,7 +282,10 @@ void Loader::LoadTop(const json& top, Scenario& s) {
   }
   LoadMetadata(top, s);
   if (auto seed = Integer(top, "seed", "", 0, std::numeric_limits<std::int64_t>::max())) s.seed = static_cast<std::uint64_t>(*seed);
+  if (seed_override_) s.seed = *seed_override_;
   if (auto until = Duration(top, "until", "", true)) s.until = *until;
+  seed_ = s.seed;  // the generators (node failures, arrivals) draw from these
+  until_ = s.until;
   if (const json* cluster = Get(top, "cluster"); cluster == nullptr) {
     Problem("cluster", "required field is missing: a scenario needs cluster.nodes");
   } else if (ExpectObject(*cluster, "cluster")) {
@@ -292,8 +295,10 @@ void Loader::LoadTop(const json& top, Scenario& s) {
   LoadCalibration(top, s);
   Sequence(top, "datasets", "", [&](const json& item, const std::string& path) { LoadDataset(item, path, s); });
   Sequence(top, "jobs", "", [&](const json& item, const std::string& path) { LoadJob(item, path, s); });
+  Sequence(top, "arrivals", "", [&](const json& item, const std::string& path) { LoadArrival(item, path, s); });
   CheckJobOrder(s);
   Sequence(top, "faults", "", [&](const json& item, const std::string& path) { LoadFault(item, path, s); });
+  for (FaultSpec& fault : generated_faults_) s.faults.push_back(std::move(fault));
   Sequence(top, "expect", "", [&](const json& item, const std::string& path) { LoadExpectation(item, path, s); });
 
   std::set<std::string> namespaces;

@@ -5,6 +5,7 @@
 //   load_cluster.cc       cluster: node templates and manifests, storage, scheduler, images, timings
 //   load_datasets.cc      datasets
 //   load_jobs.cc          jobs: manifests, inline DGLJobs, actions, and the names they resolve to
+//   load_arrivals.cc      arrivals: jobs drawn from a seeded process (generators.h)
 //   load_faults.cc        faults
 //   load_expectations.cc  expectations
 //
@@ -48,7 +49,9 @@ bool IsDns1123Label(std::string_view s);
 // Reads one scenario file (and the files it names) into a Scenario, collecting problems.
 class Loader {
  public:
-  Loader(std::string file, std::string base_dir, ScenarioLoad* out);
+  // `seed`, when given, replaces the file's (dglsim run --seed, a sweep's seeds) before the
+  // generators draw from it.
+  Loader(std::string file, std::string base_dir, ScenarioLoad* out, std::optional<std::uint64_t> seed = std::nullopt);
   void Load(const YamlLoad& load);
 
  private:
@@ -107,6 +110,8 @@ class Loader {
   void LoadCapacity(const json& capacity, const std::string& path, NodeTemplateSpec& t);
   void LoadLabels(const json& labels, const std::string& path, NodeTemplateSpec& t);
   void LoadNodeManifest(NodeManifestSpec& manifest, const std::string& field);
+  // mtbf / repairTime: the template's nodes' failures, drawn into generated_faults_.
+  void LoadNodeFailures(const json& item, const std::string& path, NodeTemplateSpec& t);
 
   // ---- datasets (load_datasets.cc)
   void LoadDataset(const json& item, const std::string& path, Scenario& s);
@@ -130,6 +135,14 @@ class Loader {
   void CheckResubmissions(const Scenario& s);
   void ResolveActions(Scenario& s);
   static std::optional<JobKey> PeekActionTarget(const json& value);
+
+  // ---- arrivals (load_arrivals.cc)
+  void LoadArrival(const json& item, const std::string& path, Scenario& s);
+  // A template naming a manifest file: its one DGLJob, inline, so each job gets a name of its own.
+  void InlineTemplateManifest(json& job, const std::string& path);
+  // A trace of submit times, one a line, each optionally naming a template; false after problems.
+  bool ReadTrace(const std::string& file, const std::string& field, const std::vector<std::string>& names,
+                 std::vector<Micros>& times, std::vector<std::optional<std::size_t>>& named);
 
   // ---- faults (load_faults.cc)
   void LoadFault(const json& item, const std::string& path, Scenario& s);
@@ -167,6 +180,10 @@ class Loader {
   std::string file_;
   std::string base_dir_;
   ScenarioLoad* out_;
+  std::optional<std::uint64_t> seed_override_;
+  std::uint64_t seed_ = 1;  // the run's seed and until, for the generators
+  Micros until_ = 0;
+  std::vector<FaultSpec> generated_faults_;  // node failures drawn from mtbf
   const SourceMap* positions_ = nullptr;
   std::set<std::string> node_names_;
   std::vector<std::string> node_order_;

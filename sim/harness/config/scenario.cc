@@ -34,10 +34,11 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
-ScenarioLoad LoadFrom(const YamlLoad& load, const std::string& file, const std::string& base_dir) {
+ScenarioLoad LoadFrom(const YamlLoad& load, const std::string& file, const std::string& base_dir,
+                      std::optional<std::uint64_t> seed = std::nullopt) {
   ScenarioLoad out;
   try {
-    loading::Loader(file, base_dir, &out).Load(load);
+    loading::Loader(file, base_dir, &out, seed).Load(load);
   } catch (const std::exception& e) {
     // Every check of the loader is written not to throw; should one ever do, it is a problem line, not a crash.
     out.problems.push_back(file + ": internal error while loading the scenario: " + e.what());
@@ -117,6 +118,15 @@ std::vector<std::string> ClusterSpec::NodeNames() const {
   return names;
 }
 
+double ClusterSpec::PricePerHour() const {
+  double price = 0;
+  for (const NodeGroup& group : nodes) {
+    if (group.node_template) price += group.node_template->price_per_hour * group.node_template->count;
+    if (group.manifest) price += group.manifest->price_per_hour_total;
+  }
+  return price;
+}
+
 std::string SuggestName(std::string_view word, const std::vector<std::string>& candidates) {
   if (word.empty() || word.size() > 200) return "";
   const std::string lower = Lower(word);
@@ -134,9 +144,9 @@ std::string SuggestName(std::string_view word, const std::vector<std::string>& c
   return best;
 }
 
-ScenarioLoad LoadScenario(const std::string& path) {
+ScenarioLoad LoadScenario(const std::string& path, std::optional<std::uint64_t> seed) {
   const std::string base = std::filesystem::path(path).parent_path().string();
-  return LoadFrom(LoadYamlFile(path), path, base);
+  return LoadFrom(LoadYamlFile(path), path, base, seed);
 }
 
 ScenarioLoad LoadScenarioString(std::string_view text, std::string_view file, std::string_view base_dir) {

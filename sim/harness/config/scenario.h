@@ -25,6 +25,10 @@
 //   cluster.nodes[].network         100Gbps (12.5 GB/s each direction; sim::kDefaultNicBytesPerSecond)
 //   cluster.nodes[].disk            2GBps (sim::kDefaultDiskBytesPerSecond)
 //   cluster.nodes[].cpuSpeed        1.0 (the calibration machine; sim::kDefaultCpuSpeed)
+//   cluster.nodes[].pricePerHour    0 (unpriced: reports give no cost); Node manifests: the annotation
+//                                   dglsim.io/price-per-hour
+//   cluster.nodes[].mtbf            none (nodes never fail by themselves); repairTime 1h
+//   arrivals[]                      none; arrivals[].start 0s, templates[].weight 1 (generators.h)
 //   Node manifests: the same network, disk and cpuSpeed, unless the annotations dglsim.io/network,
 //                   dglsim.io/disk, dglsim.io/cpu-speed say otherwise
 //   cluster.storage.bandwidth       550MBps (one NFS client; sim::kDefaultStorageBytesPerSecond)
@@ -97,6 +101,13 @@ struct NodeTemplateSpec {
   double network_bytes_per_second = sim::kDefaultNicBytesPerSecond;
   double disk_bytes_per_second = sim::kDefaultDiskBytesPerSecond;
   double cpu_speed = sim::kDefaultCpuSpeed;
+  // pricePerHour: what one node costs per hour (any currency); reports turn the time the cluster
+  // is needed into money with it (RunRecord's cost in the JSON report, dglsim sweep's cost).
+  double price_per_hour = 0;
+  // mtbf and repairTime: each node fails after an exponential time of mean `mtbf` (0 = never) and
+  // is down for `repair_time`; the loader draws these NodeDown faults into Scenario::faults.
+  Micros mtbf = 0;
+  Micros repair_time = 3600 * kube::kSecond;
 };
 
 // Real v1 Node objects read from a file (a Node, a NodeList or a v1 List of Nodes, one or more
@@ -104,6 +115,8 @@ struct NodeTemplateSpec {
 struct NodeManifestSpec {
   std::string path;  // resolved against the scenario file's folder
   std::vector<nlohmann::json> nodes;
+  // The nodes' annotation dglsim.io/price-per-hour ("32.77"), summed.
+  double price_per_hour_total = 0;
 };
 
 // One entry of cluster.nodes: a template or a manifest.
@@ -143,6 +156,8 @@ struct ClusterSpec {
   Timings timings;
   // Every node name, templates expanded, in file order.
   std::vector<std::string> NodeNames() const;
+  // The whole cluster's price per hour: every node's pricePerHour (or price annotation), summed.
+  double PricePerHour() const;
 };
 
 struct ApiSettings {
@@ -293,7 +308,10 @@ struct Scenario {
   // `calibration: FILE` (resolved): a dglsim/v1 Calibration over the workload models' defaults.
   std::string calibration_file;
   std::optional<sim::dglmodels::Calibration> calibration;
-  std::vector<JobEntry> jobs;  // in file order; the runner orders them by `at` (stably)
+  // In file order, then the jobs of each arrival (field_path its template) in submit order; the
+  // runner orders them by `at` (stably).
+  std::vector<JobEntry> jobs;
+  // In file order, then the node failures drawn from mtbf (field_path "cluster.nodes[i].mtbf").
   std::vector<FaultSpec> faults;
   std::vector<ExpectationSpec> expectations;
   // Namespaces the jobs name, sorted, without duplicates: the runner creates them at the start.
@@ -313,7 +331,8 @@ struct ScenarioLoad {
 };
 
 // Reads, checks and types a scenario file. Relative paths in it are resolved against its folder.
-ScenarioLoad LoadScenario(const std::string& path);
+// `seed`, when given, replaces the file's before anything is drawn from it (arrivals, node failures).
+ScenarioLoad LoadScenario(const std::string& path, std::optional<std::uint64_t> seed = std::nullopt);
 // The same for text; `file` names it in messages and `base_dir` resolves its relative paths.
 ScenarioLoad LoadScenarioString(std::string_view text, std::string_view file, std::string_view base_dir);
 

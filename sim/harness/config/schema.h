@@ -4,7 +4,8 @@
 //   kRun      it changes what the simulated cluster does, so the trace hash;
 //   kVerdict  an expectation's field: judged against the finished run, it changes the verdict and
 //             never the run;
-//   kReport   named in the reports only (metadata: name, description, labels, annotations);
+//   kReport   named in the reports only (metadata: name, description, labels, annotations; a node's
+//             pricePerHour, which turns the run's span into a cost);
 //   kFormat   fixed by the format (apiVersion, kind): any other value is refused.
 //
 // tests/sim/harness/config/schema_test.cc walks this table and proves each role: a kRun field

@@ -55,6 +55,19 @@ json RangeJson(double low, double high) { return json{{"low", low}, {"high", hig
 
 }  // namespace
 
+double RunSpanSeconds(const RunRecord& record) {
+  std::optional<Micros> first, last;
+  bool all_completed = true;
+  for (const auto& key : record.job_order) {
+    const JobRecord& job = record.jobs.at(key);
+    if (job.submitted) first = std::min(first.value_or(*job.submitted), *job.submitted);
+    if (job.completed) last = std::max(last.value_or(*job.completed), *job.completed);
+    all_completed = all_completed && job.completed.has_value();
+  }
+  if (record.job_order.empty()) return 0;
+  return Seconds((all_completed && last ? *last : record.end) - first.value_or(0));
+}
+
 bool AllPassed(const std::vector<ExpectationResult>& results) {
   for (const auto& r : results)
     if (!r.passed) return false;
@@ -65,7 +78,9 @@ std::string FormatSummary(const RunRecord& record, const std::vector<Expectation
   std::ostringstream out;
   out << "scenario " << record.scenario << "  seed " << record.seed << "  ended at " << FormatDuration(record.end)
       << (record.hit_until ? " (until reached)" : "") << "  " << record.events << " events, " << record.api_writes
-      << " API writes\n";
+      << " API writes";
+  if (record.price_per_hour > 0) out << "  cost " << Fixed(record.price_per_hour * RunSpanSeconds(record) / 3600, 2);
+  out << "\n";
   for (const auto& key : record.job_order) {
     const JobRecord& job = record.jobs.at(key);
     out << "  job " << key.ToString() << "  " << (job.phase.empty() ? "(no phase)" : job.phase);
@@ -174,6 +189,8 @@ json ReportJson(const RunRecord& record, const std::vector<ExpectationResult>& r
   cluster["gpuUtilization"] = nullptr;
   if (record.gpus > 0 && record.end > 0)
     cluster["gpuUtilization"] = record.gpu_seconds / (static_cast<double>(record.gpus) * Seconds(record.end));
+  cluster["pricePerHour"] = record.price_per_hour > 0 ? json(record.price_per_hour) : json(nullptr);
+  cluster["cost"] = record.price_per_hour > 0 ? json(record.price_per_hour * RunSpanSeconds(record) / 3600) : json(nullptr);
   report["cluster"] = cluster;
   json expectations = json::array();
   for (const auto& r : results) expectations.push_back({{"expect", r.text}, {"passed", r.passed}, {"detail", r.detail}});

@@ -14,9 +14,10 @@
 // is not modelled and is null, never invented. Added fields: description, labels and annotations
 // (the scenario's metadata), endedBy ("jobs" or "until"), traceRecords, faults, notes,
 // jobs[].dataset, jobs[].deleted, the ranges jobs[].breakdownRange.STAGE, peakMemoryBytesRange.ROLE,
-// makespanRange and gpuSecondsRange, each {low, high} (low = high where the models are sure), and
-// `invariants`: every invariant of the registry with its description, the checks made and the
-// violations found. `wallSeconds` is the only field that differs run to run.
+// makespanRange and gpuSecondsRange, each {low, high} (low = high where the models are sure),
+// cluster.pricePerHour and cluster.cost (RunSpanSeconds times the price; both null when no node
+// has a pricePerHour), and `invariants`: every invariant of the registry with its description, the
+// checks made and the violations found. `wallSeconds` is the only field that differs run to run.
 #pragma once
 
 #include "sim/harness/checks/expectations.h"
@@ -28,6 +29,11 @@
 #include <vector>
 
 namespace harness {
+
+// How long the cluster was needed: from the first job's submission to the last job's completion,
+// or to the run's end when a job never completed; 0 without jobs. The cost is this times the
+// cluster's price per hour.
+double RunSpanSeconds(const RunRecord& record);
 
 bool AllPassed(const std::vector<ExpectationResult>& results);
 std::string FormatSummary(const RunRecord& record, const std::vector<ExpectationResult>& results);

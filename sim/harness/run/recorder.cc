@@ -75,6 +75,7 @@ void NoteContainerRuns(PodRecord& p, const json& pod, Micros epoch) {
           run->finished = time(*state, "finishedAt");
           run->exit_code = kube::JsonInt(*state, {"exitCode"});
           run->reason = JsonString(*state, {"reason"});
+          run->message = JsonString(*state, {"message"});
         }
       }
     }

@@ -89,7 +89,8 @@ struct ContainerRun {
   Micros started = 0;
   std::optional<Micros> finished;
   std::int64_t exit_code = 0;
-  std::string reason;  // of the termination
+  std::string reason;   // of the termination
+  std::string message;  // of the termination (the log's tail under FallbackToLogsOnError)
 };
 
 // A stage of a job's breakdown one pod reported (see sim::WorkloadObserver).
@@ -171,6 +172,7 @@ struct RunRecord {
   int nodes = 0;
   std::int64_t gpus = 0;
   double gpu_seconds = 0;  // every pod's, jobs or not
+  double price_per_hour = 0;  // the cluster's (ClusterSpec::PricePerHour); 0 = unpriced
   // For the visual reports (--html, --trace).
   std::vector<PodRecord> pods;                   // every pod seen, in the order first seen
   std::map<std::string, std::size_t> pod_index;  // uid -> index into pods

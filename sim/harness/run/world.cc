@@ -230,6 +230,7 @@ void World::RecordFigures() {
       record_.node_list.push_back({kube::NameOf(*node), gpus});
     }
   }
+  record_.price_per_hour = scenario_.cluster.PricePerHour();
   record_.events = sim_.engine().events_executed();
   record_.api_writes = sim_.store().Stats().writes;
   record_.trace_records = sim_.trace().count();

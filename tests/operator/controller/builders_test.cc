@@ -149,6 +149,8 @@ TEST(Builders, SkipLauncherIsTheTemplateWithThePhaseEnv) {
 
 TEST(Builders, DistParMetisLauncherPartitionsInADistPartitionerInitContainer) {
   json job = Defaulted(MakeJob("DistParMETIS", 4));
+  job["spec"]["dglReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0]["terminationMessagePolicy"] =
+      "FallbackToLogsOnError";
   json pod = BuildLauncherPod(job, BuildOptions{}, 0);
   EXPECT_EQ(ContainerNames(pod["spec"]["initContainers"]),
             (std::vector<std::string>{"kubectl-download", "watcher-loop-worker", "dist-partitioner"}));
@@ -156,6 +158,7 @@ TEST(Builders, DistParMetisLauncherPartitionsInADistPartitionerInitContainer) {
   EXPECT_EQ(dist["image"], "dgl:1");
   EXPECT_EQ(dist["command"][0], "dglrun");
   EXPECT_EQ(Env(dist, "DGL_OPERATOR_PHASE_ENV"), "DistPartitioner");
+  EXPECT_EQ(dist["terminationMessagePolicy"], "FallbackToLogsOnError");  // the failure's words reach the status
 }
 
 TEST(Builders, WorkerGetsNumServersPortsSleepAndShm) {

@@ -183,6 +183,32 @@ std::vector<RunCase> RunCases() {
     for (int i = 0; i < 40; ++i) text += std::to_string(i) + " " + std::to_string((i + 1) % 40) + "\n";
     return text;
   }());
+  // Arrivals: a Poisson process of generic jobs, or a trace of submit times (a template named per line).
+  auto arrival = [](json a) -> Edit { return [a](json& s) { s["arrivals"] = json::array({a}); }; };
+  const json poisson = {{"name", "a"}, {"process", "Poisson"}, {"meanInterval", "10m"}, {"count", 3},
+                        {"templates", json::array({{{"inline", GenericJob("x")}}})}};
+  const json two_templates = {{"name", "a"}, {"process", "Poisson"}, {"meanInterval", "10m"}, {"count", 6},
+                              {"templates", json::array({{{"inline", GenericJob("x")}}, {{"inline", one_worker}}})}};
+  const std::string trace_a = WriteScratch("arrivals-a.txt", "0s\n2m\n");
+  const std::string trace_b = WriteScratch("arrivals-b.txt", "0s\n7m\n");
+  const std::string trace_named = WriteScratch("arrivals-named.txt", "0s one\n5m two\n");
+  const json traced = {{"name", "a"}, {"process", "Trace"}, {"file", trace_a}, {"templates", json::array({{{"inline", GenericJob("x")}}})}};
+  const json named = {{"name", "a"},
+                      {"process", "Trace"},
+                      {"file", trace_named},
+                      {"templates", json::array({{{"name", "one"}, {"inline", GenericJob("x")}}, {{"name", "two"}, {"inline", one_worker}}})}};
+  json models_job = Models()["jobs"][0]["inline"];
+  const json with_dataset = {{"name", "a"}, {"process", "Poisson"}, {"meanInterval", "10m"}, {"count", 2},
+                             {"templates", json::array({{{"dataset", "tiny"}, {"inline", models_job}}})}};
+  const json from_manifest = {{"name", "a"}, {"process", "Poisson"}, {"meanInterval", "10m"}, {"count", 2},
+                              {"templates", json::array({{{"manifest", manifest_a}}})}};
+  auto in_arrival = [](std::vector<std::string> path, json value) -> Edit {
+    return [path, value](json& s) {
+      json* at = &s["arrivals"][0];
+      for (const auto& key : path) at = key.front() == '#' ? &(*at)[std::stoul(key.substr(1))] : &(*at)[key];
+      *at = value;
+    };
+  };
   const std::string calibration = WriteScratch(
       "calibration.yaml", "apiVersion: dglsim/v1\nkind: Calibration\npartition: {metisEdgesPerSecond: 1000}\n");
   return {
@@ -203,6 +229,9 @@ std::vector<RunCase> RunCases() {
       {"cluster.nodes[].network", Small, none, [](json& s) { Nodes(s)["network"] = "10Mbps"; }},
       {"cluster.nodes[].disk", Small, none, [](json& s) { Nodes(s)["disk"] = "10MBps"; }},
       {"cluster.nodes[].cpuSpeed", Models, none, [](json& s) { Nodes(s)["cpuSpeed"] = 0.25; }},
+      // A mean time between failures short enough that nodes fail while the 6-minute job runs.
+      {"cluster.nodes[].mtbf", Small, none, [](json& s) { Nodes(s)["mtbf"] = "2m"; }},
+      {"cluster.nodes[].repairTime", Small, [](json& s) { Nodes(s)["mtbf"] = "2m"; }, [](json& s) { Nodes(s)["repairTime"] = "5m"; }},
       {"cluster.nodes[].manifest", Small, none, set({"cluster", "nodes", "#0"}, {{"manifest", "nodes.yaml"}})},
       {"cluster.storage.bandwidth", Models, none, set({"cluster", "storage", "bandwidth"}, "5MBps")},
       {"cluster.scheduler.scoring", Small, none, set({"cluster", "scheduler", "scoring"}, "MostAllocated")},
@@ -282,6 +311,33 @@ std::vector<RunCase> RunCases() {
          s["jobs"].push_back({{"at", "3m"}, {"resume", {{"namespace", "default"}, {"name", "j"}}}});
        },
        set({"jobs", "#4", "resume", "namespace"}, "b")},
+      {"arrivals[].name", Small, arrival(poisson), in_arrival({"name"}, "b")},
+      {"arrivals[].process", Small, arrival(traced),
+       [](json& s) {
+         s["arrivals"][0].erase("file");
+         s["arrivals"][0]["process"] = "Poisson";
+         s["arrivals"][0]["meanInterval"] = "10m";
+         s["arrivals"][0]["count"] = 2;
+       }},
+      {"arrivals[].meanInterval", Small, arrival(poisson), in_arrival({"meanInterval"}, "20m")},
+      {"arrivals[].count", Small, arrival(poisson), in_arrival({"count"}, 2)},
+      {"arrivals[].start", Small, arrival(poisson), in_arrival({"start"}, "1m")},
+      {"arrivals[].file", Small, arrival(traced), in_arrival({"file"}, trace_b)},
+      {"arrivals[].templates[].weight", Small, arrival(two_templates), in_arrival({"templates", "#1", "weight"}, 100)},
+      {"arrivals[].templates[].name", Small, arrival(named),
+       [](json& s) {
+         s["arrivals"][0]["templates"][0]["name"] = "two";
+         s["arrivals"][0]["templates"][1]["name"] = "one";
+       }},
+      {"arrivals[].templates[].dataset", Models,
+       [with_dataset](json& s) {
+         s["datasets"].push_back({{"name", "big"}, {"nodes", 2000000}, {"edges", 20000000}});
+         s["arrivals"] = json::array({with_dataset});
+       },
+       in_arrival({"templates", "#0", "dataset"}, "big")},
+      {"arrivals[].templates[].manifest", Small, arrival(from_manifest), in_arrival({"templates", "#0", "manifest"}, manifest_b)},
+      {"arrivals[].templates[].inline", Small, arrival(poisson),
+       in_arrival({"templates", "#0", "inline", "spec", "dglReplicaSpecs", "Worker", "replicas"}, 1)},
       {"faults[].at", Small, [](json& s) { AddFault(s, {{"at", "1m"}, {"kind", "OperatorRestart"}}); },
        [](json& s) { Fault(s)["at"] = "3m"; }},
       {"faults[].when.job", Small, [](json& s) {
@@ -414,8 +470,8 @@ TEST(SchemaTest, EverySchemaFieldHasAProof) {
   std::set<std::string> proven;
   for (const RunCase& c : RunCases()) proven.insert(c.field);
   for (const VerdictCase& c : VerdictCases()) proven.insert(c.field);
-  for (const char* f : {"metadata.name", "metadata.description", "metadata.labels", "metadata.annotations", "apiVersion",
-                        "kind"})
+  for (const char* f : {"metadata.name", "metadata.description", "metadata.labels", "metadata.annotations",
+                        "cluster.nodes[].pricePerHour", "apiVersion", "kind"})
     proven.insert(f);
   for (const SchemaField& f : ScenarioSchema()) {
     if (HasFieldsUnder(f.path)) continue;  // a mapping whose fields are listed is proven through them
@@ -496,7 +552,8 @@ TEST(SchemaTest, ReportFieldsChangeTheReportAndNotTheRun) {
            {"metadata.name", [](json& s) { s["metadata"]["name"] = "b"; }},
            {"metadata.description", [](json& s) { s["metadata"]["description"] = "two"; }},
            {"metadata.labels", [](json& s) { s["metadata"]["labels"]["team"] = "z"; }},
-           {"metadata.annotations", [](json& s) { s["metadata"]["annotations"]["note"] = "w"; }}}) {
+           {"metadata.annotations", [](json& s) { s["metadata"]["annotations"]["note"] = "w"; }},
+           {"cluster.nodes[].pricePerHour", [](json& s) { Nodes(s)["pricePerHour"] = 3.5; }}}) {
     SCOPED_TRACE(field);
     json changed = base;
     change(changed);
