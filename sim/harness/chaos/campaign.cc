@@ -2,15 +2,11 @@
 
 #include "sim/harness/chaos/scenario_file.h"
 #include "sim/harness/checks/expectations.h"
+#include "sim/harness/parallel_runs.h"
 #include "sim/harness/run/runner.h"
 
-#include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <exception>
-#include <mutex>
-#include <system_error>
-#include <thread>
 
 namespace harness::chaos {
 
@@ -59,36 +55,13 @@ std::vector<SeedOutcome> RunCampaign(const Scenario& base, const ChaosOptions& o
                                      std::uint64_t last, const CampaignOptions& campaign) {
   const std::size_t total = static_cast<std::size_t>(last - first) + 1;
   std::vector<SeedOutcome> outcomes(total);
-  std::size_t jobs = campaign.jobs > 0 ? campaign.jobs : std::max(1u, std::thread::hardware_concurrency());
-  jobs = std::min(jobs, total);
-  std::atomic<std::size_t> next{0};
-  std::mutex done_mutex;
-  std::size_t done = 0, failed = 0;
-  auto work = [&] {
-    for (std::size_t i = next++; i < total; i = next++) {
-      outcomes[i] = RunSeed(base, options, first + i);  // never throws
-      std::lock_guard<std::mutex> lock(done_mutex);
-      ++done;
-      if (outcomes[i].failed) ++failed;
-      if (!campaign.on_finished) continue;
-      try {
-        campaign.on_finished(outcomes[i], done, total, failed);
-      } catch (const std::exception&) {
-        // Progress is a courtesy; a failing callback must not lose the results.
-      }
-    }
-  };
-  // This thread runs seeds too; a thread that cannot be started leaves its share to the others.
-  std::vector<std::thread> threads;
-  for (std::size_t t = 1; t < jobs; ++t) {
-    try {
-      threads.emplace_back(work);
-    } catch (const std::system_error&) {
-      break;
-    }
-  }
-  work();
-  for (auto& t : threads) t.join();
+  std::size_t failed = 0;  // counted in `finished`, which runs one call at a time
+  RunInParallel(
+      total, campaign.jobs, [&](std::size_t i) { outcomes[i] = RunSeed(base, options, first + i); },  // never throws
+      [&](std::size_t i, std::size_t done) {
+        if (outcomes[i].failed) ++failed;
+        if (campaign.on_finished) campaign.on_finished(outcomes[i], done, total, failed);
+      });
   return outcomes;
 }
 
