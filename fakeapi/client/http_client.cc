@@ -185,7 +185,7 @@ std::optional<std::string> ReadFile(const std::string& path) {
   return text.str();
 }
 
-std::string Trim(std::string s) {
+std::string Trimmed(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
   return s;
 }
@@ -474,14 +474,14 @@ Result<HttpClientOptions> InClusterOptions(const std::string& root) {
   if (dir.empty() || dir.back() != '/') dir += '/';
   dir += kServiceAccountDir;
   auto token = ReadFile(dir + "token");
-  if (!token || Trim(*token).empty()) {
+  if (!token || Trimmed(*token).empty()) {
     return Status::BadRequest("not running in a cluster: no service-account token at " + dir + "token");
   }
   HttpClientOptions options;
   std::string host_text = host;
   if (host_text.find(':') != std::string::npos) host_text = "[" + host_text + "]";  // IPv6
   options.server = "https://" + host_text + ":" + port;
-  options.bearer_token = Trim(*token);
+  options.bearer_token = Trimmed(*token);
   if (ReadFile(dir + "ca.crt")) options.ca_cert_file = dir + "ca.crt";
   options.bearer_token_file = dir + "token";
   return options;
@@ -497,7 +497,7 @@ struct HttpClient::Impl {
   std::string Token() {
     std::lock_guard<std::mutex> lock(token_mu);
     if (!options.bearer_token_file.empty() && SteadyNow() - token_read_at > kTokenReloadInterval) {
-      if (auto text = ReadFile(options.bearer_token_file); text && !Trim(*text).empty()) token = Trim(*text);
+      if (auto text = ReadFile(options.bearer_token_file); text && !Trimmed(*text).empty()) token = Trimmed(*text);
       token_read_at = SteadyNow();
     }
     return token;

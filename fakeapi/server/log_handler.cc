@@ -14,12 +14,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string Str(const json& obj, std::initializer_list<const char*> path) { return kube::JsonString(obj, path); }
-const json& Array(const json& obj, std::initializer_list<const char*> path) {
-  static const json kEmpty = json::array();
-  const json* v = kube::JsonAt(obj, path);
-  return v && v->is_array() ? *v : kEmpty;
-}
 
 }  // namespace
 
@@ -42,16 +36,16 @@ void HttpServer::Impl::Logs(const httplib::Request& req, httplib::Response& res,
     }
     std::vector<std::string> names;
     for (const char* list : {"initContainers", "containers"})
-      for (const json& c : Array(**pod, {"spec", list})) names.push_back(Str(c, {"name"}));
-    const json& app = Array(**pod, {"spec", "containers"});
+      for (const json& c : kube::JsonArray(**pod, {"spec", list})) names.push_back(kube::JsonString(c, {"name"}));
+    const json& app = kube::JsonArray(**pod, {"spec", "containers"});
     if (container.empty()) {
       if (app.size() != 1) {
         std::string choices;
-        for (const json& c : app) choices += (choices.empty() ? "" : " ") + Str(c, {"name"});
+        for (const json& c : app) choices += (choices.empty() ? "" : " ") + kube::JsonString(c, {"name"});
         failed = kube::Status::BadRequest("a container name must be specified for pod " + t.name + ", choose one of: [" + choices + "]");
         return;
       }
-      container = Str(app[0], {"name"});
+      container = kube::JsonString(app[0], {"name"});
     } else if (std::find(names.begin(), names.end(), container) == names.end()) {
       failed = kube::Status::BadRequest("container " + container + " is not valid for pod " + t.name);
       return;

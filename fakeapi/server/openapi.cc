@@ -33,7 +33,7 @@ json FieldValidationParameter(bool v3) {
   return p;
 }
 
-json Operation(const ApiResource& r, const char* action, bool v3) {
+json OperationObject(const ApiResource& r, const char* action, bool v3) {
   json gvk = {{"group", r.group}, {"version", r.version}, {"kind", r.kind}};
   return {{"x-kubernetes-group-version-kind", gvk}, {"x-kubernetes-action", action},
           {"operationId", std::string(action) + r.kind}, {"parameters", json::array({FieldValidationParameter(v3)})},
@@ -45,9 +45,9 @@ json Operation(const ApiResource& r, const char* action, bool v3) {
 void AddPaths(json& paths, const ApiResource& r, bool v3) {
   const std::string prefix = r.group.empty() ? "/api/" + r.version : "/apis/" + r.group + "/" + r.version;
   const std::string collection = prefix + (r.namespaced ? "/namespaces/{namespace}/" : "/") + r.plural;
-  paths[collection] = {{"post", Operation(r, "post", v3)}};
+  paths[collection] = {{"post", OperationObject(r, "post", v3)}};
   if (r.serving == Serving::kStored || r.serving == Serving::kEventsView)
-    paths[collection + "/{name}"] = {{"patch", Operation(r, "patch", v3)}, {"put", Operation(r, "put", v3)}};
+    paths[collection + "/{name}"] = {{"patch", OperationObject(r, "patch", v3)}, {"put", OperationObject(r, "put", v3)}};
 }
 
 json TaggedSchema(const ApiResource& r, json schema) {

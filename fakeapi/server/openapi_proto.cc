@@ -146,7 +146,7 @@ ProtoWriter Parameter(const json& p) {
   return item;
 }
 
-ProtoWriter Operation(const json& op) {
+ProtoWriter OperationMessage(const json& op) {
   ProtoWriter o;
   o.String(3, Str(op, "description"));
   o.String(5, Str(op, "operationId"));
@@ -171,7 +171,7 @@ ProtoWriter PathItem(const json& item) {
   ProtoWriter p;
   const std::pair<const char*, int> methods[] = {{"get", 2}, {"put", 3}, {"post", 4}, {"delete", 5}, {"patch", 8}};
   for (const auto& [method, field] : methods)
-    if (item.contains(method)) p.Message(field, Operation(item[method]));
+    if (item.contains(method)) p.Message(field, OperationMessage(item[method]));
   return p;
 }
 

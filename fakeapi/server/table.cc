@@ -12,20 +12,6 @@ namespace {
 
 using nlohmann::json;
 
-const json* Find(const json& obj, std::initializer_list<const char*> path) { return kube::JsonAt(obj, path); }
-std::string Str(const json& obj, std::initializer_list<const char*> path, const std::string& fallback = "") {
-  const json* v = Find(obj, path);
-  return v && v->is_string() ? v->get<std::string>() : fallback;
-}
-std::int64_t Int(const json& obj, std::initializer_list<const char*> path) {
-  const json* v = Find(obj, path);
-  return v && v->is_number_integer() ? v->get<std::int64_t>() : 0;
-}
-const json& Array(const json& obj, std::initializer_list<const char*> path) {
-  static const json kEmpty = json::array();
-  const json* v = Find(obj, path);
-  return v && v->is_array() ? *v : kEmpty;
-}
 
 TableColumn Column(std::string name, int priority = 0, std::string type = "string") {
   TableColumn c;
@@ -39,45 +25,45 @@ TableColumn Column(std::string name, int priority = 0, std::string type = "strin
 std::string OrNone(const std::string& s) { return s.empty() ? "<none>" : s; }
 
 std::string TimestampAge(const json& obj, std::initializer_list<const char*> path, kube::Micros now) {
-  auto t = kube::ParseTime(Str(obj, path));
+  auto t = kube::ParseTime(kube::JsonString(obj, path));
   return t ? HumanAge(now - *t) : "<unknown>";
 }
 
 // The pod's STATUS column as kubectl's printer derives it: the phase, overridden by the first
 // unfinished init container, then by a waiting or terminated app container, then by deletion.
 std::string PodStatusText(const json& pod, int* ready, int* restarts) {
-  std::string reason = Str(pod, {"status", "phase"});
-  if (std::string r = Str(pod, {"status", "reason"}); !r.empty()) reason = r;
+  std::string reason = kube::JsonString(pod, {"status", "phase"});
+  if (std::string r = kube::JsonString(pod, {"status", "reason"}); !r.empty()) reason = r;
   bool initializing = false;
-  const json& inits = Array(pod, {"status", "initContainerStatuses"});
+  const json& inits = kube::JsonArray(pod, {"status", "initContainerStatuses"});
   for (std::size_t i = 0; i < inits.size(); ++i) {
     const json& c = inits[i];
-    *restarts += static_cast<int>(Int(c, {"restartCount"}));
-    if (Find(c, {"state", "terminated"})) {
-      if (Int(c, {"state", "terminated", "exitCode"}) == 0) continue;
-      std::string why = Str(c, {"state", "terminated", "reason"});
-      reason = "Init:" + (why.empty() ? "ExitCode:" + std::to_string(Int(c, {"state", "terminated", "exitCode"})) : why);
-    } else if (std::string why = Str(c, {"state", "waiting", "reason"}); !why.empty() && why != "PodInitializing") {
+    *restarts += static_cast<int>(kube::JsonInt(c, {"restartCount"}));
+    if (kube::JsonAt(c, {"state", "terminated"})) {
+      if (kube::JsonInt(c, {"state", "terminated", "exitCode"}) == 0) continue;
+      std::string why = kube::JsonString(c, {"state", "terminated", "reason"});
+      reason = "Init:" + (why.empty() ? "ExitCode:" + std::to_string(kube::JsonInt(c, {"state", "terminated", "exitCode"})) : why);
+    } else if (std::string why = kube::JsonString(c, {"state", "waiting", "reason"}); !why.empty() && why != "PodInitializing") {
       reason = "Init:" + why;
     } else {
-      reason = "Init:" + std::to_string(i) + "/" + std::to_string(Array(pod, {"spec", "initContainers"}).size());
+      reason = "Init:" + std::to_string(i) + "/" + std::to_string(kube::JsonArray(pod, {"spec", "initContainers"}).size());
     }
     initializing = true;
     break;
   }
-  const json& containers = Array(pod, {"status", "containerStatuses"});
+  const json& containers = kube::JsonArray(pod, {"status", "containerStatuses"});
   bool running = false;
   for (auto it = containers.rbegin(); it != containers.rend(); ++it) {
     const json& c = *it;
-    *restarts += static_cast<int>(Int(c, {"restartCount"}));
+    *restarts += static_cast<int>(kube::JsonInt(c, {"restartCount"}));
     if (initializing) continue;
-    if (std::string why = Str(c, {"state", "waiting", "reason"}); !why.empty()) {
+    if (std::string why = kube::JsonString(c, {"state", "waiting", "reason"}); !why.empty()) {
       reason = why;
-    } else if (Find(c, {"state", "terminated"})) {
-      std::string why = Str(c, {"state", "terminated", "reason"});
-      reason = why.empty() ? "ExitCode:" + std::to_string(Int(c, {"state", "terminated", "exitCode"})) : why;
-    } else if (Find(c, {"state", "running"})) {
-      const json* r = Find(c, {"ready"});
+    } else if (kube::JsonAt(c, {"state", "terminated"})) {
+      std::string why = kube::JsonString(c, {"state", "terminated", "reason"});
+      reason = why.empty() ? "ExitCode:" + std::to_string(kube::JsonInt(c, {"state", "terminated", "exitCode"})) : why;
+    } else if (kube::JsonAt(c, {"state", "running"})) {
+      const json* r = kube::JsonAt(c, {"ready"});
       if (r && r->is_boolean() && r->get<bool>()) {
         ++*ready;
         running = true;
@@ -85,7 +71,7 @@ std::string PodStatusText(const json& pod, int* ready, int* restarts) {
     }
   }
   if (!initializing && reason == "Completed" && running) reason = "Running";
-  if (Find(pod, {"metadata", "deletionTimestamp"})) reason = reason == "NodeLost" ? "Unknown" : "Terminating";
+  if (kube::JsonAt(pod, {"metadata", "deletionTimestamp"})) reason = reason == "NodeLost" ? "Unknown" : "Terminating";
   return reason.empty() ? "Pending" : reason;
 }
 
@@ -96,25 +82,25 @@ TableConverter PodTable() {
   t.cells = [](const json& pod, kube::Micros now) {
     int ready = 0, restarts = 0;
     std::string status = PodStatusText(pod, &ready, &restarts);
-    std::string total = std::to_string(Array(pod, {"spec", "containers"}).size());
+    std::string total = std::to_string(kube::JsonArray(pod, {"spec", "containers"}).size());
     return json::array({kube::NameOf(pod), std::to_string(ready) + "/" + total, status, restarts, AgeOf(pod, now),
-                        OrNone(Str(pod, {"status", "podIP"})), OrNone(Str(pod, {"spec", "nodeName"}))});
+                        OrNone(kube::JsonString(pod, {"status", "podIP"})), OrNone(kube::JsonString(pod, {"spec", "nodeName"}))});
   };
   return t;
 }
 
 std::string NodeStatusText(const json& node) {
   std::string status = "Unknown";
-  for (const json& c : Array(node, {"status", "conditions"}))
-    if (Str(c, {"type"}) == "Ready") status = Str(c, {"status"}) == "True" ? "Ready" : "NotReady";
-  const json* unschedulable = Find(node, {"spec", "unschedulable"});
+  for (const json& c : kube::JsonArray(node, {"status", "conditions"}))
+    if (kube::JsonString(c, {"type"}) == "Ready") status = kube::JsonString(c, {"status"}) == "True" ? "Ready" : "NotReady";
+  const json* unschedulable = kube::JsonAt(node, {"spec", "unschedulable"});
   if (unschedulable && unschedulable->is_boolean() && unschedulable->get<bool>()) status += ",SchedulingDisabled";
   return status;
 }
 
 std::string NodeRoles(const json& node) {
   std::string roles;
-  if (const json* labels = Find(node, {"metadata", "labels"}); labels && labels->is_object())
+  if (const json* labels = kube::JsonAt(node, {"metadata", "labels"}); labels && labels->is_object())
     for (const auto& [key, value] : labels->items()) {
       const std::string prefix = "node-role.kubernetes.io/";
       if (key.rfind(prefix, 0) == 0) roles += (roles.empty() ? "" : ",") + key.substr(prefix.size());
@@ -130,11 +116,11 @@ TableConverter NodeTable() {
                Column("Container-Runtime", 1)};
   t.cells = [](const json& node, kube::Micros now) {
     std::string internal, external;
-    for (const json& a : Array(node, {"status", "addresses"})) {
-      if (Str(a, {"type"}) == "InternalIP" && internal.empty()) internal = Str(a, {"address"});
-      if (Str(a, {"type"}) == "ExternalIP" && external.empty()) external = Str(a, {"address"});
+    for (const json& a : kube::JsonArray(node, {"status", "addresses"})) {
+      if (kube::JsonString(a, {"type"}) == "InternalIP" && internal.empty()) internal = kube::JsonString(a, {"address"});
+      if (kube::JsonString(a, {"type"}) == "ExternalIP" && external.empty()) external = kube::JsonString(a, {"address"});
     }
-    auto info = [&](const char* key) { return Str(node, {"status", "nodeInfo", key}, "<unknown>"); };
+    auto info = [&](const char* key) { return kube::JsonString(node, {"status", "nodeInfo", key}, "<unknown>"); };
     return json::array({kube::NameOf(node), NodeStatusText(node), OrNone(NodeRoles(node)), AgeOf(node, now),
                         info("kubeletVersion"), OrNone(internal), OrNone(external), info("osImage"),
                         info("kernelVersion"), info("containerRuntimeVersion")});
@@ -150,16 +136,16 @@ TableConverter EventTable() {
                Column("Count", 1, "integer"), Column("Name", 1)};
   t.cells = [](const json& ev, kube::Micros now) {
     auto seen = [&](std::initializer_list<const char*> path) { return TimestampAge(ev, path, now); };
-    std::string last = !Str(ev, {"lastTimestamp"}).empty() ? seen({"lastTimestamp"})
-                       : !Str(ev, {"eventTime"}).empty()   ? seen({"eventTime"})
+    std::string last = !kube::JsonString(ev, {"lastTimestamp"}).empty() ? seen({"lastTimestamp"})
+                       : !kube::JsonString(ev, {"eventTime"}).empty()   ? seen({"eventTime"})
                                                            : seen({"metadata", "creationTimestamp"});
-    std::string first = Str(ev, {"firstTimestamp"}).empty() ? last : seen({"firstTimestamp"});
-    std::string source = Str(ev, {"source", "component"}, Str(ev, {"reportingComponent"}));
-    if (std::string host = Str(ev, {"source", "host"}); !host.empty()) source += ", " + host;
-    std::int64_t count = Int(ev, {"count"});
-    return json::array({last, Str(ev, {"type"}), Str(ev, {"reason"}),
-                        wire::Lower(Str(ev, {"involvedObject", "kind"})) + "/" + Str(ev, {"involvedObject", "name"}),
-                        Str(ev, {"involvedObject", "fieldPath"}), source, Str(ev, {"message"}), first,
+    std::string first = kube::JsonString(ev, {"firstTimestamp"}).empty() ? last : seen({"firstTimestamp"});
+    std::string source = kube::JsonString(ev, {"source", "component"}, kube::JsonString(ev, {"reportingComponent"}));
+    if (std::string host = kube::JsonString(ev, {"source", "host"}); !host.empty()) source += ", " + host;
+    std::int64_t count = kube::JsonInt(ev, {"count"});
+    return json::array({last, kube::JsonString(ev, {"type"}), kube::JsonString(ev, {"reason"}),
+                        wire::Lower(kube::JsonString(ev, {"involvedObject", "kind"})) + "/" + kube::JsonString(ev, {"involvedObject", "name"}),
+                        kube::JsonString(ev, {"involvedObject", "fieldPath"}), source, kube::JsonString(ev, {"message"}), first,
                         count > 0 ? count : 1, kube::NameOf(ev)});
   };
   return t;
@@ -169,8 +155,8 @@ TableConverter NamespaceTable() {
   TableConverter t;
   t.columns = {Column("Name"), Column("Status"), Column("Age")};
   t.cells = [](const json& ns, kube::Micros now) {
-    std::string phase = Str(ns, {"status", "phase"}, "Active");
-    if (Find(ns, {"metadata", "deletionTimestamp"})) phase = "Terminating";
+    std::string phase = kube::JsonString(ns, {"status", "phase"}, "Active");
+    if (kube::JsonAt(ns, {"metadata", "deletionTimestamp"})) phase = "Terminating";
     return json::array({kube::NameOf(ns), phase, AgeOf(ns, now)});
   };
   return t;
@@ -182,15 +168,15 @@ TableConverter ServiceTable() {
                Column("Age"),  Column("Selector", 1)};
   t.cells = [](const json& svc, kube::Micros now) {
     std::string ports;
-    for (const json& p : Array(svc, {"spec", "ports"})) {
-      const json* port = Find(p, {"port"});
-      ports += (ports.empty() ? "" : ",") + (port ? wire::Dump(*port) : std::string("?")) + "/" + Str(p, {"protocol"}, "TCP");
+    for (const json& p : kube::JsonArray(svc, {"spec", "ports"})) {
+      const json* port = kube::JsonAt(p, {"port"});
+      ports += (ports.empty() ? "" : ",") + (port ? wire::Dump(*port) : std::string("?")) + "/" + kube::JsonString(p, {"protocol"}, "TCP");
     }
     std::string selector;
-    if (const json* sel = Find(svc, {"spec", "selector"}); sel && sel->is_object())
+    if (const json* sel = kube::JsonAt(svc, {"spec", "selector"}); sel && sel->is_object())
       for (const auto& [k, v] : sel->items())
         selector += (selector.empty() ? "" : ",") + k + "=" + (v.is_string() ? v.get<std::string>() : wire::Dump(v));
-    return json::array({kube::NameOf(svc), Str(svc, {"spec", "type"}, "ClusterIP"), OrNone(Str(svc, {"spec", "clusterIP"})),
+    return json::array({kube::NameOf(svc), kube::JsonString(svc, {"spec", "type"}, "ClusterIP"), OrNone(kube::JsonString(svc, {"spec", "clusterIP"})),
                         "<none>", OrNone(ports), AgeOf(svc, now), OrNone(selector)});
   };
   return t;
@@ -202,7 +188,7 @@ TableConverter ConfigMapTable() {
   t.cells = [](const json& cm, kube::Micros now) {
     std::size_t n = 0;
     for (const char* key : {"data", "binaryData"})
-      if (const json* d = Find(cm, {key}); d && d->is_object()) n += d->size();
+      if (const json* d = kube::JsonAt(cm, {key}); d && d->is_object()) n += d->size();
     return json::array({kube::NameOf(cm), n, AgeOf(cm, now)});
   };
   return t;
@@ -252,7 +238,7 @@ TableConverter LeaseTable() {
   TableConverter t;
   t.columns = {Column("Name"), Column("Holder"), Column("Age")};
   t.cells = [](const json& lease, kube::Micros now) {
-    return json::array({kube::NameOf(lease), Str(lease, {"spec", "holderIdentity"}), AgeOf(lease, now)});
+    return json::array({kube::NameOf(lease), kube::JsonString(lease, {"spec", "holderIdentity"}), AgeOf(lease, now)});
   };
   return t;
 }
@@ -272,7 +258,7 @@ TableConverter DefaultTableConverter(const std::string& plural) {
 }
 
 json PartialObjectMetadata(const json& object) {
-  const json* meta = Find(object, {"metadata"});
+  const json* meta = kube::JsonAt(object, {"metadata"});
   return {{"kind", "PartialObjectMetadata"},
           {"apiVersion", "meta.k8s.io/v1"},
           {"metadata", meta && meta->is_object() ? *meta : json::object()}};

@@ -18,8 +18,6 @@ constexpr const char* kNodeIndex = "node";
 
 std::string Str(const json& obj, const char* key) { return kube::JsonString(obj, {key}); }
 
-bool IsDeleting(const json& obj) { return !kube::JsonString(obj, {"metadata", "deletionTimestamp"}).empty(); }
-
 std::vector<Taint> NoExecuteTaints(const json& node) {
   std::vector<Taint> out;
   for (auto& t : TaintsOf(node))
@@ -186,7 +184,7 @@ void NodeLifecycleController::CancelEviction(const std::string& pod_key) {
 
 void NodeLifecycleController::EvaluatePod(const ObjectPtr& pod, const std::vector<Taint>& no_execute) {
   std::string key = kube::KeyOf(*pod);
-  if (no_execute.empty() || IsDeleting(*pod)) {
+  if (no_execute.empty() || kube::IsBeingDeleted(*pod)) {
     CancelEviction(key);
     return;
   }
@@ -232,7 +230,7 @@ void NodeLifecycleController::EvaluatePod(const ObjectPtr& pod, const std::vecto
 
 void NodeLifecycleController::Evict(const std::string& pod_key) {
   ObjectPtr pod = pods_ ? pods_->GetByKey(pod_key) : nullptr;
-  if (!pod || IsDeleting(*pod)) return;
+  if (!pod || kube::IsBeingDeleted(*pod)) return;
   ++stats_.evictions;
   Log("evicting pod " + pod_key + " from node " + kube::NodeNameOf(*pod));
   auto r = client().Delete("pods", kube::NamespaceOf(*pod), kube::NameOf(*pod));

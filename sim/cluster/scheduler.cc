@@ -16,7 +16,7 @@ namespace {
 
 constexpr const char* kPodGroupLabel = "scheduling.x-k8s.io/pod-group";
 constexpr const char* kPendingGroupIndex = "pod-group";
-constexpr const char* kNodeIndex = "node";
+constexpr const char* kPodsByNodeIndex = "node";
 constexpr std::int64_t kDefaultMilliCpuRequest = 100;             // schedutil.DefaultMilliCPURequest
 constexpr std::int64_t kDefaultMemoryRequest = 200 * 1024 * 1024;  // schedutil.DefaultMemoryRequest
 
@@ -93,7 +93,6 @@ bool IsTerminal(const json& pod) {
   std::string phase = Str(Field(pod, "status", "phase"));
   return phase == "Succeeded" || phase == "Failed";
 }
-bool IsDeleting(const json& pod) { return Str(Field(pod, "metadata", "deletionTimestamp")) != ""; }
 
 }  // namespace
 
@@ -248,7 +247,7 @@ void Scheduler::Start() {
                                {.on_add = [this](const ObjectPtr& p) { OnPod(p); },
                                 .on_update = [this](const ObjectPtr&, const ObjectPtr& p) { OnPod(p); },
                                 .on_delete = [this](const ObjectPtr& p) { OnPodDeleted(p); }});
-  pod_informer_->AddIndex(kNodeIndex, kube::IndexByNodeName());
+  pod_informer_->AddIndex(kPodsByNodeIndex, kube::IndexByNodeName());
   auto group_index = [this](const json& pod) -> std::vector<std::string> {
     std::string g = GroupOf(pod);
     if (g.empty()) return {};
@@ -306,7 +305,7 @@ void Scheduler::OnNode(const ObjectPtr& old_node, const ObjectPtr& node) {
   if (added) {
     // Pods bound before we saw their node count now.
     if (pod_informer_)
-      for (const auto& pod : pod_informer_->ByIndex(kNodeIndex, name)) {
+      for (const auto& pod : pod_informer_->ByIndex(kPodsByNodeIndex, name)) {
         auto it = accounted_.find(kube::KeyOf(*pod));
         if (it == accounted_.end() || it->second->node != name) continue;
         info.requested.Add(it->second->requests.requests);
@@ -399,7 +398,7 @@ std::string Scheduler::GroupOf(const json& pod) const {
 
 void Scheduler::OnPendingPod(const ObjectPtr& pod, bool changed) {
   std::string key = kube::KeyOf(*pod);
-  if (IsDeleting(*pod) || IsTerminal(*pod)) {
+  if (kube::IsBeingDeleted(*pod) || IsTerminal(*pod)) {
     OnPendingPodGone(pod);
     return;
   }

@@ -1,5 +1,7 @@
 #include "sim/kernel/random.h"
 
+#include "sim/kernel/fnv.h"
+
 #include <cmath>
 #include <limits>
 
@@ -12,9 +14,6 @@
 namespace sim {
 
 namespace {
-
-constexpr std::uint64_t kFnvOffset = 0xcbf29ce484222325ULL;
-constexpr std::uint64_t kFnvPrime = 0x100000001b3ULL;
 
 // The SplitMix64 output function (Steele, Lea & Flood 2014).
 std::uint64_t Mix64(std::uint64_t z) {
@@ -39,16 +38,7 @@ constexpr double kSqrtHalf = 0.70710678118654752440;
 }  // namespace
 
 std::uint64_t StreamSeed(std::uint64_t scenario_seed, std::string_view component) {
-  std::uint64_t h = kFnvOffset;
-  for (int i = 0; i < 8; ++i) {
-    h ^= (scenario_seed >> (8 * i)) & 0xff;
-    h *= kFnvPrime;
-  }
-  for (unsigned char c : component) {
-    h ^= c;
-    h *= kFnvPrime;
-  }
-  return Mix64(h);
+  return Mix64(FnvFoldBytes(FnvFoldU64(kFnvOffset, scenario_seed), component));
 }
 
 RandomStream::RandomStream(std::uint64_t seed) {

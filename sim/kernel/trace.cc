@@ -1,10 +1,10 @@
 #include "sim/kernel/trace.h"
 
+#include "sim/kernel/fnv.h"
+
 namespace sim {
 
 namespace {
-
-constexpr std::uint64_t kFnvPrime = 0x100000001b3ULL;
 
 // Tags the two record forms in the hashed encoding.
 constexpr char kTextTag = 'T';
@@ -24,24 +24,9 @@ std::string Hex64(std::uint64_t v) {
 
 std::string Trace::HashHex() const { return Hex64(hash_); }
 
-void Trace::HashBytes(std::string_view bytes) {
-  std::uint64_t h = hash_;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= kFnvPrime;
-  }
-  hash_ = h;
-}
+void Trace::HashBytes(std::string_view bytes) { hash_ = FnvFoldBytes(hash_, bytes); }
 
-void Trace::HashU64(std::uint64_t v) {
-  // Little-endian bytes, whatever the host byte order.
-  std::uint64_t h = hash_;
-  for (int i = 0; i < 8; ++i) {
-    h ^= (v >> (8 * i)) & 0xff;
-    h *= kFnvPrime;
-  }
-  hash_ = h;
-}
+void Trace::HashU64(std::uint64_t v) { hash_ = FnvFoldU64(hash_, v); }
 
 void Trace::Record(kube::Micros time, std::string_view category, std::string_view text) {
   HashU64(static_cast<std::uint64_t>(time));

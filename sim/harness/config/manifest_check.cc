@@ -2,6 +2,7 @@
 
 #include "fakeapi/client/resource.h"
 #include "operator/api/dgljob_api.h"
+#include "sim/harness/config/units.h"
 #include "sim/harness/config/yaml_json.h"
 
 #include <nlohmann/json.hpp>
@@ -15,20 +16,6 @@ namespace {
 using nlohmann::json;
 
 std::string JoinPath(std::string_view base, std::string_view path) { return JoinFieldPath(base, path); }
-
-std::string TypeName(const json& value) {
-  switch (value.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::object: return "a mapping";
-    case json::value_t::array: return "a sequence";
-    case json::value_t::string: return "a string";
-    case json::value_t::boolean: return "a boolean";
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned:
-    case json::value_t::number_float: return "a number";
-    default: return "an unsupported value";
-  }
-}
 
 std::string Quote(std::string_view s) { return json(std::string(s)).dump(); }
 

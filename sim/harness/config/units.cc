@@ -25,7 +25,10 @@ std::string TypeName(const json& value) {
     case json::value_t::array: return "a sequence";
     case json::value_t::string: return "a string";
     case json::value_t::boolean: return "a boolean";
-    default: return "a number";
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned:
+    case json::value_t::number_float: return "a number";
+    default: return "an unsupported value";
   }
 }
 
@@ -264,5 +267,17 @@ std::string FormatBytesRange(double bytes, double low, double high) {
   return Digits(bytes / 1e9, 1) + " GB" +
          (ranged ? " (" + Digits(low / 1e9, 1) + " - " + Digits(high / 1e9, 1) + " GB)" : "");
 }
+
+std::string FormatSeconds(double seconds) {
+  return FormatDuration(static_cast<kube::Micros>(std::llround(seconds)) * kube::kSecond);
+}
+
+std::string FormatFixed(double value, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, value);
+  return buf;
+}
+
+double MicrosToSeconds(kube::Micros t) { return static_cast<double>(t) / static_cast<double>(kube::kSecond); }
 
 }  // namespace harness

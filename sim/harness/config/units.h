@@ -56,6 +56,12 @@ Parsed<double> ParseBandwidthValue(const nlohmann::json& value);
 // Short human forms for messages and reports: "1h30m", "250ms", "0s"; "200MB/s", "12.5GB/s".
 std::string FormatDuration(kube::Micros d);
 std::string FormatBandwidth(double bytes_per_second);
+// A duration given in seconds, rounded to the second, the same way: "2m5s".
+std::string FormatSeconds(double seconds);
+// A number with `digits` digits after the point ("%.*f"): FormatFixed(2.345, 1) is "2.3".
+std::string FormatFixed(double value, int digits);
+// Simulated microseconds as seconds.
+double MicrosToSeconds(kube::Micros t);
 
 // A prediction with its range in one unit chosen by the value: seconds below 10 minutes ("28.0s",
 // "28.0s (22.1 - 35.3s)"), minutes below 2 hours ("95.9 min (71.0 - 120.3 min)"), hours above

@@ -12,14 +12,6 @@ namespace {
 
 using nlohmann::json;
 
-double Seconds(Micros t) { return static_cast<double>(t) / static_cast<double>(kube::kSecond); }
-
-std::string Fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
 // " queueing 0.0s, imagePull 45.0s, partition 1.60 h (1.20 - 2.10 h), ..." over the stages
 // recorded, in report order, with the models' ranges; " -" when none.
 std::string BreakdownText(const JobRecord& job) {
@@ -65,7 +57,7 @@ double RunSpanSeconds(const RunRecord& record) {
     all_completed = all_completed && job.completed.has_value();
   }
   if (record.job_order.empty()) return 0;
-  return Seconds((all_completed && last ? *last : record.end) - first.value_or(0));
+  return MicrosToSeconds((all_completed && last ? *last : record.end) - first.value_or(0));
 }
 
 bool AllPassed(const std::vector<ExpectationResult>& results) {
@@ -79,7 +71,7 @@ std::string FormatSummary(const RunRecord& record, const std::vector<Expectation
   out << "scenario " << record.scenario << "  seed " << record.seed << "  ended at " << FormatDuration(record.end)
       << (record.hit_until ? " (until reached)" : "") << "  " << record.events << " events, " << record.api_writes
       << " API writes";
-  if (record.price_per_hour > 0) out << "  cost " << Fixed(record.price_per_hour * RunSpanSeconds(record) / 3600, 2);
+  if (record.price_per_hour > 0) out << "  cost " << FormatFixed(record.price_per_hour * RunSpanSeconds(record) / 3600, 2);
   out << "\n";
   for (const auto& key : record.job_order) {
     const JobRecord& job = record.jobs.at(key);
@@ -94,8 +86,8 @@ std::string FormatSummary(const RunRecord& record, const std::vector<Expectation
       out << "  makespan -";
     }
     const auto gpu = GpuSecondsRange(job);
-    out << "  GPU-hours " << Fixed(gpu[0] / 3600.0, 2);
-    if (gpu[1] != gpu[0] || gpu[2] != gpu[0]) out << " (" << Fixed(gpu[1] / 3600.0, 2) << " - " << Fixed(gpu[2] / 3600.0, 2) << ")";
+    out << "  GPU-hours " << FormatFixed(gpu[0] / 3600.0, 2);
+    if (gpu[1] != gpu[0] || gpu[2] != gpu[0]) out << " (" << FormatFixed(gpu[1] / 3600.0, 2) << " - " << FormatFixed(gpu[2] / 3600.0, 2) << ")";
     out << "  restarts " << job.restarts << "  pods "
         << job.pods_created << "  " << (job.dataset.empty() ? "dataset: default graph (names none the scenario knows)"
                                                              : "dataset: " + job.dataset)
@@ -127,7 +119,7 @@ json ReportJson(const RunRecord& record, const std::vector<ExpectationResult>& r
   report["annotations"] = record.annotations;
   report["seed"] = record.seed;
   report["passed"] = AllPassed(results);
-  report["simulatedSeconds"] = Seconds(record.end);
+  report["simulatedSeconds"] = MicrosToSeconds(record.end);
   if (wall_seconds >= 0) report["wallSeconds"] = wall_seconds;
   report["events"] = record.events;
   report["apiWrites"] = record.api_writes;
@@ -143,17 +135,17 @@ json ReportJson(const RunRecord& record, const std::vector<ExpectationResult>& r
     j["partitionMode"] = job.partition_mode;
     j["dataset"] = job.dataset.empty() ? json(nullptr) : json(job.dataset);
     j["phase"] = job.phase;
-    j["submitted"] = job.submitted ? json(Seconds(*job.submitted)) : json(nullptr);
-    j["completed"] = job.completed ? json(Seconds(*job.completed)) : json(nullptr);
-    j["makespan"] = job.Makespan() ? json(Seconds(*job.Makespan())) : json(nullptr);
+    j["submitted"] = job.submitted ? json(MicrosToSeconds(*job.submitted)) : json(nullptr);
+    j["completed"] = job.completed ? json(MicrosToSeconds(*job.completed)) : json(nullptr);
+    j["makespan"] = job.Makespan() ? json(MicrosToSeconds(*job.Makespan())) : json(nullptr);
     json phases = json::array();
-    for (const auto& p : job.phases) phases.push_back({{"phase", p.phase}, {"at", Seconds(p.at)}});
+    for (const auto& p : job.phases) phases.push_back({{"phase", p.phase}, {"at", MicrosToSeconds(p.at)}});
     j["phases"] = phases;
     json breakdown = json::object();
     auto stages = job.Breakdown();
     for (const char* stage : kBreakdownStages) {
       auto it = stages.find(stage);
-      breakdown[stage] = it == stages.end() ? 0.0 : Seconds(it->second);
+      breakdown[stage] = it == stages.end() ? 0.0 : MicrosToSeconds(it->second);
     }
     j["breakdown"] = breakdown;
     // The workload models' ranges (added fields): stage seconds, makespan, GPU-seconds and peaks at
@@ -188,7 +180,7 @@ json ReportJson(const RunRecord& record, const std::vector<ExpectationResult>& r
   json cluster = {{"nodes", record.nodes}, {"gpus", record.gpus}, {"gpuSeconds", record.gpu_seconds}};
   cluster["gpuUtilization"] = nullptr;
   if (record.gpus > 0 && record.end > 0)
-    cluster["gpuUtilization"] = record.gpu_seconds / (static_cast<double>(record.gpus) * Seconds(record.end));
+    cluster["gpuUtilization"] = record.gpu_seconds / (static_cast<double>(record.gpus) * MicrosToSeconds(record.end));
   cluster["pricePerHour"] = record.price_per_hour > 0 ? json(record.price_per_hour) : json(nullptr);
   cluster["cost"] = record.price_per_hour > 0 ? json(record.price_per_hour * RunSpanSeconds(record) / 3600) : json(nullptr);
   report["cluster"] = cluster;
@@ -197,7 +189,7 @@ json ReportJson(const RunRecord& record, const std::vector<ExpectationResult>& r
   report["expectations"] = expectations;
   json violations = json::array();
   for (const auto& v : record.invariant_violations)
-    violations.push_back({{"invariant", v.name}, {"at", Seconds(v.at)}, {"detail", v.detail}});
+    violations.push_back({{"invariant", v.name}, {"at", MicrosToSeconds(v.at)}, {"detail", v.detail}});
   report["invariantViolations"] = violations;
   json invariants = json::array();
   for (const InvariantInfo& info : Invariants()) {

@@ -75,12 +75,6 @@ std::string Num(double v) {
   return s;
 }
 
-std::string Fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
 // A time for people: whole seconds from a minute on, tenths below.
 std::string Clock(Micros t) {
   Micros unit = t >= 60 * kube::kSecond ? kube::kSecond : t >= kube::kSecond ? kube::kSecond / 10 : kube::kMillisecond;
@@ -172,8 +166,6 @@ std::optional<std::string> FitLabel(const std::string& text, double width) {
   if (fits >= 4) return text.substr(0, fits - 1) + "\xE2\x80\xA6";
   return std::nullopt;
 }
-
-double Seconds(Micros t) { return static_cast<double>(t) / static_cast<double>(kube::kSecond); }
 
 std::string Plural(std::size_t n, const char* word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
@@ -297,9 +289,9 @@ class Page {
     item("nodes / GPUs", std::to_string(record_.nodes) + " / " + std::to_string(record_.gpus));
     std::string utilisation = "-";
     if (record_.gpus > 0 && record_.end > 0)
-      utilisation = Fixed(100.0 * record_.gpu_seconds / (static_cast<double>(record_.gpus) * Seconds(record_.end)), 1) + "%";
+      utilisation = FormatFixed(100.0 * record_.gpu_seconds / (static_cast<double>(record_.gpus) * MicrosToSeconds(record_.end)), 1) + "%";
     item("GPU utilisation", utilisation);
-    item("GPU-hours", Fixed(record_.gpu_seconds / 3600.0, 2));
+    item("GPU-hours", FormatFixed(record_.gpu_seconds / 3600.0, 2));
     item("events / API writes", std::to_string(record_.events) + " / " + std::to_string(record_.api_writes));
     item("trace hash", "<code>" + HtmlEscape(record_.trace_hash) + "</code>");
     out_ << "</dl>\n</header>\n";
@@ -336,7 +328,7 @@ class Page {
       }
       out_ << "</td>";
       out_ << "<td>" << Breakdown(job) << "</td><td>" << Memory(job) << "</td>";
-      out_ << "<td class=\"num\">" << Fixed(job.gpu_seconds / 3600.0, 2) << "</td><td class=\"num\">" << job.restarts
+      out_ << "<td class=\"num\">" << FormatFixed(job.gpu_seconds / 3600.0, 2) << "</td><td class=\"num\">" << job.restarts
            << "</td><td class=\"num\">" << job.pods_created << "</td></tr>\n";
     }
     out_ << "</tbody></table></div>\n";
@@ -667,7 +659,7 @@ class Page {
       double yy = bottom - kPlotHeight * pct / 100.0;
       svg << "<line x1=\"" << kLabelWidth << "\" y1=\"" << Num(yy) << "\" x2=\"" << (kWidth - kRightMargin) << "\" y2=\""
           << Num(yy) << "\"/><text x=\"" << (kLabelWidth - 8) << "\" y=\"" << Num(yy + 3.5) << "\" text-anchor=\"end\">"
-          << pct << "% (" << Fixed(full * pct / 100.0, full * pct / 100.0 == std::floor(full * pct / 100.0) ? 0 : 1)
+          << pct << "% (" << FormatFixed(full * pct / 100.0, full * pct / 100.0 == std::floor(full * pct / 100.0) ? 0 : 1)
           << ")</text>";
     }
     svg << "</g>";
@@ -689,7 +681,7 @@ class Page {
     svg << "</svg>";
     out_ << "<div class=\"scroll\">" << svg.str() << "</div>\n";
     out_ << "<p class=\"note\">At most " << peak << " of " << record_.gpus << " GPUs in use at once; "
-         << Fixed(record_.gpu_seconds / 3600.0, 2) << " GPU-hours in all.</p>\n</section>\n";
+         << FormatFixed(record_.gpu_seconds / 3600.0, 2) << " GPU-hours in all.</p>\n</section>\n";
   }
 
   void Expectations() {

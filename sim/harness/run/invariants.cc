@@ -15,8 +15,6 @@ namespace {
 using kube::JsonString;
 using nlohmann::json;
 
-bool PodFinished(const std::string& phase) { return phase == "Succeeded" || phase == "Failed"; }
-bool Deleting(const json& obj) { return !JsonString(obj, {"metadata", "deletionTimestamp"}).empty(); }
 
 std::optional<std::int64_t> ParseVersion(const std::string& rv) {
   if (rv.empty() || rv.size() > 18 || rv.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
@@ -79,8 +77,8 @@ void InvariantChecker::OnPod(const json& pod) {
     std::string job = JsonString(pod, {"metadata", "labels", dgl::kLabelJobName});
     if (!job.empty()) launcher_succeeded_.insert(JobKey{kube::NamespaceOf(pod), job});
   }
-  if (!node.empty() && !bound_.count(uid) && !PodFinished(phase)) CheckOvercommit(pod, node);
-  if (PodFinished(phase)) Release(uid);
+  if (!node.empty() && !bound_.count(uid) && !kube::IsPodFinished(phase)) CheckOvercommit(pod, node);
+  if (kube::IsPodFinished(phase)) Release(uid);
 }
 
 void InvariantChecker::OnPodGone(const json& pod) { Release(kube::UidOf(pod)); }
@@ -220,9 +218,9 @@ void InvariantChecker::CheckDeletedJobsLeftNothing() {
     const std::string selector = std::string(dgl::kLabelJobName) + "=" + key.name;
     if (auto pods = sim().store().List("pods", {.namespace_ = key.ns, .label_selector = selector}); pods.ok())
       for (const auto& pod : pods->items)
-        if (!Deleting(*pod)) left.push_back("pod " + kube::NameOf(*pod));
+        if (!kube::IsBeingDeleted(*pod)) left.push_back("pod " + kube::NameOf(*pod));
     const std::string config_map = dgl::ConfigMapName(key.name);
-    if (auto cm = sim().store().Get("configmaps", key.ns, config_map); cm.ok() && !Deleting(**cm))
+    if (auto cm = sim().store().Get("configmaps", key.ns, config_map); cm.ok() && !kube::IsBeingDeleted(**cm))
       left.push_back("configmap " + config_map);
     if (!left.empty())
       Violation(Invariant::kNoObjectsAfterDelete,

@@ -20,7 +20,6 @@ namespace {
 using kube::JsonString;
 
 // A pod in a phase it never leaves.
-bool PodFinished(const std::string& phase) { return phase == "Succeeded" || phase == "Failed"; }
 
 // The pod's record, with its identity filled in from the object when first seen.
 PodRecord& NotePod(RunRecord& record, const json& pod) {
@@ -210,7 +209,7 @@ void Recorder::OnPod(const json& pod) {
     if (JobRecord& j = Job(*info.job); j.submitted && !j.stage_intervals.count("queueing"))
       j.stage_intervals["queueing"].emplace_back(*j.submitted, Now());
   if (phase == "Running" && !info.running_since) info.running_since = StatusTime(pod, "running", false).value_or(Now());
-  if (PodFinished(phase)) {
+  if (kube::IsPodFinished(phase)) {
     // A pod seen only once it had finished still ran: from its containers' start to their end.
     if (!info.running_since) info.running_since = StatusTime(pod, "terminated", false);
     Stop(info, StatusTime(pod, "terminated", true));

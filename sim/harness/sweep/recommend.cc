@@ -11,8 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string Duration(double seconds) { return FormatDuration(static_cast<kube::Micros>(std::llround(seconds)) * kube::kSecond); }
-
 std::string Money(double x) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.2f", x);
@@ -35,13 +33,13 @@ std::string Ineligible(const json& p, const Objective& o, const std::string& bas
     return p["lostTo"].get<std::string>() + seeds + ": " + p["reason"].get<std::string>();
   }
   if (o.deadline_seconds && Makespan(p) > *o.deadline_seconds)
-    return "slower: makespan " + Duration(Makespan(p)) + ", over the deadline of " + Duration(*o.deadline_seconds);
+    return "slower: makespan " + FormatSeconds(Makespan(p)) + ", over the deadline of " + FormatSeconds(*o.deadline_seconds);
   if (o.budget && CostOf(p, basis) > *o.budget)
     return "dearer: " + FiguresText(p, basis) + ", over the budget of " + Money(*o.budget);
   if (o.queueing_percentile) {
     const json& q = p["queueingSeconds"][QueueKey(o)];
     if (q.is_number() && q.get<double>() > *o.queueing_under_seconds)
-      return "queueing: " + QueueKey(o) + " delay " + Duration(q.get<double>()) + ", over " + Duration(*o.queueing_under_seconds);
+      return "queueing: " + QueueKey(o) + " delay " + FormatSeconds(q.get<double>()) + ", over " + FormatSeconds(*o.queueing_under_seconds);
   }
   return "";
 }
@@ -49,7 +47,7 @@ std::string Ineligible(const json& p, const Objective& o, const std::string& bas
 }  // namespace
 
 std::string FiguresText(const json& point, const std::string& cost_basis) {
-  std::string out = point["makespanSeconds"].is_number() ? "makespan " + Duration(Makespan(point)) : std::string("no makespan");
+  std::string out = point["makespanSeconds"].is_number() ? "makespan " + FormatSeconds(Makespan(point)) : std::string("no makespan");
   if (cost_basis == "cost" && point["cost"].is_number()) out += ", cost " + Money(point["cost"].get<double>());
   else if (point["gpuHours"].is_number()) out += ", " + Money(point["gpuHours"].get<double>()) + " GPU-hours";
   return out;

@@ -21,8 +21,6 @@ std::string Fixed(double x, int digits) {
   return buffer;
 }
 
-std::string Duration(double seconds) { return FormatDuration(static_cast<kube::Micros>(std::llround(seconds)) * kube::kSecond); }
-
 std::string Id(std::string text) {
   for (char& c : text)
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '-';
@@ -153,10 +151,10 @@ std::string Row(const std::vector<std::string>& cells, const char* tag = "td") {
 std::string Maybe(const json& v, double scale, int digits) { return v.is_number() ? Fixed(v.get<double>() / scale, digits) : "-"; }
 
 std::vector<std::string> PointCells(const View& view, const json& p) {
-  std::string queue = view.fleet ? Duration(Figure(p, "/queueingSeconds/p95", 1)) : "-";
+  std::string queue = view.fleet ? FormatSeconds(Figure(p, "/queueingSeconds/p95", 1)) : "-";
   return {p["point"].dump(), p["label"].get<std::string>(), p["partitionMode"].get<std::string>(),
           p["outcome"] == "Succeeded" ? "Succeeded" : p["lostTo"].get<std::string>(),
-          p["makespanSeconds"].is_number() ? Duration(p["makespanSeconds"].get<double>()) : "-", Maybe(p["cost"], 1, 2),
+          p["makespanSeconds"].is_number() ? FormatSeconds(p["makespanSeconds"].get<double>()) : "-", Maybe(p["cost"], 1, 2),
           Maybe(p["gpuHours"], 1, 2), Maybe(p["idleGpuHours"], 1, 2), Maybe(p["lostGpuHours"], 1, 2), Maybe(p["restarts"], 1, 1), queue,
           p["gpuUtilization"].is_number() ? Fixed(100 * p["gpuUtilization"].get<double>(), 1) + "%" : "-",
           view.r.why_lost[p["point"].get<std::size_t>()]};
@@ -171,7 +169,7 @@ std::vector<std::vector<std::string>> DeadlineRows(const View& view) {
   std::vector<std::vector<std::string>> rows;
   for (std::size_t k = view.r.pareto.size(); k-- > 0;) {
     const json& p = view.points[view.r.pareto[k]];
-    rows.push_back({"from " + Duration(p["makespanSeconds"].get<double>()), "point " + p["point"].dump() + " " + p["label"].get<std::string>(),
+    rows.push_back({"from " + FormatSeconds(p["makespanSeconds"].get<double>()), "point " + p["point"].dump() + " " + p["label"].get<std::string>(),
                     FiguresText(p, view.CostBasis())});
   }
   return rows;
@@ -322,13 +320,13 @@ std::string SweepTable(const SweepResult& result) {
   out += line;
   for (const json& p : view.points) {
     const std::string cost = Maybe(p[view.CostBasis()], 1, 2);
-    const std::string fleet = view.fleet ? "  " + Duration(Figure(p, "/queueingSeconds/p95", 1)) + "  " +
+    const std::string fleet = view.fleet ? "  " + FormatSeconds(Figure(p, "/queueingSeconds/p95", 1)) + "  " +
                                                Fixed(100 * Figure(p, "/gpuUtilization", 1), 0) + "%"
                                          : "";
     std::snprintf(line, sizeof line, "%-5s %-44s %-12s %-13s %12s %10s %9s%s\n", p["point"].dump().c_str(), p["label"].get<std::string>().c_str(),
                   p["partitionMode"].get<std::string>().c_str(),
                   (p["outcome"] == "Succeeded" ? std::string("Succeeded") : p["lostTo"].get<std::string>()).c_str(),
-                  p["makespanSeconds"].is_number() ? Duration(p["makespanSeconds"].get<double>()).c_str() : "-", cost.c_str(),
+                  p["makespanSeconds"].is_number() ? FormatSeconds(p["makespanSeconds"].get<double>()).c_str() : "-", cost.c_str(),
                   Maybe(p["restarts"], 1, 1).c_str(), fleet.c_str());
     out += line;
   }

@@ -19,7 +19,7 @@ namespace {
 
 using nlohmann::json;
 
-json ConfigMap(const std::string& name) {
+json FaultyConfigMap(const std::string& name) {
   return {{"apiVersion", "v1"},
           {"kind", "ConfigMap"},
           {"metadata", {{"name", name}, {"namespace", "default"}}},
@@ -32,9 +32,9 @@ std::vector<std::string> WriteRound(Client& client, int i) {
   std::vector<std::string> outcomes;
   auto code = [&](const Status& s) { outcomes.push_back(std::to_string(s.code()) + s.reason()); };
   const std::string name = "cm-" + std::to_string(i);
-  code(client.Create("configmaps", ConfigMap(name)).status());
+  code(client.Create("configmaps", FaultyConfigMap(name)).status());
   code(client.Patch("configmaps", "default", name, json{{"data", {{"k", "p"}}}}).status());
-  json replacement = ConfigMap(name);
+  json replacement = FaultyConfigMap(name);
   replacement["data"]["k"] = "u";
   code(client.Update("configmaps", replacement).status());
   code(client.UpdateStatus("configmaps", replacement).status());
@@ -122,7 +122,7 @@ TEST_F(FaultyClientTest, ZeroRatesForwardEveryCall) {
   for (int i = 0; i < 20; ++i) EXPECT_EQ(WriteRound(faulty, i), WriteRound(direct_store, i));
   EXPECT_EQ(store_.CurrentResourceVersion(), direct_store.CurrentResourceVersion());
 
-  ASSERT_TRUE(faulty.Create("configmaps", ConfigMap("kept")).ok());
+  ASSERT_TRUE(faulty.Create("configmaps", FaultyConfigMap("kept")).ok());
   auto got = faulty.Get("configmaps", "default", "kept");
   ASSERT_TRUE(got.ok());
   auto direct = store_.Get("configmaps", "default", "kept");
@@ -136,11 +136,11 @@ TEST_F(FaultyClientTest, ZeroRatesForwardEveryCall) {
 }
 
 TEST_F(FaultyClientTest, ConflictRateOneFailsEveryWriteWith409ConflictAndAppliesNothing) {
-  ASSERT_TRUE(store_.Create("configmaps", ConfigMap("existing")).ok());
+  ASSERT_TRUE(store_.Create("configmaps", FaultyConfigMap("existing")).ok());
   const std::int64_t rv = store_.CurrentResourceVersion();
   FaultyClient faulty(store_, 3, FaultPlan{.conflict_rate = 1.0});
 
-  auto created = faulty.Create("configmaps", ConfigMap("new"));
+  auto created = faulty.Create("configmaps", FaultyConfigMap("new"));
   auto patched = faulty.Patch("configmaps", "default", "existing", json{{"data", {{"k", "x"}}}});
   auto deleted = faulty.Delete("configmaps", "default", "existing");
 
@@ -165,7 +165,7 @@ TEST_F(FaultyClientTest, ErrorRateOneFailsEveryWriteWith500InternalError) {
 TEST_F(FaultyClientTest, TimedOutWritesThatWentThroughAreVisibleInTheStore) {
   FaultyClient faulty(store_, 3, FaultPlan{.timeout_rate = 1.0, .timeout_applied_rate = 1.0});
 
-  auto created = faulty.Create("configmaps", ConfigMap("a"));
+  auto created = faulty.Create("configmaps", FaultyConfigMap("a"));
 
   EXPECT_EQ(created.status().code(), 504);
   EXPECT_EQ(created.status().reason(), "Timeout");
@@ -176,7 +176,7 @@ TEST_F(FaultyClientTest, TimedOutWritesThatWentThroughAreVisibleInTheStore) {
 TEST_F(FaultyClientTest, TimedOutWritesThatDidNotGoThroughLeaveNoTrace) {
   FaultyClient faulty(store_, 3, FaultPlan{.timeout_rate = 1.0, .timeout_applied_rate = 0.0});
 
-  auto created = faulty.Create("configmaps", ConfigMap("a"));
+  auto created = faulty.Create("configmaps", FaultyConfigMap("a"));
 
   EXPECT_EQ(created.status().code(), 504);
   EXPECT_TRUE(store_.Get("configmaps", "default", "a").status().IsNotFound());
@@ -186,7 +186,7 @@ TEST_F(FaultyClientTest, TimedOutWritesThatDidNotGoThroughLeaveNoTrace) {
 TEST_F(FaultyClientTest, MixedTimeoutsLeaveExactlyTheAppliedOnesInTheStore) {
   FaultyClient faulty(store_, 11, FaultPlan{.timeout_rate = 1.0});
   for (int i = 0; i < 200; ++i) {
-    EXPECT_EQ(faulty.Create("configmaps", ConfigMap("cm-" + std::to_string(i))).status().code(), 504);
+    EXPECT_EQ(faulty.Create("configmaps", FaultyConfigMap("cm-" + std::to_string(i))).status().code(), 504);
   }
   const FaultCounts counts = faulty.counts();
   EXPECT_EQ(counts.timeouts_applied + counts.timeouts_not_applied, 200);
@@ -198,14 +198,14 @@ TEST_F(FaultyClientTest, MixedTimeoutsLeaveExactlyTheAppliedOnesInTheStore) {
 }
 
 TEST_F(FaultyClientTest, ReadErrorRateFailsGetListAndWatchWith500) {
-  ASSERT_TRUE(store_.Create("configmaps", ConfigMap("a")).ok());
+  ASSERT_TRUE(store_.Create("configmaps", FaultyConfigMap("a")).ok());
   FaultyClient faulty(store_, 3, FaultPlan{.read_error_rate = 1.0});
 
   EXPECT_EQ(faulty.Get("configmaps", "default", "a").status().code(), 500);
   EXPECT_EQ(faulty.List("configmaps").status().code(), 500);
   EXPECT_EQ(faulty.Watch("configmaps").status().code(), 500);
   EXPECT_EQ(faulty.counts().read_errors, 3);
-  EXPECT_TRUE(faulty.Create("configmaps", ConfigMap("b")).ok());  // writes are untouched
+  EXPECT_TRUE(faulty.Create("configmaps", FaultyConfigMap("b")).ok());  // writes are untouched
 }
 
 TEST_F(FaultyClientTest, LatencyIsDrawnWithinBoundsAndTakeLatencyResetsIt) {
@@ -231,7 +231,7 @@ TEST_F(FaultyClientTest, LatencyIsDrawnWithinBoundsAndTakeLatencyResetsIt) {
 
 TEST_F(FaultyClientTest, FixedLatencyIsChargedForEveryCallFailedOrNot) {
   FaultyClient faulty(store_, 8, FaultPlan{.error_rate = 1.0, .latency_min = 700, .latency_max = 700});
-  (void)faulty.Create("configmaps", ConfigMap("a"));
+  (void)faulty.Create("configmaps", FaultyConfigMap("a"));
   (void)faulty.Get("configmaps", "default", "a");
   EXPECT_EQ(faulty.TakeLatency(), 1400);
 }
@@ -243,7 +243,7 @@ TEST_F(FaultyClientTest, DropWatchesEndsOpenStreamsWithANonExpiredStatus) {
   WatchPtr stream = watch.value();
   int notified = 0;
   stream->SetNotifier([&] { ++notified; });
-  ASSERT_TRUE(faulty.Create("configmaps", ConfigMap("a")).ok());  // queued, then lost with the connection
+  ASSERT_TRUE(faulty.Create("configmaps", FaultyConfigMap("a")).ok());  // queued, then lost with the connection
   EXPECT_EQ(faulty.OpenWatches(), 1u);
 
   EXPECT_EQ(faulty.DropWatches(), 1u);
@@ -276,7 +276,7 @@ TEST_F(FaultyClientTest, WatchWithoutDropsForwardsEventsAndReaderStop) {
   FaultyClient faulty(store_, 3);
   auto watch = faulty.Watch("configmaps");
   ASSERT_TRUE(watch.ok());
-  ASSERT_TRUE(faulty.Create("configmaps", ConfigMap("a")).ok());
+  ASSERT_TRUE(faulty.Create("configmaps", FaultyConfigMap("a")).ok());
 
   std::vector<WatchEvent> events;
   EXPECT_TRUE(watch.value()->Poll(&events));
@@ -294,9 +294,9 @@ TEST_F(FaultyClientTest, WatchWithoutDropsForwardsEventsAndReaderStop) {
 TEST_F(FaultyClientTest, ExpiredWatchErrorsPassThroughUnchanged) {
   Store store(StoreOptions{.clock = &clock_, .history_limit = 2});
   FaultyClient faulty(store, 3);
-  ASSERT_TRUE(store.Create("configmaps", ConfigMap("first")).ok());
+  ASSERT_TRUE(store.Create("configmaps", FaultyConfigMap("first")).ok());
   const std::string old_rv = std::to_string(store.CurrentResourceVersion());
-  for (int i = 0; i < 5; ++i) ASSERT_TRUE(store.Create("configmaps", ConfigMap("cm-" + std::to_string(i))).ok());
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(store.Create("configmaps", FaultyConfigMap("cm-" + std::to_string(i))).ok());
 
   auto watch = faulty.Watch("configmaps", WatchOptions{.resource_version = old_rv});
 

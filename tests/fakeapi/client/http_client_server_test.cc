@@ -16,7 +16,7 @@ namespace {
 
 using nlohmann::json;
 
-json ConfigMap(const std::string& name) {
+json ServerConfigMap(const std::string& name) {
   return {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", name}, {"namespace", "default"}}},
           {"data", {{"k", "v"}}}};
 }
@@ -41,7 +41,7 @@ class HttpClientServerTest : public ::testing::Test {
 };
 
 TEST_F(HttpClientServerTest, EveryWriteNamesTheClientsFieldManager) {
-  ASSERT_TRUE(client->Create("configmaps", ConfigMap("c")).ok());
+  ASSERT_TRUE(client->Create("configmaps", ServerConfigMap("c")).ok());
   ASSERT_TRUE(client->Patch("configmaps", "default", "c", {{"data", {{"k", "w"}}}}).ok());
   auto stored = store->Get("configmaps", "default", "c");
   ASSERT_TRUE(stored.ok());
@@ -52,7 +52,7 @@ TEST_F(HttpClientServerTest, EveryWriteNamesTheClientsFieldManager) {
 }
 
 TEST_F(HttpClientServerTest, AListComesInPagesThatEndWithoutAToken) {
-  for (const char* name : {"a", "b", "c"}) ASSERT_TRUE(client->Create("configmaps", ConfigMap(name)).ok());
+  for (const char* name : {"a", "b", "c"}) ASSERT_TRUE(client->Create("configmaps", ServerConfigMap(name)).ok());
   std::vector<std::string> names;
   ListOptions options{.namespace_ = "default", .limit = 2};
   int pages = 0;
@@ -70,9 +70,9 @@ TEST_F(HttpClientServerTest, AListComesInPagesThatEndWithoutAToken) {
 
 TEST_F(HttpClientServerTest, AWatchFromACompactedVersionEndsWithTheServersExpiredEvent) {
   Start(fakeapi::StoreOptions{.history_limit = 2});
-  ASSERT_TRUE(client->Create("configmaps", ConfigMap("first")).ok());
+  ASSERT_TRUE(client->Create("configmaps", ServerConfigMap("first")).ok());
   const std::string old = ResourceVersionOf(**store->Get("configmaps", "default", "first"));
-  for (int i = 0; i < 5; ++i) ASSERT_TRUE(client->Create("configmaps", ConfigMap("c" + std::to_string(i))).ok());
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(client->Create("configmaps", ServerConfigMap("c" + std::to_string(i))).ok());
   auto watch = client->Watch("configmaps", {.resource_version = old});
   ASSERT_TRUE(watch.ok()) << watch.status().ToString();
   std::vector<WatchEvent> events;

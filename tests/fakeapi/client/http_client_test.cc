@@ -246,7 +246,7 @@ void ServeStore(httplib::Server& server, Store& store_ref, const std::atomic<boo
   });
 }
 
-json Pod(const std::string& name, const std::string& ns = "default", json labels = json::object()) {
+json ClientPod(const std::string& name, const std::string& ns = "default", json labels = json::object()) {
   return {{"apiVersion", "v1"},
           {"kind", "Pod"},
           {"metadata", {{"name", name}, {"namespace", ns}, {"labels", labels}}},
@@ -288,7 +288,7 @@ class StoreOverHttpTest : public ::testing::Test {
 };
 
 TEST_F(StoreOverHttpTest, CreateGetUpdatePatchDeleteUseKubernetesPaths) {
-  auto created = client_->Create("pods", Pod("p1"));
+  auto created = client_->Create("pods", ClientPod("p1"));
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   EXPECT_FALSE(UidOf(**created).empty());
   EXPECT_TRUE(server_.Logged("POST /api/v1/namespaces/default/pods"));
@@ -347,7 +347,7 @@ TEST_F(StoreOverHttpTest, CustomResourcesLiveUnderApisGroupVersion) {
 }
 
 TEST_F(StoreOverHttpTest, CreateTakesTheNamespaceArgumentThenTheObjectsThenDefault) {
-  json pod = Pod("p");
+  json pod = ClientPod("p");
   pod["metadata"].erase("namespace");
   ASSERT_TRUE(client_->Create("pods", pod, "other").ok());
   EXPECT_TRUE(store_->Get("pods", "other", "p").ok());
@@ -356,7 +356,7 @@ TEST_F(StoreOverHttpTest, CreateTakesTheNamespaceArgumentThenTheObjectsThenDefau
 }
 
 TEST_F(StoreOverHttpTest, PodBindingIsPostedToTheBindingSubresource) {
-  ASSERT_TRUE(client_->Create("pods", Pod("p")).ok());
+  ASSERT_TRUE(client_->Create("pods", ClientPod("p")).ok());
   json binding = {{"metadata", {{"name", "p"}, {"namespace", "default"}}}, {"target", {{"name", "node-1"}}}};
   auto bound = client_->Create("pods/binding", binding);
   ASSERT_TRUE(bound.ok()) << bound.status().ToString();
@@ -365,10 +365,10 @@ TEST_F(StoreOverHttpTest, PodBindingIsPostedToTheBindingSubresource) {
 }
 
 TEST_F(StoreOverHttpTest, ErrorsAreTheStatusesTheStoreReturns) {
-  ASSERT_TRUE(client_->Create("pods", Pod("p")).ok());
+  ASSERT_TRUE(client_->Create("pods", ClientPod("p")).ok());
 
-  auto exists = client_->Create("pods", Pod("p"));
-  auto exists_direct = store_->Create("pods", Pod("p"));
+  auto exists = client_->Create("pods", ClientPod("p"));
+  auto exists_direct = store_->Create("pods", ClientPod("p"));
   EXPECT_TRUE(exists.status().IsAlreadyExists());
   EXPECT_EQ(exists.status().code(), 409);
   EXPECT_EQ(exists.status().message(), exists_direct.status().message());
@@ -409,9 +409,9 @@ TEST_F(StoreOverHttpTest, InvalidKeepsItsCauses) {
 }
 
 TEST_F(StoreOverHttpTest, ListPassesSelectorsAndFillsKindIntoItems) {
-  ASSERT_TRUE(client_->Create("pods", Pod("a", "default", {{"tier", "web"}})).ok());
-  ASSERT_TRUE(client_->Create("pods", Pod("b", "default", {{"tier", "db"}})).ok());
-  ASSERT_TRUE(client_->Create("pods", Pod("c", "other", {{"tier", "web"}})).ok());
+  ASSERT_TRUE(client_->Create("pods", ClientPod("a", "default", {{"tier", "web"}})).ok());
+  ASSERT_TRUE(client_->Create("pods", ClientPod("b", "default", {{"tier", "db"}})).ok());
+  ASSERT_TRUE(client_->Create("pods", ClientPod("c", "other", {{"tier", "web"}})).ok());
 
   auto all = client_->List("pods");
   ASSERT_TRUE(all.ok()) << all.status().ToString();
@@ -444,10 +444,10 @@ TEST_F(StoreOverHttpTest, WatchDeliversEventsAndWakesWaitersAndNotifier) {
   std::atomic<int> notified{0};
   (*watch)->SetNotifier([&] { ++notified; });
 
-  ASSERT_TRUE(client_->Create("pods", Pod("p")).ok());
+  ASSERT_TRUE(client_->Create("pods", ClientPod("p")).ok());
   ASSERT_TRUE(client_->Patch("pods", "default", "p", {{"metadata", {{"labels", {{"a", "1"}}}}}}).ok());
   ASSERT_TRUE(client_->Delete("pods", "default", "p", {.grace_period_seconds = 0}).ok());
-  ASSERT_TRUE(client_->Create("pods", Pod("elsewhere", "other")).ok());
+  ASSERT_TRUE(client_->Create("pods", ClientPod("elsewhere", "other")).ok());
 
   std::vector<WatchEvent> events;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
@@ -471,8 +471,8 @@ TEST_F(StoreOverHttpTest, WatchDeliversEventsAndWakesWaitersAndNotifier) {
 }
 
 TEST_F(StoreOverHttpTest, WatchFromEmptyVersionStartsWithSyntheticAdds) {
-  ASSERT_TRUE(client_->Create("pods", Pod("a")).ok());
-  ASSERT_TRUE(client_->Create("pods", Pod("b")).ok());
+  ASSERT_TRUE(client_->Create("pods", ClientPod("a")).ok());
+  ASSERT_TRUE(client_->Create("pods", ClientPod("b")).ok());
   auto watch = client_->Watch("pods", {.label_selector = ""});
   ASSERT_TRUE(watch.ok()) << watch.status().ToString();
   std::vector<WatchEvent> events;
@@ -514,9 +514,9 @@ class SmallHistoryTest : public StoreOverHttpTest {
 };
 
 TEST_F(SmallHistoryTest, WatchFromACompactedVersionIsExpiredLikeTheStore) {
-  ASSERT_TRUE(client_->Create("pods", Pod("p0")).ok());
+  ASSERT_TRUE(client_->Create("pods", ClientPod("p0")).ok());
   const std::string old_version = ResourceVersionOf(**store_->Get("pods", "default", "p0"));
-  for (int i = 1; i <= 10; ++i) ASSERT_TRUE(client_->Create("pods", Pod("p" + std::to_string(i))).ok());
+  for (int i = 1; i <= 10; ++i) ASSERT_TRUE(client_->Create("pods", ClientPod("p" + std::to_string(i))).ok());
   auto direct = store_->Watch("pods", {.resource_version = old_version});
   ASSERT_TRUE(direct.status().IsExpired());
   auto watch = client_->Watch("pods", {.resource_version = old_version});
@@ -527,7 +527,7 @@ TEST_F(SmallHistoryTest, WatchFromACompactedVersionIsExpiredLikeTheStore) {
 }
 
 TEST_F(SmallHistoryTest, InformerListsWatchesRewatchesAndRelistsOverHttp) {
-  ASSERT_TRUE(client_->Create("pods", Pod("a")).ok());
+  ASSERT_TRUE(client_->Create("pods", ClientPod("a")).ok());
   Informer informer(*client_, "pods", {.namespace_ = "default"});
   std::vector<std::string> seen;
   informer.AddEventHandler({.on_add = [&](const ObjectPtr& o) { seen.push_back("add " + NameOf(*o)); },
@@ -545,7 +545,7 @@ TEST_F(SmallHistoryTest, InformerListsWatchesRewatchesAndRelistsOverHttp) {
   EXPECT_EQ(informer.Size(), 1u);
 
   // Watch events arrive on the reader thread; the informer applies them when pumped.
-  ASSERT_TRUE(store_->Create("pods", Pod("b")).ok());
+  ASSERT_TRUE(store_->Create("pods", ClientPod("b")).ok());
   ASSERT_TRUE(Eventually([&] {
     informer.Pump();
     return informer.Size() == 2;
@@ -572,7 +572,7 @@ TEST_F(SmallHistoryTest, InformerListsWatchesRewatchesAndRelistsOverHttp) {
   const std::int64_t relists_before = informer.stats().relists;
   store_->DropWatches();
   ASSERT_TRUE(store_->Delete("pods", "default", "a", {.grace_period_seconds = 0}).ok());
-  for (int i = 0; i < 8; ++i) ASSERT_TRUE(store_->Create("pods", Pod("n" + std::to_string(i))).ok());
+  for (int i = 0; i < 8; ++i) ASSERT_TRUE(store_->Create("pods", ClientPod("n" + std::to_string(i))).ok());
   seen.clear();
   ASSERT_TRUE(Eventually([&] {
     informer.Pump();
@@ -715,7 +715,7 @@ TEST_F(ScriptedTest, ConnectionClosedMidResponseIsATimeoutThatMayHaveApplied) {
     });
   });
   Start();
-  auto created = client_->Create("pods", Pod("p"));
+  auto created = client_->Create("pods", ClientPod("p"));
   EXPECT_EQ(created.status().code(), 504) << created.status().ToString();
   EXPECT_EQ(created.status().reason(), "Timeout");
 }

@@ -22,7 +22,7 @@ namespace {
 
 using nlohmann::json;
 
-json ConfigMap(const std::string& name, std::map<std::string, std::string> labels = {},
+json InformedConfigMap(const std::string& name, std::map<std::string, std::string> labels = {},
                const std::string& ns = "default") {
   json cm = {{"apiVersion", "v1"},
              {"kind", "ConfigMap"},
@@ -115,8 +115,8 @@ class InformerTest : public ::testing::Test {
 };
 
 TEST_F(InformerTest, StartListsExistingObjectsAndReportsThemAsAddsInKeyOrder) {
-  MustCreate(store_, ConfigMap("b"));
-  MustCreate(store_, ConfigMap("a"));
+  MustCreate(store_, InformedConfigMap("b"));
+  MustCreate(store_, InformedConfigMap("a"));
   Informer informer(store_, "configmaps");
   informer.AddEventHandler(log_.Handlers());
 
@@ -132,10 +132,10 @@ TEST_F(InformerTest, StartListsExistingObjectsAndReportsThemAsAddsInKeyOrder) {
 }
 
 TEST_F(InformerTest, EventsWrittenBetweenListAndWatchAreNotLost) {
-  MustCreate(store_, ConfigMap("a"));
+  MustCreate(store_, InformedConfigMap("a"));
   ListHookClient client(store_);
   client.after_list = [&] {
-    MustCreate(store_, ConfigMap("late"));
+    MustCreate(store_, InformedConfigMap("late"));
     MustSetData(store_, "a", "changed");
   };
   Informer informer(client, "configmaps");
@@ -165,9 +165,9 @@ TEST_F(InformerTest, PumpAppliesAddUpdateDeleteToCacheBeforeCallingHandlers) {
   });
   informer.AddEventHandler(log_.Handlers());
 
-  MustCreate(store_, ConfigMap("a"));
+  MustCreate(store_, InformedConfigMap("a"));
   MustSetData(store_, "a", "2");
-  MustCreate(store_, ConfigMap("b"));
+  MustCreate(store_, InformedConfigMap("b"));
   MustDelete(store_, "a");
 
   EXPECT_EQ(informer.Pump(), 4u);
@@ -180,7 +180,7 @@ TEST_F(InformerTest, PumpAppliesAddUpdateDeleteToCacheBeforeCallingHandlers) {
 }
 
 TEST_F(InformerTest, UpdateHandlerGetsThePreviousObjectAndCacheSharesTheStoresObjects) {
-  MustCreate(store_, ConfigMap("a"));
+  MustCreate(store_, InformedConfigMap("a"));
   Informer informer(store_, "configmaps");
   ASSERT_TRUE(informer.Start().ok());
   ObjectPtr before = informer.Get("default", "a");
@@ -197,16 +197,16 @@ TEST_F(InformerTest, UpdateHandlerGetsThePreviousObjectAndCacheSharesTheStoresOb
 }
 
 TEST_F(InformerTest, ResumesAfterDroppedWatchWithoutRelistOrDuplicateHandlerCalls) {
-  MustCreate(store_, ConfigMap("a"));
+  MustCreate(store_, InformedConfigMap("a"));
   Informer informer(store_, "configmaps");
   informer.AddEventHandler(log_.Handlers());
   ASSERT_TRUE(informer.Start().ok());
-  MustCreate(store_, ConfigMap("b"));
+  MustCreate(store_, InformedConfigMap("b"));
   informer.Pump();
   log_.Take();
 
   store_.DropWatches();
-  MustCreate(store_, ConfigMap("c"));
+  MustCreate(store_, InformedConfigMap("c"));
   MustSetData(store_, "a", "2");
   MustDelete(store_, "b");
 
@@ -220,13 +220,13 @@ TEST_F(InformerTest, ResumesAfterDroppedWatchWithoutRelistOrDuplicateHandlerCall
   EXPECT_EQ(informer.Keys(), (std::vector<std::string>{"default/a", "default/c"}));
 
   // The resumed watch goes on delivering, once.
-  MustCreate(store_, ConfigMap("d"));
+  MustCreate(store_, InformedConfigMap("d"));
   EXPECT_EQ(informer.Pump(), 1u);
   EXPECT_EQ(log_.Take(), (std::vector<std::string>{"add default/d"}));
 }
 
 TEST_F(InformerTest, DroppedWatchWithNothingNewResumesQuietly) {
-  MustCreate(store_, ConfigMap("a"));
+  MustCreate(store_, InformedConfigMap("a"));
   Informer informer(store_, "configmaps");
   informer.AddEventHandler(log_.Handlers());
   ASSERT_TRUE(informer.Start().ok());
@@ -242,7 +242,7 @@ TEST_F(InformerTest, DroppedWatchWithNothingNewResumesQuietly) {
 
 TEST_F(InformerTest, RelistsAfterExpiredHistoryAndReportsDifferencesInKeyOrder) {
   Store store(StoreOptions{.clock = &clock_, .history_limit = 5});
-  for (const char* name : {"a", "b", "c", "z"}) MustCreate(store, ConfigMap(name));
+  for (const char* name : {"a", "b", "c", "z"}) MustCreate(store, InformedConfigMap(name));
   Informer informer(store, "configmaps");
   informer.AddEventHandler(log_.Handlers());
   ASSERT_TRUE(informer.Start().ok());
@@ -252,7 +252,7 @@ TEST_F(InformerTest, RelistsAfterExpiredHistoryAndReportsDifferencesInKeyOrder) 
   MustDelete(store, "b");
   MustSetData(store, "c", "2");
   MustDelete(store, "z");
-  for (const char* name : {"d", "e", "f", "g", "h"}) MustCreate(store, ConfigMap(name));  // 8 changes > 5
+  for (const char* name : {"d", "e", "f", "g", "h"}) MustCreate(store, InformedConfigMap(name));  // 8 changes > 5
 
   EXPECT_EQ(informer.Pump(), 8u);
 
@@ -275,8 +275,8 @@ TEST_F(InformerTest, RelistsAfterExpiredHistoryAndReportsDifferencesInKeyOrder) 
 
 TEST_F(InformerTest, RelistOfAnUnchangedWorldCallsNoHandlers) {
   Store store(StoreOptions{.clock = &clock_, .history_limit = 2});
-  MustCreate(store, ConfigMap("a"));
-  MustCreate(store, ConfigMap("b"));
+  MustCreate(store, InformedConfigMap("a"));
+  MustCreate(store, InformedConfigMap("b"));
   Informer informer(store, "configmaps");
   informer.AddEventHandler(log_.Handlers());
   ASSERT_TRUE(informer.Start().ok());
@@ -285,7 +285,7 @@ TEST_F(InformerTest, RelistOfAnUnchangedWorldCallsNoHandlers) {
   store.DropWatches();
   // Changes elsewhere (another namespace's objects are still configmaps) that end where they began.
   MustCreateNamespace(store, "other");
-  for (int i = 0; i < 3; ++i) MustCreate(store, ConfigMap("x" + std::to_string(i), {}, "other"));
+  for (int i = 0; i < 3; ++i) MustCreate(store, InformedConfigMap("x" + std::to_string(i), {}, "other"));
   for (int i = 0; i < 3; ++i) MustDelete(store, "x" + std::to_string(i), "other");
   informer.Pump();
 
@@ -298,7 +298,7 @@ TEST_F(InformerTest, ReaderCutOffByTheServerForFallingBehindConvergesOnNextPump)
   Informer informer(store, "configmaps");
   ASSERT_TRUE(informer.Start().ok());
 
-  for (int i = 0; i < 200; ++i) MustCreate(store, ConfigMap("cm" + std::to_string(1000 + i)));
+  for (int i = 0; i < 200; ++i) MustCreate(store, InformedConfigMap("cm" + std::to_string(1000 + i)));
   informer.Pump();
 
   EXPECT_EQ(informer.Size(), 200u);
@@ -314,7 +314,7 @@ TEST_F(InformerTest, ThousandsOfUnconsumedEventsAreAllAppliedByOnePump) {
   ASSERT_TRUE(informer.Start().ok());
 
   constexpr int kObjects = 5000;
-  for (int i = 0; i < kObjects; ++i) MustCreate(store_, ConfigMap("cm-" + std::to_string(i)));
+  for (int i = 0; i < kObjects; ++i) MustCreate(store_, InformedConfigMap("cm-" + std::to_string(i)));
   for (int i = 0; i < kObjects; i += 2) MustSetData(store_, "cm-" + std::to_string(i), "2");
 
   EXPECT_EQ(informer.Pump(), static_cast<std::size_t>(kObjects + kObjects / 2));
@@ -330,10 +330,10 @@ TEST_F(InformerTest, IndexesFollowAddsLabelChangesAndDeletes) {
   ASSERT_TRUE(informer.AddIndex("app", IndexByLabel("app")).ok());
   ASSERT_TRUE(informer.Start().ok());
 
-  MustCreate(store_, ConfigMap("web-1", {{"app", "web"}}));
-  MustCreate(store_, ConfigMap("web-2", {{"app", "web"}}));
-  MustCreate(store_, ConfigMap("db-1", {{"app", "db"}}));
-  MustCreate(store_, ConfigMap("plain"));
+  MustCreate(store_, InformedConfigMap("web-1", {{"app", "web"}}));
+  MustCreate(store_, InformedConfigMap("web-2", {{"app", "web"}}));
+  MustCreate(store_, InformedConfigMap("db-1", {{"app", "db"}}));
+  MustCreate(store_, InformedConfigMap("plain"));
   informer.Pump();
 
   auto keys = [](const std::vector<ObjectPtr>& objects) {
@@ -354,7 +354,7 @@ TEST_F(InformerTest, IndexesFollowAddsLabelChangesAndDeletes) {
 }
 
 TEST_F(InformerTest, IndexAddedLaterCoversCachedObjectsAndNamesAreUnique) {
-  MustCreate(store_, ConfigMap("a", {{"tier", "x"}}));
+  MustCreate(store_, InformedConfigMap("a", {{"tier", "x"}}));
   Informer informer(store_, "configmaps");
   ASSERT_TRUE(informer.Start().ok());
 
@@ -364,13 +364,13 @@ TEST_F(InformerTest, IndexAddedLaterCoversCachedObjectsAndNamesAreUnique) {
 }
 
 TEST_F(InformerTest, ControllerUidIndexFindsTheDependentsOfAnOwner) {
-  auto owner = store_.Create("configmaps", ConfigMap("owner"));
+  auto owner = store_.Create("configmaps", InformedConfigMap("owner"));
   ASSERT_TRUE(owner.ok()) << owner.status().ToString();
   const std::string owner_uid = UidOf(*owner.value());
-  json owned = ConfigMap("owned");
+  json owned = InformedConfigMap("owned");
   owned["metadata"]["ownerReferences"] = json::array(
       {{{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"name", "owner"}, {"uid", owner_uid}, {"controller", true}}});
-  json referencing = ConfigMap("referencing");  // an owner, but not the controller
+  json referencing = InformedConfigMap("referencing");  // an owner, but not the controller
   referencing["metadata"]["ownerReferences"] = json::array(
       {{{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"name", "owner"}, {"uid", owner_uid}}});
   MustCreate(store_, owned);
@@ -424,9 +424,9 @@ TEST(InformerIndexFuncTest, NodeNameIndexIgnoresUnboundPods) {
 TEST_F(InformerTest, ListByNamespaceDoesNotLeakIntoNamespacesSharingAPrefix) {
   MustCreateNamespace(store_, "team");
   MustCreateNamespace(store_, "team-b");
-  MustCreate(store_, ConfigMap("one", {}, "team"));
-  MustCreate(store_, ConfigMap("two", {}, "team-b"));
-  MustCreate(store_, ConfigMap("three", {}, "team-b"));
+  MustCreate(store_, InformedConfigMap("one", {}, "team"));
+  MustCreate(store_, InformedConfigMap("two", {}, "team-b"));
+  MustCreate(store_, InformedConfigMap("three", {}, "team-b"));
   Informer informer(store_, "configmaps");
   ASSERT_TRUE(informer.Start().ok());
 
@@ -440,9 +440,9 @@ TEST_F(InformerTest, ListByNamespaceDoesNotLeakIntoNamespacesSharingAPrefix) {
 }
 
 TEST_F(InformerTest, ListBySelectorFiltersTheCacheByLabels) {
-  MustCreate(store_, ConfigMap("a", {{"app", "web"}, {"tier", "front"}}));
-  MustCreate(store_, ConfigMap("b", {{"app", "web"}}));
-  MustCreate(store_, ConfigMap("c"));
+  MustCreate(store_, InformedConfigMap("a", {{"app", "web"}, {"tier", "front"}}));
+  MustCreate(store_, InformedConfigMap("b", {{"app", "web"}}));
+  MustCreate(store_, InformedConfigMap("c"));
   Informer informer(store_, "configmaps");
   ASSERT_TRUE(informer.Start().ok());
 
@@ -458,15 +458,15 @@ TEST_F(InformerTest, ListBySelectorFiltersTheCacheByLabels) {
 }
 
 TEST_F(InformerTest, FilteredInformerCachesOnlyMatchingObjectsAndSeesThemLeave) {
-  MustCreate(store_, ConfigMap("a", {{"app", "web"}}));
-  MustCreate(store_, ConfigMap("b", {{"app", "db"}}));
+  MustCreate(store_, InformedConfigMap("a", {{"app", "web"}}));
+  MustCreate(store_, InformedConfigMap("b", {{"app", "db"}}));
   Informer informer(store_, "configmaps", ListOptions{.label_selector = "app=web"});
   informer.AddEventHandler(log_.Handlers());
   ASSERT_TRUE(informer.Start().ok());
   EXPECT_EQ(informer.Keys(), (std::vector<std::string>{"default/a"}));
 
-  MustCreate(store_, ConfigMap("c", {{"app", "web"}}));
-  MustCreate(store_, ConfigMap("d", {{"app", "db"}}));
+  MustCreate(store_, InformedConfigMap("c", {{"app", "web"}}));
+  MustCreate(store_, InformedConfigMap("d", {{"app", "db"}}));
   ASSERT_TRUE(store_.Patch("configmaps", "default", "a", json{{"metadata", {{"labels", {{"app", "db"}}}}}}).ok());
   informer.Pump();
 
@@ -480,7 +480,7 @@ TEST_F(InformerTest, NotifierFollowsTheInformerAcrossRewatches) {
   informer.SetNotifier([&] { ++notified; });
   ASSERT_TRUE(informer.Start().ok());
 
-  MustCreate(store_, ConfigMap("a"));
+  MustCreate(store_, InformedConfigMap("a"));
   EXPECT_GE(notified, 1);
   informer.Pump();
 
@@ -490,13 +490,13 @@ TEST_F(InformerTest, NotifierFollowsTheInformerAcrossRewatches) {
   ASSERT_EQ(informer.stats().rewatches, 1);
 
   const int before = notified;
-  MustCreate(store_, ConfigMap("b"));
+  MustCreate(store_, InformedConfigMap("b"));
   EXPECT_GT(notified, before);
   EXPECT_EQ(informer.Pump(), 1u);
 }
 
 TEST_F(InformerTest, FailedResumeKeepsTheCacheReportsTheErrorAndRetriesOnNextPump) {
-  MustCreate(store_, ConfigMap("a"));
+  MustCreate(store_, InformedConfigMap("a"));
   FaultyClient faulty(store_, /*seed=*/7);
   Informer informer(faulty, "configmaps");
   informer.AddEventHandler(log_.Handlers());
@@ -505,7 +505,7 @@ TEST_F(InformerTest, FailedResumeKeepsTheCacheReportsTheErrorAndRetriesOnNextPum
 
   faulty.SetPlan(FaultPlan{.read_error_rate = 1.0});
   faulty.DropWatches();
-  MustCreate(store_, ConfigMap("b"));
+  MustCreate(store_, InformedConfigMap("b"));
 
   EXPECT_EQ(informer.Pump(), 0u);
   EXPECT_TRUE(informer.NeedsResync());
@@ -522,7 +522,7 @@ TEST_F(InformerTest, FailedResumeKeepsTheCacheReportsTheErrorAndRetriesOnNextPum
 }
 
 TEST_F(InformerTest, FailedInitialListIsRetriedByPump) {
-  MustCreate(store_, ConfigMap("a"));
+  MustCreate(store_, InformedConfigMap("a"));
   FaultyClient faulty(store_, /*seed=*/7, FaultPlan{.read_error_rate = 1.0});
   Informer informer(faulty, "configmaps");
   informer.AddEventHandler(log_.Handlers());
@@ -548,15 +548,15 @@ TEST_F(InformerTest, WatchThatKeepsDroppingDoesNotSpinOnePump) {
   EXPECT_TRUE(flaky.NeedsResync());
   EXPECT_GE(faulty.counts().watch_drops, 1);
   faulty.SetPlan(FaultPlan{});
-  MustCreate(store_, ConfigMap("a"));
+  MustCreate(store_, InformedConfigMap("a"));
   flaky.Pump();
   EXPECT_FALSE(flaky.NeedsResync());
   EXPECT_NE(flaky.Get("default", "a"), nullptr);
 }
 
 TEST_F(InformerTest, LateHandlerIsReplayedTheCachedObjects) {
-  MustCreate(store_, ConfigMap("b"));
-  MustCreate(store_, ConfigMap("a"));
+  MustCreate(store_, InformedConfigMap("b"));
+  MustCreate(store_, InformedConfigMap("a"));
   Informer informer(store_, "configmaps");
   ASSERT_TRUE(informer.Start().ok());
 
@@ -566,12 +566,12 @@ TEST_F(InformerTest, LateHandlerIsReplayedTheCachedObjects) {
 }
 
 TEST_F(InformerTest, StoppedInformerKeepsItsCacheAndIgnoresLaterEvents) {
-  MustCreate(store_, ConfigMap("a"));
+  MustCreate(store_, InformedConfigMap("a"));
   Informer informer(store_, "configmaps");
   ASSERT_TRUE(informer.Start().ok());
 
   informer.Stop();
-  MustCreate(store_, ConfigMap("b"));
+  MustCreate(store_, InformedConfigMap("b"));
 
   EXPECT_EQ(informer.Pump(), 0u);
   EXPECT_EQ(informer.Keys(), (std::vector<std::string>{"default/a"}));

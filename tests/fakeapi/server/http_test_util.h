@@ -135,7 +135,7 @@ class HttpServerTest : public ::testing::Test {
     if (server) server->Stop();
     options.clock = &clock;
     if (!options.logs)
-      options.logs = [this](const json& pod, const std::string& container, bool) -> kube::Result<ContainerLog> {
+      options.logs = [](const json& pod, const std::string& container, bool) -> kube::Result<ContainerLog> {
         if (kube::NameOf(pod) == "pending") return kube::Status::BadRequest("container \"" + container + "\" in pod \"pending\" is waiting to start");
         return ContainerLog{{"line 1", "line 2", "line 3 of " + container}, true};
       };

@@ -13,7 +13,7 @@ namespace {
 
 using nlohmann::json;
 
-json ConfigMap(const std::string& name, json data = json::object()) {
+json VersionedConfigMap(const std::string& name, json data = json::object()) {
   return {{"metadata", {{"name", name}, {"namespace", "default"}}}, {"data", data}};
 }
 
@@ -29,7 +29,7 @@ class StoreVersionsTest : public ::testing::Test {
   Store store{StoreOptions{.clock = &clock}};
 
   std::string Create(const std::string& name, json data = {{"k", "v"}}) {
-    auto r = store.Create("configmaps", ConfigMap(name, std::move(data)));
+    auto r = store.Create("configmaps", VersionedConfigMap(name, std::move(data)));
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? kube::ResourceVersionOf(**r) : "";
   }
@@ -133,7 +133,7 @@ TEST_F(StoreVersionsTest, DryRunsCheckEverythingAndChangeNothing) {
   const std::int64_t rv = store.CurrentResourceVersion();
   auto watch = *store.Watch("configmaps", {.resource_version = std::to_string(rv)});
   const WriteOptions dry{.dry_run = true};
-  auto created = store.Create("configmaps", ConfigMap("b"), "", dry);
+  auto created = store.Create("configmaps", VersionedConfigMap("b"), "", dry);
   ASSERT_TRUE(created.ok());
   EXPECT_EQ(kube::NameOf(**created), "b");
   json edit = *store.Get("configmaps", "default", "a").value();
@@ -148,7 +148,7 @@ TEST_F(StoreVersionsTest, DryRunsCheckEverythingAndChangeNothing) {
   EXPECT_EQ((*store.Get("configmaps", "default", "a").value())["data"]["k"], "v");
   EXPECT_TRUE(Drain(watch).empty());
   // Admission still runs: a dry run of an invalid object is refused as the real write would be.
-  json big = ConfigMap("big", {{"k", std::string(1100000, 'x')}});
+  json big = VersionedConfigMap("big", {{"k", std::string(1100000, 'x')}});
   EXPECT_EQ(store.Create("configmaps", big, "", dry).status().code(), 422);
 }
 
@@ -160,7 +160,7 @@ TEST_F(StoreVersionsTest, TheStorageQuotaRefusesWritesPastItAndTrimsTheHistory) 
   int created = 0;
   kube::Status refused;
   for (int i = 0; i < 10 && refused.ok(); ++i) {
-    auto r = store.Create("configmaps", ConfigMap("big" + std::to_string(i), {{"k", mib}}));
+    auto r = store.Create("configmaps", VersionedConfigMap("big" + std::to_string(i), {{"k", mib}}));
     if (r.ok()) ++created;
     else refused = r.status();
   }
@@ -218,7 +218,7 @@ TEST_F(StoreVersionsTest, NamespacesCarryTheirNameLabelAndConfigMapsHoldAtMostOn
   auto updated = store.Update("namespaces", edit);
   ASSERT_TRUE(updated.ok());
   EXPECT_EQ((**updated)["metadata"]["labels"]["kubernetes.io/metadata.name"], "team");
-  auto big = store.Create("configmaps", ConfigMap("big", {{"k", std::string(1024 * 1024, 'x')}}));
+  auto big = store.Create("configmaps", VersionedConfigMap("big", {{"k", std::string(1024 * 1024, 'x')}}));
   EXPECT_EQ(big.status().code(), 422);
   EXPECT_EQ(big.status().message(), "ConfigMap \"big\" is invalid: []: Too long: must have at most 1048576 bytes");
 }
@@ -227,11 +227,11 @@ TEST_F(StoreVersionsTest, AWriteNamingAMissingOwnerTellsTheCollectorAtOnce) {
   Store lazy{StoreOptions{.clock = &clock, .synchronous_gc = false}};
   std::vector<bool> orphaned;
   lazy.SetWriteObserver([&](const WriteRecord& w) { orphaned.push_back(w.orphaned); });
-  json owned = ConfigMap("owned");
+  json owned = VersionedConfigMap("owned");
   owned["metadata"]["ownerReferences"] = json::array({{{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"name", "gone"},
                                                        {"uid", "no-such-uid"}}});
   ASSERT_TRUE(lazy.Create("configmaps", owned).ok());
-  ASSERT_TRUE(lazy.Create("configmaps", ConfigMap("plain")).ok());
+  ASSERT_TRUE(lazy.Create("configmaps", VersionedConfigMap("plain")).ok());
   EXPECT_EQ(orphaned, (std::vector<bool>{true, false}));
   EXPECT_TRUE(lazy.HasPendingGarbage());
   lazy.CollectGarbage();

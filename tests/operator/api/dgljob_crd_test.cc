@@ -78,7 +78,7 @@ std::vector<std::string> SchemaErrors(const json& object) {
   return errors;
 }
 
-json ValidJob() {
+json CrdValidJob() {
   json container = {{"name", "dgl"},
                     {"image", "dgl:latest"},
                     {"command", json::array({"dglrun", "--num-servers", "1"})},
@@ -102,7 +102,7 @@ json ValidJob() {
 }
 
 TEST(DGLJobCrdTest, ValidJobPassesBothValidationAndSchema) {
-  json job = ValidJob();
+  json job = CrdValidJob();
   EXPECT_TRUE(ValidateDGLJob(job).empty());
   EXPECT_EQ(SchemaErrors(job), std::vector<std::string>{});
 }
@@ -179,7 +179,7 @@ const std::vector<Violation>& FieldViolations() {
 }
 
 json Apply(const Violation& v) {
-  json job = ValidJob();
+  json job = CrdValidJob();
   json::json_pointer pointer(v.pointer);
   if (v.value.is_null()) {
     job.at(pointer.parent_pointer()).erase(pointer.back());
@@ -217,7 +217,7 @@ TEST(DGLJobCrdTest, EverySchemaEnumValueIsAdmitted) {
   for (const EnumField& field : fields) {
     ASSERT_GE(field.values.size(), 3u) << field.pointer;
     for (const json& value : field.values) {
-      json job = ValidJob();
+      json job = CrdValidJob();
       // A gang of 2 is more than a Skip job's single pod; that rule is not the one under test.
       job["spec"]["runPolicy"]["schedulingPolicy"].erase("minAvailable");
       job[json::json_pointer(field.pointer)] = value;
@@ -234,12 +234,12 @@ TEST(DGLJobCrdTest, CrossFieldRulesAreCelRules) {
   std::vector<std::string> rules;
   for (const json& rule : spec["x-kubernetes-validations"]) rules.push_back(rule["rule"]);
   // spec.cleanPodPolicy: admission refuses it (Forbidden); the schema lists it only to refuse it.
-  json legacy = ValidJob();
+  json legacy = CrdValidJob();
   legacy["spec"]["cleanPodPolicy"] = "All";
   EXPECT_FALSE(ValidateDGLJob(legacy).empty());
   EXPECT_NE(std::find(rules.begin(), rules.end(), "!has(self.cleanPodPolicy)"), rules.end());
   // A Worker is required unless the mode is Skip.
-  json no_worker = ValidJob();
+  json no_worker = CrdValidJob();
   no_worker["spec"]["dglReplicaSpecs"].erase("Worker");
   EXPECT_FALSE(ValidateDGLJob(no_worker).empty());
   no_worker["spec"]["partitionMode"] = "Skip";
@@ -259,7 +259,7 @@ TEST(DGLJobCrdTest, PartitionerPlacementIsAnEnumDefaultingToPod) {
   EXPECT_EQ(placement["enum"], json::array({"Pod", "LauncherInit"}));
   EXPECT_EQ(placement["default"], "Pod");
   for (const json& value : placement["enum"]) {
-    json job = ValidJob();
+    json job = CrdValidJob();
     job["spec"]["partitionerPlacement"] = value;
     EXPECT_TRUE(ValidateDGLJob(job).empty()) << value;
     EXPECT_EQ(SchemaErrors(job), std::vector<std::string>{}) << value;
@@ -287,7 +287,7 @@ TEST(DGLJobCrdTest, TriWorkloadRoleCombinationsAreCelRules) {
   EXPECT_TRUE(has_rule({"'Skip'", "has(self.dglReplicaSpecs.Sampler)"}));
   EXPECT_TRUE(has_rule({"self.partitionerPlacement == 'Pod'", "'ParMETIS'"}));
   // What validation says of the same combinations.
-  json trainers_only = ValidJob();
+  json trainers_only = CrdValidJob();
   trainers_only["spec"]["dglReplicaSpecs"]["Trainer"] = trainers_only["spec"]["dglReplicaSpecs"]["Worker"];
   trainers_only["spec"]["dglReplicaSpecs"].erase("Worker");
   EXPECT_FALSE(ValidateDGLJob(trainers_only).empty());

@@ -49,21 +49,21 @@ std::vector<StatusCause> Validate(json job) {
   return ValidateDGLJob(job);
 }
 
-std::string Describe(const std::vector<StatusCause>& causes) {
+std::string DescribeRoles(const std::vector<StatusCause>& causes) {
   std::string out;
   for (const auto& c : causes) out += "\n  " + c.type + " " + c.field + ": " + c.message;
   return out.empty() ? "(no causes)" : out;
 }
 
 // Exactly one cause, at `field`, of `type`; returns its message.
-std::string OnlyCause(const std::vector<StatusCause>& causes, const std::string& type, const std::string& field) {
-  EXPECT_EQ(causes.size(), 1u) << Describe(causes);
+std::string OnlyRoleCause(const std::vector<StatusCause>& causes, const std::string& type, const std::string& field) {
+  EXPECT_EQ(causes.size(), 1u) << DescribeRoles(causes);
   for (const auto& c : causes) {
     if (c.field != field) continue;
-    EXPECT_EQ(c.type, type) << Describe(causes);
+    EXPECT_EQ(c.type, type) << DescribeRoles(causes);
     return c.message;
   }
-  ADD_FAILURE() << "no cause at " << field << ":" << Describe(causes);
+  ADD_FAILURE() << "no cause at " << field << ":" << DescribeRoles(causes);
   return "";
 }
 
@@ -88,7 +88,7 @@ TEST(PartitionerPlacement, DefaultsToPodAndLauncherInitKeepsTheDefaultedPartitio
             json::array({"dglrun"}));
   EXPECT_FALSE(RunsPartitionerPod(init));
   EXPECT_TRUE(RunsPartitionerInLauncher(init));
-  EXPECT_TRUE(Validate(init).empty()) << Describe(Validate(init));
+  EXPECT_TRUE(Validate(init).empty()) << DescribeRoles(Validate(init));
   EXPECT_EQ(JobPodNames(init), (std::vector<std::string>{"job-launcher", "job-worker-0", "job-worker-1"}));
 }
 
@@ -103,7 +103,7 @@ TEST(PartitionerPlacement, LauncherInitDefaultsThePartitionerToTheInitContainerS
   worker["spec"]["nodeSelector"] = {{"pool", "gpu"}};
   worker["spec"]["volumes"] = json::array({{{"name", "scratch"}, {"emptyDir", json::object()}}});
   worker["spec"]["containers"].push_back({{"name", "sidecar"}, {"image", "x:1"}});
-  EXPECT_TRUE(Validate(job).empty()) << Describe(Validate(job));
+  EXPECT_TRUE(Validate(job).empty()) << DescribeRoles(Validate(job));
   DefaultDGLJob(job);
   const json& tmpl = job["spec"]["dglReplicaSpecs"]["Partitioner"]["template"];
   EXPECT_FALSE(tmpl.contains("metadata"));
@@ -122,7 +122,7 @@ TEST(PartitionerPlacement, LauncherInitDefaultsThePartitionerToTheInitContainerS
 TEST(PartitionerPlacement, UnknownValueIsRefused) {
   json job = Job(2, 0, 0, 0);
   job["spec"]["partitionerPlacement"] = "Node";
-  EXPECT_EQ(OnlyCause(Validate(job), "FieldValueNotSupported", "spec.partitionerPlacement"),
+  EXPECT_EQ(OnlyRoleCause(Validate(job), "FieldValueNotSupported", "spec.partitionerPlacement"),
             "Unsupported value: \"Node\": supported values: \"Pod\", \"LauncherInit\"");
 }
 
@@ -130,7 +130,7 @@ TEST(PartitionerPlacement, LauncherInitNeedsAModeWithAPartitioner) {
   for (const char* mode : {"DistParMETIS", "Skip"}) {
     json job = Job(std::string(mode) == "Skip" ? 0 : 2, 0, 0, 0, -1, mode);
     job["spec"]["partitionerPlacement"] = "LauncherInit";
-    EXPECT_NE(OnlyCause(Validate(job), "FieldValueInvalid", "spec.partitionerPlacement").find("needs a partitioner"),
+    EXPECT_NE(OnlyRoleCause(Validate(job), "FieldValueInvalid", "spec.partitionerPlacement").find("needs a partitioner"),
               std::string::npos)
         << mode;
     // The accessor never reports a placement the mode cannot have.
@@ -138,14 +138,14 @@ TEST(PartitionerPlacement, LauncherInitNeedsAModeWithAPartitioner) {
   }
   json parmetis = Job(2, 0, 0, 0, -1, "ParMETIS");
   parmetis["spec"]["partitionerPlacement"] = "LauncherInit";
-  EXPECT_TRUE(Validate(parmetis).empty()) << Describe(Validate(parmetis));
+  EXPECT_TRUE(Validate(parmetis).empty()) << DescribeRoles(Validate(parmetis));
 }
 
 TEST(PartitionerPlacement, LauncherInitPartitionerMustBeOne) {
   json job = Job(2, 0, 0, 0);
   job["spec"]["partitionerPlacement"] = "LauncherInit";
   job["spec"]["dglReplicaSpecs"]["Partitioner"] = {{"replicas", 0}, {"template", Template("part")}};
-  EXPECT_EQ(OnlyCause(Validate(job), "FieldValueInvalid", "spec.dglReplicaSpecs.Partitioner.replicas"),
+  EXPECT_EQ(OnlyRoleCause(Validate(job), "FieldValueInvalid", "spec.dglReplicaSpecs.Partitioner.replicas"),
             "Invalid value: 0: must be 1 with partitionerPlacement LauncherInit");
 }
 
@@ -157,30 +157,30 @@ TEST(PartitionerPlacement, LauncherInitRefusesPodLevelPartitionerFields) {
   json tmpl = Template("part", {{"memory", "200Gi"}});
   tmpl["spec"]["nodeSelector"] = {{"pool", "big"}};
   job["spec"]["dglReplicaSpecs"]["Partitioner"] = {{"template", tmpl}};
-  EXPECT_NE(OnlyCause(Validate(job), "FieldValueForbidden", "spec.dglReplicaSpecs.Partitioner.template.spec.nodeSelector")
+  EXPECT_NE(OnlyRoleCause(Validate(job), "FieldValueForbidden", "spec.dglReplicaSpecs.Partitioner.template.spec.nodeSelector")
                 .find("set it on the Launcher template"),
             std::string::npos);
 
   tmpl = Template("part");
   tmpl["metadata"] = {{"annotations", {{"a", "b"}}}};
   job["spec"]["dglReplicaSpecs"]["Partitioner"] = {{"template", tmpl}};
-  OnlyCause(Validate(job), "FieldValueForbidden", "spec.dglReplicaSpecs.Partitioner.template.metadata.annotations");
+  OnlyRoleCause(Validate(job), "FieldValueForbidden", "spec.dglReplicaSpecs.Partitioner.template.metadata.annotations");
 
   tmpl = Template("part");
   tmpl["spec"]["containers"].push_back({{"name", "sidecar"}, {"image", "x:1"}});
   job["spec"]["dglReplicaSpecs"]["Partitioner"] = {{"template", tmpl}};
-  OnlyCause(Validate(job), "FieldValueInvalid", "spec.dglReplicaSpecs.Partitioner.template.spec.containers");
+  OnlyRoleCause(Validate(job), "FieldValueInvalid", "spec.dglReplicaSpecs.Partitioner.template.spec.containers");
 
   // Its volumes are used (mounted by its container in the launcher's pod); with placement Pod the
   // same template is fine.
   tmpl = Template("part");
   tmpl["spec"]["volumes"] = json::array({{{"name", "scratch"}, {"emptyDir", json::object()}}});
   job["spec"]["dglReplicaSpecs"]["Partitioner"] = {{"template", tmpl}};
-  EXPECT_TRUE(Validate(job).empty()) << Describe(Validate(job));
+  EXPECT_TRUE(Validate(job).empty()) << DescribeRoles(Validate(job));
   tmpl["spec"]["nodeSelector"] = {{"pool", "big"}};
   job["spec"]["dglReplicaSpecs"]["Partitioner"] = {{"template", tmpl}};
   job["spec"]["partitionerPlacement"] = "Pod";
-  EXPECT_TRUE(Validate(job).empty()) << Describe(Validate(job));
+  EXPECT_TRUE(Validate(job).empty()) << DescribeRoles(Validate(job));
 }
 
 // ---- tri-workload replica types --------------------------------------------------------------
@@ -188,7 +188,7 @@ TEST(PartitionerPlacement, LauncherInitRefusesPodLevelPartitionerFields) {
 TEST(TriWorkload, ServersSamplersAndTrainersWithoutWorkersAreValid) {
   json job = Job(0, 2, 2, 4);
   DefaultDGLJob(job);
-  EXPECT_TRUE(ValidateDGLJob(job).empty()) << Describe(ValidateDGLJob(job));
+  EXPECT_TRUE(ValidateDGLJob(job).empty()) << DescribeRoles(ValidateDGLJob(job));
   EXPECT_TRUE(IsTriWorkload(job));
   EXPECT_EQ(GetServingPods(job), 2);
   for (const char* type : {"Server", "Sampler", "Trainer"}) {
@@ -205,9 +205,9 @@ TEST(TriWorkload, ServersSamplersAndTrainersWithoutWorkersAreValid) {
 }
 
 TEST(TriWorkload, RolesBesideWorkersAreValid) {
-  EXPECT_TRUE(Validate(Job(2, 0, 0, 2)).empty()) << Describe(Validate(Job(2, 0, 0, 2)));
-  EXPECT_TRUE(Validate(Job(2, 0, 2, 0)).empty()) << Describe(Validate(Job(2, 0, 2, 0)));
-  EXPECT_TRUE(Validate(Job(2, 2, 0, 0)).empty()) << Describe(Validate(Job(2, 2, 0, 0)));
+  EXPECT_TRUE(Validate(Job(2, 0, 0, 2)).empty()) << DescribeRoles(Validate(Job(2, 0, 0, 2)));
+  EXPECT_TRUE(Validate(Job(2, 0, 2, 0)).empty()) << DescribeRoles(Validate(Job(2, 0, 2, 0)));
+  EXPECT_TRUE(Validate(Job(2, 2, 0, 0)).empty()) << DescribeRoles(Validate(Job(2, 2, 0, 0)));
   json mixed = Job(2, 2, 0, 0);
   DefaultDGLJob(mixed);
   EXPECT_EQ(GetServingPods(mixed), 4);
@@ -217,46 +217,46 @@ TEST(TriWorkload, ReplicaCountsAreRequiredAndAtLeastOne) {
   for (const char* type : {"Server", "Sampler", "Trainer"}) {
     json job = Job(2, 0, 0, 0);
     job["spec"]["dglReplicaSpecs"][type] = {{"template", Template("main")}};
-    OnlyCause(Validate(job), "FieldValueRequired", std::string("spec.dglReplicaSpecs.") + type + ".replicas");
+    OnlyRoleCause(Validate(job), "FieldValueRequired", std::string("spec.dglReplicaSpecs.") + type + ".replicas");
     job["spec"]["dglReplicaSpecs"][type]["replicas"] = 0;
-    EXPECT_EQ(OnlyCause(Validate(job), "FieldValueInvalid", std::string("spec.dglReplicaSpecs.") + type + ".replicas"),
+    EXPECT_EQ(OnlyRoleCause(Validate(job), "FieldValueInvalid", std::string("spec.dglReplicaSpecs.") + type + ".replicas"),
               "Invalid value: 0: must be >= 1");
   }
 }
 
 TEST(TriWorkload, TrainersWithoutServersAreRefused) {
-  EXPECT_NE(OnlyCause(Validate(Job(0, 0, 0, 2, 2)), "FieldValueRequired", "spec.dglReplicaSpecs.Server")
+  EXPECT_NE(OnlyRoleCause(Validate(Job(0, 0, 0, 2, 2)), "FieldValueRequired", "spec.dglReplicaSpecs.Server")
                 .find("Trainer pods need Server pods"),
             std::string::npos);
-  OnlyCause(Validate(Job(0, 0, 2, 2, 2)), "FieldValueRequired", "spec.dglReplicaSpecs.Server");
+  OnlyRoleCause(Validate(Job(0, 0, 2, 2, 2)), "FieldValueRequired", "spec.dglReplicaSpecs.Server");
 }
 
 TEST(TriWorkload, ServersWithoutTrainersAreRefused) {
-  EXPECT_NE(OnlyCause(Validate(Job(0, 2, 0, 0)), "FieldValueRequired", "spec.dglReplicaSpecs.Trainer")
+  EXPECT_NE(OnlyRoleCause(Validate(Job(0, 2, 0, 0)), "FieldValueRequired", "spec.dglReplicaSpecs.Trainer")
                 .find("Server pods need Trainer pods"),
             std::string::npos);
-  OnlyCause(Validate(Job(0, 2, 2, 0)), "FieldValueRequired", "spec.dglReplicaSpecs.Trainer");
+  OnlyRoleCause(Validate(Job(0, 2, 2, 0)), "FieldValueRequired", "spec.dglReplicaSpecs.Trainer");
 }
 
 TEST(TriWorkload, SamplersAloneNeedWorkers) {
-  OnlyCause(Validate(Job(0, 0, 2, 0, 2)), "FieldValueRequired", "spec.dglReplicaSpecs.Worker");
+  OnlyRoleCause(Validate(Job(0, 0, 2, 0, 2)), "FieldValueRequired", "spec.dglReplicaSpecs.Worker");
 }
 
 TEST(TriWorkload, SkipModeRefusesEveryRole) {
   json job = Job(0, 1, 1, 1, -1, "Skip");
   auto causes = Validate(job);
-  ASSERT_EQ(causes.size(), 3u) << Describe(causes);
+  ASSERT_EQ(causes.size(), 3u) << DescribeRoles(causes);
   for (const char* type : {"Server", "Sampler", "Trainer"}) {
     bool found = false;
     for (const auto& c : causes) {
       found |= c.field == std::string("spec.dglReplicaSpecs.") + type && c.type == "FieldValueForbidden";
     }
-    EXPECT_TRUE(found) << type << Describe(causes);
+    EXPECT_TRUE(found) << type << DescribeRoles(causes);
   }
 }
 
 TEST(TriWorkload, MorePartitionsThanServerPodsAreRefused) {
-  EXPECT_NE(OnlyCause(Validate(Job(0, 2, 0, 2, 4)), "FieldValueInvalid", "spec.dglReplicaSpecs.Server.replicas")
+  EXPECT_NE(OnlyRoleCause(Validate(Job(0, 2, 0, 2, 4)), "FieldValueInvalid", "spec.dglReplicaSpecs.Server.replicas")
                 .find("more partitions than server pods: 2 partitions would have no server"),
             std::string::npos);
   // Workers hold partitions too: 2 workers + 2 servers serve 4 partitions.
@@ -264,22 +264,22 @@ TEST(TriWorkload, MorePartitionsThanServerPodsAreRefused) {
 }
 
 TEST(TriWorkload, FewerPartitionsThanServerPodsAreRefused) {
-  EXPECT_NE(OnlyCause(Validate(Job(0, 4, 0, 2, 2)), "FieldValueInvalid", "spec.dglReplicaSpecs.Server.replicas")
+  EXPECT_NE(OnlyRoleCause(Validate(Job(0, 4, 0, 2, 2)), "FieldValueInvalid", "spec.dglReplicaSpecs.Server.replicas")
                 .find("fewer partitions than server pods: 2 server pods would have no partition"),
             std::string::npos);
 }
 
 // The launcher's dispatch sends part i to worker i: a worker job is held to the same count.
 TEST(TriWorkload, WorkerJobsNeedOnePartitionPerWorker) {
-  OnlyCause(Validate(Job(3, 0, 0, 0, 2)), "FieldValueInvalid", "spec.dglReplicaSpecs.Worker.replicas");
+  OnlyRoleCause(Validate(Job(3, 0, 0, 0, 2)), "FieldValueInvalid", "spec.dglReplicaSpecs.Worker.replicas");
   // dglkerun copies the whole dataset to every worker: its --num-partitions is not per worker.
   json ke = Job(3, 0, 0, 0, 2);
   ke["spec"]["dglReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0]["command"] = {"dglkerun"};
-  EXPECT_TRUE(Validate(ke).empty()) << Describe(Validate(ke));
+  EXPECT_TRUE(Validate(ke).empty()) << DescribeRoles(Validate(ke));
   // A launcher that does not run dglrun is not held to dglrun's flags.
   json other = Job(3, 0, 0, 0, 2);
   other["spec"]["dglReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0]["command"] = {"python"};
-  EXPECT_TRUE(Validate(other).empty()) << Describe(Validate(other));
+  EXPECT_TRUE(Validate(other).empty()) << DescribeRoles(Validate(other));
 }
 
 TEST(TriWorkload, NameBudgetCountsTheLongestRolePodName) {
@@ -287,16 +287,16 @@ TEST(TriWorkload, NameBudgetCountsTheLongestRolePodName) {
   job["spec"]["partitionerPlacement"] = "LauncherInit";  // no "-partitioner" pod
   // "-sampler-9" is 10 characters: 53 left for the job name.
   job["metadata"]["name"] = std::string(54, 'a');
-  EXPECT_NE(OnlyCause(Validate(job), "FieldValueInvalid", "metadata.name").find("-sampler-9"), std::string::npos);
+  EXPECT_NE(OnlyRoleCause(Validate(job), "FieldValueInvalid", "metadata.name").find("-sampler-9"), std::string::npos);
   job["metadata"]["name"] = std::string(53, 'a');
-  EXPECT_TRUE(Validate(job).empty()) << Describe(Validate(job));
+  EXPECT_TRUE(Validate(job).empty()) << DescribeRoles(Validate(job));
 }
 
 TEST(TriWorkload, MinAvailableCountsEveryRolePod) {
   json job = Job(0, 2, 2, 2);
   // partitioner + launcher + 6 role pods = 8.
   job["spec"]["runPolicy"] = {{"schedulingPolicy", {{"minAvailable", 9}}}};
-  EXPECT_NE(OnlyCause(Validate(job), "FieldValueInvalid", "spec.runPolicy.schedulingPolicy.minAvailable").find("<= 8"),
+  EXPECT_NE(OnlyRoleCause(Validate(job), "FieldValueInvalid", "spec.runPolicy.schedulingPolicy.minAvailable").find("<= 8"),
             std::string::npos);
   job["spec"]["runPolicy"] = {{"schedulingPolicy", {{"minAvailable", 8}}}};
   EXPECT_TRUE(Validate(job).empty());

@@ -12,19 +12,19 @@
 namespace dgl::testing {
 namespace {
 
-json FindNamed(const json& list, const std::string& name) {
+json FindNamedCopy(const json& list, const std::string& name) {
   for (const json& item : list) {
     if (item.value("name", "") == name) return item;
   }
   return json();
 }
 
-std::string Env(const json& container, const std::string& name) {
-  const json e = FindNamed(container.value("env", json::array()), name);
+std::string EnvOf(const json& container, const std::string& name) {
+  const json e = FindNamedCopy(container.value("env", json::array()), name);
   return e.is_null() ? "<unset>" : e.value("value", "");
 }
 
-std::vector<std::string> ContainerNames(const json& list) {
+std::vector<std::string> ContainerNamesOf(const json& list) {
   std::vector<std::string> out;
   for (const json& c : list) out.push_back(c["name"]);
   return out;
@@ -43,7 +43,7 @@ json LauncherInitJob(int workers = 2) {
   return job;
 }
 
-json Defaulted(json job) {
+json DefaultedJob(json job) {
   job["metadata"]["uid"] = "uid-1";
   DefaultDGLJob(job);
   return job;
@@ -68,28 +68,28 @@ class LauncherInitTest : public ReconcileFixture {
 };
 
 TEST(LauncherInitBuilders, ThePartitionerIsTheLauncherInitContainerInPlaceOfTheWatcher) {
-  json job = Defaulted(LauncherInitJob());
+  json job = DefaultedJob(LauncherInitJob());
   json pod = BuildLauncherPod(job, BuildOptions{}, 0);
   const json& init = pod["spec"]["initContainers"];
-  EXPECT_EQ(ContainerNames(init), (std::vector<std::string>{"kubectl-download", "partitioner", "watcher-loop-worker"}));
-  const json part = FindNamed(init, "partitioner");
+  EXPECT_EQ(ContainerNamesOf(init), (std::vector<std::string>{"kubectl-download", "partitioner", "watcher-loop-worker"}));
+  const json part = FindNamedCopy(init, "partitioner");
   // The Partitioner's resources (the launcher's pod asks for them: the larger of init and app
   // containers), the Launcher's command line, and dglrun's role.
   EXPECT_EQ(part["resources"]["limits"]["memory"], "200Gi");
   EXPECT_EQ(part["command"], json::array({"dglrun", "--num-servers", "1"}));
-  EXPECT_EQ(Env(part, "DGL_OPERATOR_PHASE_ENV"), "Partitioner");
-  EXPECT_EQ(Env(part, "DGL_OPERATOR_PARTITIONER_PLACEMENT"), "LauncherInit");
-  EXPECT_EQ(Env(part, "DGL_OPERATOR_PARTITION_MODE"), "DGL-API");
+  EXPECT_EQ(EnvOf(part, "DGL_OPERATOR_PHASE_ENV"), "Partitioner");
+  EXPECT_EQ(EnvOf(part, "DGL_OPERATOR_PARTITIONER_PLACEMENT"), "LauncherInit");
+  EXPECT_EQ(EnvOf(part, "DGL_OPERATOR_PARTITION_MODE"), "DGL-API");
   // It writes the partitions onto the launcher's dataset volume.
-  EXPECT_EQ(FindNamed(part["volumeMounts"], "dataset-volume")["mountPath"], "/dgl_workspace/dataset");
-  EXPECT_EQ(FindNamed(pod["spec"]["containers"][0]["volumeMounts"], "dataset-volume")["mountPath"],
+  EXPECT_EQ(FindNamedCopy(part["volumeMounts"], "dataset-volume")["mountPath"], "/dgl_workspace/dataset");
+  EXPECT_EQ(FindNamedCopy(pod["spec"]["containers"][0]["volumeMounts"], "dataset-volume")["mountPath"],
             "/dgl_workspace/dataset");
 }
 
 TEST(LauncherInitBuilders, PartitionsOnAClaimFromAnEarlierRunNeedNoPartitioner) {
-  json job = Defaulted(LauncherInitJob());
+  json job = DefaultedJob(LauncherInitJob());
   json pod = BuildLauncherPod(job, BuildOptions{}, 1, /*partitions_ready=*/true);
-  EXPECT_EQ(ContainerNames(pod["spec"]["initContainers"]),
+  EXPECT_EQ(ContainerNamesOf(pod["spec"]["initContainers"]),
             (std::vector<std::string>{"kubectl-download", "watcher-loop-worker"}));
 }
 
@@ -99,9 +99,9 @@ TEST(LauncherInitBuilders, ThePartitionerBringsTheVolumesItMounts) {
   tmpl["containers"][0]["volumeMounts"] = json::array({{{"name", "scratch"}, {"mountPath", "/scratch"}}});
   tmpl["volumes"] = json::array({{{"name", "scratch"}, {"emptyDir", {{"medium", "Memory"}}}},
                                  {{"name", "unused"}, {"emptyDir", json::object()}}});
-  json pod = BuildLauncherPod(Defaulted(job), BuildOptions{}, 0);
-  EXPECT_EQ(FindNamed(pod["spec"]["volumes"], "scratch")["emptyDir"]["medium"], "Memory");
-  EXPECT_TRUE(FindNamed(pod["spec"]["volumes"], "unused").is_null());
+  json pod = BuildLauncherPod(DefaultedJob(job), BuildOptions{}, 0);
+  EXPECT_EQ(FindNamedCopy(pod["spec"]["volumes"], "scratch")["emptyDir"]["medium"], "Memory");
+  EXPECT_TRUE(FindNamedCopy(pod["spec"]["volumes"], "unused").is_null());
 }
 
 TEST_F(LauncherInitTest, NoPartitionerPodOnlyTheLauncher) {
@@ -208,7 +208,7 @@ TEST_F(LauncherInitTest, PartitionsOnAClaimAreNotMadeAgainAfterATrainingRestart)
   EXPECT_NE(Condition("Restarting").value("message", "").find("restarting training"), std::string::npos);
   Reconcile();
   const json init = Get("pods", "j-launcher")["spec"]["initContainers"];
-  EXPECT_EQ(ContainerNames(init), (std::vector<std::string>{"kubectl-download", "watcher-loop-worker"}));
+  EXPECT_EQ(ContainerNamesOf(init), (std::vector<std::string>{"kubectl-download", "watcher-loop-worker"}));
   // No partitioner to wait for: the workers' stage is on at once.
   EXPECT_TRUE(Exists("pods", "j-worker-1"));
 }

@@ -29,20 +29,20 @@ json TriJob(int workers, int servers, int samplers, int trainers) {
   return job;
 }
 
-json Defaulted(json job) {
+json DefaultedRoles(json job) {
   job["metadata"]["uid"] = "uid-1";
   DefaultDGLJob(job);
   return job;
 }
 
-std::vector<std::string> ContainerNames(const json& list) {
+std::vector<std::string> RoleContainerNames(const json& list) {
   std::vector<std::string> out;
   for (const json& c : list) out.push_back(c["name"]);
   return out;
 }
 
 TEST(TriWorkloadBuilders, IpconfigListsWorkersThenServersWithTheirServerCounts) {
-  json job = Defaulted(TriJob(1, 2, 1, 2));
+  json job = DefaultedRoles(TriJob(1, 2, 1, 2));
   PodAddresses a;
   a.Role("worker").ips[0] = "10.0.1.0";
   a.Role("server").ips[1] = "10.0.2.1";
@@ -64,15 +64,15 @@ TEST(TriWorkloadBuilders, IpconfigListsWorkersThenServersWithTheirServerCounts) 
 }
 
 TEST(TriWorkloadBuilders, WorkerJobsKeepTheirFiveKeys) {
-  auto data = BuildConfigData(Defaulted(MakeJob("DGL-API", 2)), PodAddresses{});
+  auto data = BuildConfigData(DefaultedRoles(MakeJob("DGL-API", 2)), PodAddresses{});
   EXPECT_EQ(data.size(), 5u);
   EXPECT_FALSE(data.count("trainerfile"));
 }
 
 TEST(TriWorkloadBuilders, TheLauncherWaitsForAndReachesEveryRolePod) {
-  json job = Defaulted(TriJob(0, 2, 1, 2));
+  json job = DefaultedRoles(TriJob(0, 2, 1, 2));
   json pod = BuildLauncherPod(job, BuildOptions{}, 0);
-  EXPECT_EQ(ContainerNames(pod["spec"]["initContainers"]),
+  EXPECT_EQ(RoleContainerNames(pod["spec"]["initContainers"]),
             (std::vector<std::string>{"kubectl-download", "watcher-loop-partitioner", "watcher-loop-worker",
                                       "watcher-loop-trainer", "watcher-loop-sampler"}));
   json items;
@@ -86,7 +86,7 @@ TEST(TriWorkloadBuilders, TheLauncherWaitsForAndReachesEveryRolePod) {
 }
 
 TEST(TriWorkloadBuilders, ServerPodsServeDglAndTrainerPodsDoNot) {
-  json job = Defaulted(TriJob(0, 2, 1, 2));
+  json job = DefaultedRoles(TriJob(0, 2, 1, 2));
   json server = BuildReplicaPod(job, "Server", 1, BuildOptions{}, 0);
   EXPECT_EQ(server["metadata"]["name"], "j-server-1");
   EXPECT_EQ(server["metadata"]["labels"][kLabelReplicaType], "server");

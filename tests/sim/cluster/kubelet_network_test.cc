@@ -43,7 +43,7 @@ class RunningLog : public Actor {
   std::map<std::string, Micros> running;
 };
 
-json Pod(const std::string& name, const std::string& image) {
+json PullingPod(const std::string& name, const std::string& image) {
   return {{"metadata", {{"name", name}, {"namespace", "default"}, {"annotations", {{"dglsim.io/duration", "10s"}}}}},
           {"spec", {{"restartPolicy", "Never"}, {"containers", json::array({{{"name", "main"}, {"image", image}}})}}}};
 }
@@ -101,7 +101,7 @@ class KubeletNetworkTest : public ::testing::Test {
 TEST_F(KubeletNetworkTest, AnUncontendedPullTakesSizeOverPullBandwidthWithOrWithoutANetwork) {
   for (bool network : {false, true}) {
     Build(network);
-    Run(Pod("a", "one:v1"));
+    Run(PullingPod("a", "one:v1"));
     sim_->RunUntilIdle();
     // Sandbox at 1 s, a 10 s pull.
     EXPECT_EQ(RunningAt("a"), 11 * kSecond) << "network " << network;
@@ -114,9 +114,9 @@ TEST_F(KubeletNetworkTest, AnUncontendedPullTakesSizeOverPullBandwidthWithOrWith
 
 TEST_F(KubeletNetworkTest, APullIsReportedAsStageImagePullOfEveryPodThatWaitedForIt) {
   Build(true);
-  Run(Pod("a", "one:v1"));
-  Run(Pod("b", "one:v1"));  // queued behind a's pull of the same image
-  Run(Pod("c", "two:v1"), 50 * kSecond);
+  Run(PullingPod("a", "one:v1"));
+  Run(PullingPod("b", "one:v1"));  // queued behind a's pull of the same image
+  Run(PullingPod("c", "two:v1"), 50 * kSecond);
   sim_->RunUntilIdle();
   ASSERT_EQ(stages_.stages.size(), 3u);
   EXPECT_EQ(stages_.stages[0].pod, "a");
@@ -135,8 +135,8 @@ TEST_F(KubeletNetworkTest, APullIsReportedAsStageImagePullOfEveryPodThatWaitedFo
 
 TEST_F(KubeletNetworkTest, PullsStaySerialThroughTheNetwork) {
   Build(true);
-  Run(Pod("a", "one:v1"));
-  Run(Pod("b", "two:v1"));
+  Run(PullingPod("a", "one:v1"));
+  Run(PullingPod("b", "two:v1"));
   sim_->RunUntilIdle();
   EXPECT_EQ(RunningAt("a"), 11 * kSecond);
   EXPECT_EQ(RunningAt("b"), 21 * kSecond);
@@ -146,8 +146,8 @@ TEST_F(KubeletNetworkTest, ConcurrentPullsShareTheNodesNic) {
   // Parallel pulls capped at 100 MB/s each through a 150 MB/s NIC: two at once get 75 MB/s each,
   // so both take 1 GB / 75 MB/s = 13.33 s instead of 10 s.
   Build(true, /*serialize=*/false, /*nic=*/150e6);
-  Run(Pod("a", "one:v1"));
-  Run(Pod("b", "two:v1"));
+  Run(PullingPod("a", "one:v1"));
+  Run(PullingPod("b", "two:v1"));
   sim_->RunUntilIdle();
   const Micros pull = RunningAt("a") - kSecond;
   EXPECT_NEAR(static_cast<double>(pull), 1e9 / 75e6 * 1e6, 2);
@@ -158,7 +158,7 @@ TEST_F(KubeletNetworkTest, AFlowNetworkSlowedNicStretchesAPullByOneOverTheFactor
   // A 1 GB/s NIC slowed to 0.05 leaves 50 MB/s, below the 100 MB/s pull cap: 20 s, not 10 s.
   Build(true);
   network_->SetNodeNicFactor("node-0", 0.05);
-  Run(Pod("a", "one:v1"));
+  Run(PullingPod("a", "one:v1"));
   sim_->RunUntilIdle();
   EXPECT_EQ(RunningAt("a"), 21 * kSecond);
 }
@@ -166,7 +166,7 @@ TEST_F(KubeletNetworkTest, AFlowNetworkSlowedNicStretchesAPullByOneOverTheFactor
 TEST_F(KubeletNetworkTest, ANodeThatDiesMidPullCancelsItsFlowAndPullsAgainWhenBack) {
   Build(true);
   cluster_->AddLivenessObserver([this](const std::string&, bool up, Micros) { kubelet_->SetNodeUp(up); });
-  json pod = Pod("a", "one:v1");
+  json pod = PullingPod("a", "one:v1");
   pod["spec"]["restartPolicy"] = "Always";
   pod["metadata"]["annotations"]["dglsim.io/duration"] = "infinity";
   Run(pod);
@@ -190,7 +190,7 @@ TEST_F(KubeletNetworkTest, PullsThroughTheNetworkGiveTheSameTraceRunAfterRun) {
   std::set<std::uint64_t> hashes;
   for (int run = 0; run < 3; ++run) {
     Build(true, /*serialize=*/false, /*nic=*/150e6);
-    for (int i = 0; i < 5; ++i) Run(Pod("p" + std::to_string(i), "image-" + std::to_string(i % 3) + ":v1"), i * kSecond);
+    for (int i = 0; i < 5; ++i) Run(PullingPod("p" + std::to_string(i), "image-" + std::to_string(i % 3) + ":v1"), i * kSecond);
     sim_->RunUntilIdle();
     hashes.insert(sim_->trace().hash());
   }

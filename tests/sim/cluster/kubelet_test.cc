@@ -28,11 +28,11 @@ KubeletConfig Config() {
   return c;
 }
 
-json Container(const std::string& name, const std::string& image = "busybox:1.36") {
+json KubeletContainer(const std::string& name, const std::string& image = "busybox:1.36") {
   return {{"name", name}, {"image", image}};
 }
 
-json Pod(const std::string& name, json containers, json annotations = json::object(),
+json KubeletPod(const std::string& name, json containers, json annotations = json::object(),
          const std::string& restart_policy = "Never", json init = json::array()) {
   json pod = {{"metadata", {{"name", name}, {"namespace", "default"}, {"annotations", annotations}}},
               {"spec", {{"restartPolicy", restart_policy}, {"containers", containers}}}};
@@ -102,14 +102,14 @@ class KubeletTest : public ::testing::Test {
   Kubelet* kubelet_ = nullptr;
 };
 
-json Condition(const json& status, const std::string& type) {
+json StatusCondition(const json& status, const std::string& type) {
   for (const auto& c : status["conditions"])
     if (c["type"] == type) return c;
   return json();
 }
 
 TEST_F(KubeletTest, RunsAPodToSucceededWithTheStatusTheRealKubeletWrites) {
-  Run(Pod("p", json::array({Container("main")}), {{"dglsim.io/duration", "90s"}}));
+  Run(KubeletPod("p", json::array({KubeletContainer("main")}), {{"dglsim.io/duration", "90s"}}));
   sim().RunUntilIdle();
   // Accept at 0, sandbox at 1 s, pull 10 s, run 90 s.
   json s = Status("p");
@@ -132,13 +132,13 @@ TEST_F(KubeletTest, RunsAPodToSucceededWithTheStatusTheRealKubeletWrites) {
   EXPECT_EQ(c["state"]["terminated"]["reason"], "Completed");
   EXPECT_EQ(c["state"]["terminated"]["startedAt"], At(11 * kSecond));
   EXPECT_EQ(c["state"]["terminated"]["finishedAt"], At(101 * kSecond));
-  EXPECT_EQ(Condition(s, "Initialized")["status"], "True");
-  EXPECT_EQ(Condition(s, "Initialized")["reason"], "PodCompleted");
-  EXPECT_EQ(Condition(s, "Ready")["status"], "False");
-  EXPECT_EQ(Condition(s, "Ready")["reason"], "PodCompleted");
-  EXPECT_EQ(Condition(s, "ContainersReady")["status"], "False");
-  EXPECT_EQ(Condition(s, "PodScheduled")["status"], "True");
-  EXPECT_EQ(Condition(s, "Ready")["lastTransitionTime"], At(101 * kSecond));
+  EXPECT_EQ(StatusCondition(s, "Initialized")["status"], "True");
+  EXPECT_EQ(StatusCondition(s, "Initialized")["reason"], "PodCompleted");
+  EXPECT_EQ(StatusCondition(s, "Ready")["status"], "False");
+  EXPECT_EQ(StatusCondition(s, "Ready")["reason"], "PodCompleted");
+  EXPECT_EQ(StatusCondition(s, "ContainersReady")["status"], "False");
+  EXPECT_EQ(StatusCondition(s, "PodScheduled")["status"], "True");
+  EXPECT_EQ(StatusCondition(s, "Ready")["lastTransitionTime"], At(101 * kSecond));
 
   // The status the kubelet wrote while the container ran.
   EXPECT_EQ(log_->PhaseTime("p", "Pending"), 0);
@@ -147,8 +147,8 @@ TEST_F(KubeletTest, RunsAPodToSucceededWithTheStatusTheRealKubeletWrites) {
   const json& running = log_->by_pod["p"][log_->by_pod["p"].size() - 2].second;
   EXPECT_EQ(running["containerStatuses"][0]["state"]["running"]["startedAt"], At(11 * kSecond));
   EXPECT_EQ(running["containerStatuses"][0]["ready"], true);
-  EXPECT_EQ(Condition(running, "Ready")["status"], "True");
-  EXPECT_EQ(Condition(running, "Ready")["lastTransitionTime"], At(11 * kSecond));
+  EXPECT_EQ(StatusCondition(running, "Ready")["status"], "True");
+  EXPECT_EQ(StatusCondition(running, "Ready")["lastTransitionTime"], At(11 * kSecond));
   json first;  // the kubelet's first write
   for (const auto& [t, st] : log_->by_pod["p"])
     if (st.contains("containerStatuses")) {
@@ -156,14 +156,14 @@ TEST_F(KubeletTest, RunsAPodToSucceededWithTheStatusTheRealKubeletWrites) {
       break;
     }
   EXPECT_EQ(first["containerStatuses"][0]["state"]["waiting"]["reason"], "ContainerCreating");
-  EXPECT_EQ(Condition(first, "Ready")["message"], "containers with unready status: [main]");
+  EXPECT_EQ(StatusCondition(first, "Ready")["message"], "containers with unready status: [main]");
   // One write per change: accepted, sandbox (IP), running, succeeded.
   EXPECT_EQ(kubelet().stats().status_writes, 4);
 }
 
 TEST_F(KubeletTest, InitContainersRunOneAtATimeInOrderBeforeTheAppContainers) {
-  json init = json::array({Container("first"), Container("second")});
-  Run(Pod("p", json::array({Container("app")}),
+  json init = json::array({KubeletContainer("first"), KubeletContainer("second")});
+  Run(KubeletPod("p", json::array({KubeletContainer("app")}),
           {{"dglsim.io/duration.first", "5s"}, {"dglsim.io/duration.second", "3s"}, {"dglsim.io/duration.app", "1s"}},
           "Never", init));
   sim().RunUntil(12 * kSecond);
@@ -172,7 +172,7 @@ TEST_F(KubeletTest, InitContainersRunOneAtATimeInOrderBeforeTheAppContainers) {
   EXPECT_EQ(s["initContainerStatuses"][0]["state"]["running"]["startedAt"], At(11 * kSecond));
   EXPECT_EQ(s["initContainerStatuses"][1]["state"]["waiting"]["reason"], "PodInitializing");
   EXPECT_EQ(s["containerStatuses"][0]["state"]["waiting"]["reason"], "PodInitializing");
-  EXPECT_EQ(Condition(s, "Initialized")["message"], "containers with incomplete status: [first second]");
+  EXPECT_EQ(StatusCondition(s, "Initialized")["message"], "containers with incomplete status: [first second]");
   sim().RunUntilIdle();
   s = Status("p");
   EXPECT_EQ(s["phase"], "Succeeded");
@@ -188,8 +188,8 @@ TEST_F(KubeletTest, InitContainersRunOneAtATimeInOrderBeforeTheAppContainers) {
 }
 
 TEST_F(KubeletTest, AFailedInitContainerFailsANeverPodAndNoAppContainerStarts) {
-  Run(Pod("p", json::array({Container("app")}), {{"dglsim.io/exit-code.init", "2"}}, "Never",
-          json::array({Container("init")})));
+  Run(KubeletPod("p", json::array({KubeletContainer("app")}), {{"dglsim.io/exit-code.init", "2"}}, "Never",
+          json::array({KubeletContainer("init")})));
   sim().RunUntilIdle();
   json s = Status("p");
   EXPECT_EQ(s["phase"], "Failed");
@@ -203,10 +203,10 @@ TEST_F(KubeletTest, PullTimeIsImageSizeOverBandwidthAndASecondPodUsesTheCache) {
   KubeletConfig config = Config();
   config.image_sizes["trainer:v1"] = 3'000'000'000;  // 30 s at 100 MB/s
   Build(config);
-  json c = Container("main", "trainer:v1");
+  json c = KubeletContainer("main", "trainer:v1");
   c["imagePullPolicy"] = "IfNotPresent";
-  Run(Pod("a", json::array({c})));
-  Run(Pod("b", json::array({c})), 100 * kSecond);
+  Run(KubeletPod("a", json::array({c})));
+  Run(KubeletPod("b", json::array({c})), 100 * kSecond);
   sim().RunUntilIdle();
   EXPECT_EQ(log_->PhaseTime("a", "Running"), 31 * kSecond);
   EXPECT_EQ(log_->PhaseTime("b", "Running"), 101 * kSecond);  // sandbox only
@@ -216,8 +216,8 @@ TEST_F(KubeletTest, PullTimeIsImageSizeOverBandwidthAndASecondPodUsesTheCache) {
 }
 
 TEST_F(KubeletTest, PullsOnANodeAreSerial) {
-  Run(Pod("a", json::array({Container("main", "one:v1")})));
-  Run(Pod("b", json::array({Container("main", "two:v1")})));
+  Run(KubeletPod("a", json::array({KubeletContainer("main", "one:v1")})));
+  Run(KubeletPod("b", json::array({KubeletContainer("main", "two:v1")})));
   sim().RunUntilIdle();
   EXPECT_EQ(log_->PhaseTime("a", "Running"), 11 * kSecond);
   EXPECT_EQ(log_->PhaseTime("b", "Running"), 21 * kSecond);
@@ -227,16 +227,16 @@ TEST_F(KubeletTest, ParallelPullsWhenSerializationIsOff) {
   KubeletConfig config = Config();
   config.serialize_image_pulls = false;
   Build(config);
-  Run(Pod("a", json::array({Container("main", "one:v1")})));
-  Run(Pod("b", json::array({Container("main", "two:v1")})));
+  Run(KubeletPod("a", json::array({KubeletContainer("main", "one:v1")})));
+  Run(KubeletPod("b", json::array({KubeletContainer("main", "two:v1")})));
   sim().RunUntilIdle();
   EXPECT_EQ(log_->PhaseTime("b", "Running"), 11 * kSecond);
 }
 
 TEST_F(KubeletTest, AlwaysPolicyChecksTheManifestOfACachedImageAtEveryStart) {
-  json c = Container("main", "trainer:latest");  // defaulted to Always
-  Run(Pod("a", json::array({c})));
-  Run(Pod("b", json::array({c})), 100 * kSecond);
+  json c = KubeletContainer("main", "trainer:latest");  // defaulted to Always
+  Run(KubeletPod("a", json::array({c})));
+  Run(KubeletPod("b", json::array({c})), 100 * kSecond);
   sim().RunUntilIdle();
   EXPECT_EQ(Get("a")["spec"]["containers"][0]["imagePullPolicy"], "Always");
   EXPECT_EQ(log_->PhaseTime("b", "Running"), 101 * kSecond + 200 * kMillisecond);
@@ -246,7 +246,7 @@ TEST_F(KubeletTest, AlwaysPolicyChecksTheManifestOfACachedImageAtEveryStart) {
 
 TEST_F(KubeletTest, PullFaultGivesErrImagePullThenImagePullBackOffWithDoublingRetriesUntilCleared) {
   kubelet().AddImagePullFault("*broken*");
-  Run(Pod("p", json::array({Container("main", "registry.example.com/broken:v1")})));
+  Run(KubeletPod("p", json::array({KubeletContainer("main", "registry.example.com/broken:v1")})));
   std::vector<Micros> errors;
   for (Micros t = 0; t <= 200 * kSecond; t += 100 * kMillisecond) {
     sim().RunUntil(t);
@@ -284,9 +284,9 @@ TEST_F(KubeletTest, PullFaultGivesErrImagePullThenImagePullBackOffWithDoublingRe
 }
 
 TEST_F(KubeletTest, NeverPolicyWithoutTheImageWaitsWithErrImageNeverPull) {
-  json c = Container("main", "absent:v1");
+  json c = KubeletContainer("main", "absent:v1");
   c["imagePullPolicy"] = "Never";
-  Run(Pod("p", json::array({c})));
+  Run(KubeletPod("p", json::array({c})));
   sim().RunUntilIdle();
   json w = Status("p")["containerStatuses"][0]["state"]["waiting"];
   EXPECT_EQ(w["reason"], "ErrImageNeverPull");
@@ -296,7 +296,7 @@ TEST_F(KubeletTest, NeverPolicyWithoutTheImageWaitsWithErrImageNeverPull) {
 }
 
 TEST_F(KubeletTest, RestartPolicyAlwaysRestartsEvenASuccessfulContainer) {
-  Run(Pod("p", json::array({Container("main")}), {{"dglsim.io/duration", "30s"}}, "Always"));
+  Run(KubeletPod("p", json::array({KubeletContainer("main")}), {{"dglsim.io/duration", "30s"}}, "Always"));
   sim().RunUntil(11 * kSecond + 30 * kSecond + kMillisecond);
   json c = Status("p")["containerStatuses"][0];
   EXPECT_EQ(Phase("p"), "Running");
@@ -306,8 +306,8 @@ TEST_F(KubeletTest, RestartPolicyAlwaysRestartsEvenASuccessfulContainer) {
 }
 
 TEST_F(KubeletTest, RestartPolicyOnFailureRestartsFailuresAndSucceedsOnExitZero) {
-  Run(Pod("ok", json::array({Container("main")}), {}, "OnFailure"));
-  Run(Pod("bad", json::array({Container("main")}), {{"dglsim.io/exit-code", "1"}}, "OnFailure"));
+  Run(KubeletPod("ok", json::array({KubeletContainer("main")}), {}, "OnFailure"));
+  Run(KubeletPod("bad", json::array({KubeletContainer("main")}), {{"dglsim.io/exit-code", "1"}}, "OnFailure"));
   sim().RunUntil(60 * kSecond);
   EXPECT_EQ(Phase("ok"), "Succeeded");
   EXPECT_EQ(Phase("bad"), "Running");
@@ -316,7 +316,7 @@ TEST_F(KubeletTest, RestartPolicyOnFailureRestartsFailuresAndSucceedsOnExitZero)
 }
 
 TEST_F(KubeletTest, RestartPolicyNeverFailsThePodWhenAContainerFails) {
-  Run(Pod("p", json::array({Container("a"), Container("b")}),
+  Run(KubeletPod("p", json::array({KubeletContainer("a"), KubeletContainer("b")}),
           {{"dglsim.io/exit-code.a", "3"}, {"dglsim.io/duration.b", "20s"}}));
   sim().RunUntil(15 * kSecond);
   EXPECT_EQ(Phase("p"), "Running");  // b still runs
@@ -329,7 +329,7 @@ TEST_F(KubeletTest, RestartPolicyNeverFailsThePodWhenAContainerFails) {
 }
 
 TEST_F(KubeletTest, CrashLoopBackOffWaitsTenSecondsDoublingToFiveMinutes) {
-  Run(Pod("p", json::array({Container("main")}), {{"dglsim.io/exit-code", "1"}}, "Always"));
+  Run(KubeletPod("p", json::array({KubeletContainer("main")}), {{"dglsim.io/exit-code", "1"}}, "Always"));
   sim().RunUntil(40 * kMinute);
   // Each run lasts 1 s; the gap between an exit and the next start is the back-off.
   std::vector<Micros> starts, ends;
@@ -352,7 +352,7 @@ TEST_F(KubeletTest, CrashLoopBackOffWaitsTenSecondsDoublingToFiveMinutes) {
 }
 
 TEST_F(KubeletTest, CrashLoopBackOffMessageAndResetAfterTenMinutesOfRunning) {
-  Run(Pod("p", json::array({Container("main")}), {{"dglsim.io/exit-code", "1"}}, "Always"));
+  Run(KubeletPod("p", json::array({KubeletContainer("main")}), {{"dglsim.io/exit-code", "1"}}, "Always"));
   sim().RunUntil(13 * kSecond);  // ran 11-12 s, restarted at 12, exits at 13: back-off 10 s
   json w = Status("p")["containerStatuses"][0]["state"]["waiting"];
   EXPECT_EQ(w["reason"], "CrashLoopBackOff");
@@ -362,9 +362,9 @@ TEST_F(KubeletTest, CrashLoopBackOffMessageAndResetAfterTenMinutesOfRunning) {
 }
 
 TEST_F(KubeletTest, OomKilledWithExitCode137WhenMemoryExceedsTheLimit) {
-  json c = Container("main");
+  json c = KubeletContainer("main");
   c["resources"] = {{"limits", {{"memory", "2Gi"}}}};
-  Run(Pod("p", json::array({c}), {{"dglsim.io/peak-memory", "3Gi"}, {"dglsim.io/duration", "60s"}}));
+  Run(KubeletPod("p", json::array({c}), {{"dglsim.io/peak-memory", "3Gi"}, {"dglsim.io/duration", "60s"}}));
   sim().RunUntilIdle();
   json t = Status("p")["containerStatuses"][0]["state"]["terminated"];
   EXPECT_EQ(Phase("p"), "Failed");
@@ -374,15 +374,15 @@ TEST_F(KubeletTest, OomKilledWithExitCode137WhenMemoryExceedsTheLimit) {
 }
 
 TEST_F(KubeletTest, MemoryWithinTheLimitIsNotKilled) {
-  json c = Container("main");
+  json c = KubeletContainer("main");
   c["resources"] = {{"limits", {{"memory", "4Gi"}}}};
-  Run(Pod("p", json::array({c}), {{"dglsim.io/peak-memory", "3Gi"}}));
+  Run(KubeletPod("p", json::array({c}), {{"dglsim.io/peak-memory", "3Gi"}}));
   sim().RunUntilIdle();
   EXPECT_EQ(Phase("p"), "Succeeded");
 }
 
 TEST_F(KubeletTest, GracefulDeletionStopsTheProgramWritesFinalStatusAndConfirms) {
-  Run(Pod("p", json::array({Container("main")}), {{"dglsim.io/duration", "infinity"}}));
+  Run(KubeletPod("p", json::array({KubeletContainer("main")}), {{"dglsim.io/duration", "infinity"}}));
   sim().RunUntil(20 * kSecond);
   ASSERT_EQ(Phase("p"), "Running");
   ASSERT_TRUE(sim().store().Delete("pods", "default", "p").ok());
@@ -397,10 +397,10 @@ TEST_F(KubeletTest, GracefulDeletionStopsTheProgramWritesFinalStatusAndConfirms)
 }
 
 TEST_F(KubeletTest, SleepIgnoresSigtermSoDeletionTakesTheGracePeriod) {
-  json c = Container("main");
+  json c = KubeletContainer("main");
   c["command"] = {"sleep"};
   c["args"] = {"365d"};
-  json pod = Pod("p", json::array({c}));
+  json pod = KubeletPod("p", json::array({c}));
   pod["spec"]["terminationGracePeriodSeconds"] = 30;
   Run(pod);
   sim().RunUntil(20 * kSecond);
@@ -419,7 +419,7 @@ class KubeletConfirmationTest : public KubeletTest {
  protected:
   // Pod "p" runs until 20 s, then is deleted while every write of the kubelet is refused with 409.
   void DeleteWhileTheKubeletsWritesConflict() {
-    Run(Pod("p", json::array({Container("main")}), {{"dglsim.io/duration", "infinity"}}));
+    Run(KubeletPod("p", json::array({KubeletContainer("main")}), {{"dglsim.io/duration", "infinity"}}));
     sim().RunUntil(20 * kSecond);
     ASSERT_EQ(Phase("p"), "Running");
     kubelet().faulty_client().SetPlan({.conflict_rate = 1.0});
@@ -458,7 +458,7 @@ TEST_F(KubeletConfirmationTest, RetriesStopAtAPodReplacedUnderTheSameName) {
   sim().RunUntil(21 * kSecond + 500 * kMillisecond);
   const std::string old_uid = kube::UidOf(Get("p"));
   ASSERT_TRUE(sim().store().Delete("pods", "default", "p", {.grace_period_seconds = 0}).ok());
-  Run(Pod("p", json::array({Container("main")}), {{"dglsim.io/duration", "infinity"}}), sim().Now());
+  Run(KubeletPod("p", json::array({KubeletContainer("main")}), {{"dglsim.io/duration", "infinity"}}), sim().Now());
   kubelet().faulty_client().SetPlan({});
   sim().RunUntil(60 * kSecond);
   json replacement = Get("p");
@@ -471,7 +471,7 @@ TEST_F(KubeletConfirmationTest, RetriesStopAtAPodReplacedUnderTheSameName) {
 
 TEST_F(KubeletTest, PodIpsAreUniqueWithinTheNodeCidrAndReleasedWithThePod) {
   for (int i = 0; i < 5; ++i)
-    Run(Pod("p" + std::to_string(i), json::array({Container("main")}), {{"dglsim.io/duration", "infinity"}}));
+    Run(KubeletPod("p" + std::to_string(i), json::array({KubeletContainer("main")}), {{"dglsim.io/duration", "infinity"}}));
   sim().RunUntil(20 * kSecond);
   std::set<std::string> ips;
   for (int i = 0; i < 5; ++i) {
@@ -491,7 +491,7 @@ TEST_F(KubeletTest, AFullCidrMakesNewPodsWaitForAReleasedAddress) {
   config.pod_cidr = "10.244.3.0/29";  // .2 to .6: five addresses
   Build(config);
   for (int i = 0; i < 6; ++i)
-    Run(Pod("p" + std::to_string(i), json::array({Container("main")}), {{"dglsim.io/duration", "infinity"}}));
+    Run(KubeletPod("p" + std::to_string(i), json::array({KubeletContainer("main")}), {{"dglsim.io/duration", "infinity"}}));
   sim().RunUntil(20 * kSecond);
   EXPECT_EQ(Phase("p5"), "Pending");
   EXPECT_FALSE(Status("p5").contains("podIP"));
@@ -502,11 +502,11 @@ TEST_F(KubeletTest, AFullCidrMakesNewPodsWaitForAReleasedAddress) {
 }
 
 TEST_F(KubeletTest, EmptyDirVolumesLiveAndDieWithThePod) {
-  json c = Container("download", "dgloperator/kubectl-download:latest");
+  json c = KubeletContainer("download", "dgloperator/kubectl-download:latest");
   c["volumeMounts"] = {{{"name", "kube-volume"}, {"mountPath", "/opt/kube"}}};
-  json app = Container("app");
+  json app = KubeletContainer("app");
   app["volumeMounts"] = {{{"name", "kube-volume"}, {"mountPath", "/opt/kube"}}};
-  json pod = Pod("p", json::array({app}), {{"dglsim.io/duration.app", "infinity"}}, "Never", json::array({c}));
+  json pod = KubeletPod("p", json::array({app}), {{"dglsim.io/duration.app", "infinity"}}, "Never", json::array({c}));
   pod["spec"]["volumes"] = {{{"name", "kube-volume"}, {"emptyDir", json::object()}}};
   Run(pod);
   sim().RunUntil(40 * kSecond);
@@ -520,14 +520,14 @@ TEST_F(KubeletTest, EmptyDirVolumesLiveAndDieWithThePod) {
 
 TEST_F(KubeletTest, NodeDownWritesNothingAndNodeUpRestartsAlwaysPodsAndFailsNeverPods) {
   json annotations = {{"dglsim.io/duration", "infinity"}};
-  Run(Pod("always", json::array({Container("main")}), annotations, "Always"));
-  Run(Pod("never", json::array({Container("main")}), annotations, "Never"));
+  Run(KubeletPod("always", json::array({KubeletContainer("main")}), annotations, "Always"));
+  Run(KubeletPod("never", json::array({KubeletContainer("main")}), annotations, "Never"));
   sim().RunUntil(30 * kSecond);
   ASSERT_EQ(Phase("always"), "Running");
   ASSERT_EQ(Phase("never"), "Running");
   std::int64_t writes = kubelet().stats().status_writes;
   sim().engine().ScheduleAt(40 * kSecond, [&] { kubelet().SetNodeUp(false); });
-  Run(Pod("late", json::array({Container("main")}), annotations, "Always"), 50 * kSecond);
+  Run(KubeletPod("late", json::array({KubeletContainer("main")}), annotations, "Always"), 50 * kSecond);
   sim().RunUntil(100 * kSecond);
   EXPECT_EQ(kubelet().stats().status_writes, writes);
   EXPECT_EQ(Phase("always"), "Running");  // the API still believes it
@@ -548,7 +548,7 @@ TEST_F(KubeletTest, NodeDownWritesNothingAndNodeUpRestartsAlwaysPodsAndFailsNeve
 }
 
 TEST_F(KubeletTest, PodsDeletedWhileTheNodeIsDownAreForgottenWhenItComesBack) {
-  Run(Pod("p", json::array({Container("main")}), {{"dglsim.io/duration", "infinity"}}));
+  Run(KubeletPod("p", json::array({KubeletContainer("main")}), {{"dglsim.io/duration", "infinity"}}));
   sim().RunUntil(30 * kSecond);
   kubelet().SetNodeUp(false);
   sim().store().Delete("pods", "default", "p", {.grace_period_seconds = 0});
@@ -560,7 +560,7 @@ TEST_F(KubeletTest, PodsDeletedWhileTheNodeIsDownAreForgottenWhenItComesBack) {
 }
 
 TEST_F(KubeletTest, IgnoresPodsBoundToOtherNodes) {
-  Run(Pod("elsewhere", json::array({Container("main")})), 0, "node-4");
+  Run(KubeletPod("elsewhere", json::array({KubeletContainer("main")})), 0, "node-4");
   sim().RunUntilIdle();
   EXPECT_EQ(Status("elsewhere")["phase"], "Pending");
   EXPECT_FALSE(Status("elsewhere").contains("startTime"));
@@ -569,7 +569,7 @@ TEST_F(KubeletTest, IgnoresPodsBoundToOtherNodes) {
 
 TEST_F(KubeletTest, WatchLatencyDelaysWhenTheKubeletSeesThePod) {
   Build(Config(), 5 * kMillisecond);
-  Run(Pod("p", json::array({Container("main")})));
+  Run(KubeletPod("p", json::array({KubeletContainer("main")})));
   sim().RunUntilIdle();
   EXPECT_EQ(Status("p")["startTime"], At(5 * kMillisecond));
 }
@@ -580,7 +580,7 @@ TEST(KubeletDeterminismTest, TheSameRunGivesTheSameTraceHash) {
     sim.AddActor<Kubelet>(Config());
     sim.Start();
     for (int i = 0; i < 20; ++i) {
-      json pod = Pod("p" + std::to_string(i), json::array({Container("main", i % 2 ? "a:v1" : "b:v1")}),
+      json pod = KubeletPod("p" + std::to_string(i), json::array({KubeletContainer("main", i % 2 ? "a:v1" : "b:v1")}),
                      {{"dglsim.io/duration", std::to_string(5 + i % 7) + "s"}, {"dglsim.io/exit-code", i % 5 ? "0" : "1"}},
                      i % 3 ? "Never" : "OnFailure");
       sim.engine().ScheduleAt(i * 2 * kSecond, [&sim, pod] {

@@ -34,7 +34,7 @@ class RoundRobinBinder : public Actor {
   std::size_t next_ = 0;
 };
 
-json Container(const std::string& name) {
+json ActorContainer(const std::string& name) {
   return {{"name", name}, {"image", "dgloperator/graphsage:v0.1"}, {"command", {"dglrun"}},
           {"resources", {{"limits", {{"cpu", "1"}, {"memory", "2Gi"}}}}}};
 }
@@ -42,7 +42,7 @@ json Container(const std::string& name) {
 json Replica(int replicas, const std::string& container) {
   json tmpl;
   tmpl["metadata"]["annotations"]["dglsim.io/duration"] = "60s";
-  tmpl["spec"]["containers"] = json::array({Container(container)});
+  tmpl["spec"]["containers"] = json::array({ActorContainer(container)});
   return {{"replicas", replicas}, {"template", tmpl}};
 }
 
@@ -55,10 +55,10 @@ json Job(const std::string& mode, int workers) {
   return job;
 }
 
-struct Cluster {
+struct ActorCluster {
   Simulation sim;
   OperatorActor* op = nullptr;
-  explicit Cluster(int nodes, std::uint64_t seed = 1) : sim({.seed = seed}) {
+  explicit ActorCluster(int nodes, std::uint64_t seed = 1) : sim({.seed = seed}) {
     dgl::RegisterDGLJobAdmission(sim.store());
     std::vector<std::string> names;
     for (int i = 0; i < nodes; ++i) {
@@ -79,7 +79,7 @@ struct Cluster {
 };
 
 TEST(OperatorActorTest, SkipModeRunsToSucceeded) {
-  Cluster c(1);
+  ActorCluster c(1);
   ASSERT_TRUE(c.sim.store().Create("dgljobs", Job("Skip", 0)).ok());
   c.sim.RunUntil(2 * kHour);
   EXPECT_EQ(c.JobNow()["status"]["phase"], "Succeeded") << c.JobNow()["status"].dump();
@@ -88,7 +88,7 @@ TEST(OperatorActorTest, SkipModeRunsToSucceeded) {
 
 TEST(OperatorActorTest, EveryPartitionModeRunsToSucceeded) {
   for (const char* mode : {"DGL-API", "ParMETIS", "DistParMETIS"}) {
-    Cluster c(3);
+    ActorCluster c(3);
     ASSERT_TRUE(c.sim.store().Create("dgljobs", Job(mode, 2)).ok());
     c.sim.RunUntil(2 * kHour);
     json status = c.JobNow()["status"];
@@ -127,7 +127,7 @@ TEST(OperatorActorTest, TheLauncherTrainsOnlyAfterEveryWorkerRuns) {
   // partitioner succeeded: the workers exist by then but have no IP yet. It must still wait for
   // every one of them.
   for (const char* mode : {"DGL-API", "ParMETIS"}) {
-    Cluster c(3);
+    ActorCluster c(3);
     auto& recorder = c.sim.AddActor<HandOffRecorder>();
     ASSERT_TRUE(c.sim.store().Create("dgljobs", Job(mode, 2)).ok());
     c.sim.RunUntil(2 * kHour);
@@ -140,7 +140,7 @@ TEST(OperatorActorTest, TheLauncherTrainsOnlyAfterEveryWorkerRuns) {
 
 TEST(OperatorActorTest, AnOperatorRestartMidJobEndsInTheSameFinalState) {
   auto final_phase = [](bool restart) {
-    Cluster c(3);
+    ActorCluster c(3);
     c.sim.store().Create("dgljobs", Job("DGL-API", 2));
     if (restart) c.sim.engine().Schedule(90 * kSecond, [&c] { c.op->Restart(); });
     c.sim.RunUntil(2 * kHour);
@@ -154,7 +154,7 @@ TEST(OperatorActorTest, AnOperatorRestartMidJobEndsInTheSameFinalState) {
 }
 
 TEST(OperatorActorTest, TwentyPercentConflictsStillEndInTheSameFinalState) {
-  Cluster c(3);
+  ActorCluster c(3);
   c.sim.store().Create("dgljobs", Job("DGL-API", 2));
   c.op->faulty_client().SetPlan({.conflict_rate = 0.2});
   c.sim.RunUntil(2 * kHour);
@@ -164,7 +164,7 @@ TEST(OperatorActorTest, TwentyPercentConflictsStillEndInTheSameFinalState) {
 
 TEST(OperatorActorTest, TheSameSeedGivesTheSameTrace) {
   auto hash = [] {
-    Cluster c(3, 42);
+    ActorCluster c(3, 42);
     c.sim.store().Create("dgljobs", Job("DGL-API", 2));
     c.sim.RunUntil(2 * kHour);
     return c.sim.trace().HashHex();

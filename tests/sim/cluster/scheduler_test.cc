@@ -23,7 +23,7 @@ NodeTemplate Nodes(const std::string& name, int count, const std::string& cpu, c
   return t;
 }
 
-json Pod(const std::string& name, json requests = json::object()) {
+json SchedulablePod(const std::string& name, json requests = json::object()) {
   json container = {{"name", "main"}, {"image", "busybox:1.36"}};
   if (!requests.empty()) container["resources"] = {{"requests", requests}};
   return {{"metadata", {{"name", name}, {"namespace", "default"}}},
@@ -66,7 +66,7 @@ class SchedulerTest : public ::testing::Test {
 TEST_F(SchedulerTest, BindsAPendingPodToAFittingNodeThroughTheApi) {
   ASSERT_TRUE(cluster_.AddNodes(Nodes("n", 1, "8", "32Gi")).ok());
   Boot();
-  CreatePod(Pod("p", {{"cpu", "1"}}));
+  CreatePod(SchedulablePod("p", {{"cpu", "1"}}));
   sim_.RunUntil(kSecond);
   EXPECT_EQ(NodeOf("p"), "n-0");
   EXPECT_EQ(Scheduled("p")["status"], "True");
@@ -85,7 +85,7 @@ TEST_F(SchedulerTest, ABindingRefusedWithAConflictIsRetriedAfterTheBackoff) {
   ASSERT_TRUE(cluster_.AddNodes(Nodes("n", 1, "8", "32Gi")).ok());
   Boot();
   sim_.SetApiFaults({.conflict_rate = 1.0});
-  CreatePod(Pod("p", {{"cpu", "1"}}));
+  CreatePod(SchedulablePod("p", {{"cpu", "1"}}));
   sim_.RunUntil(3 * kSecond);
   EXPECT_EQ(NodeOf("p"), "") << "every write conflicts: nothing can be bound yet";
   EXPECT_GE(scheduler_->stats().bind_errors, 2) << "the scheduler gave up after the first conflict";
@@ -98,8 +98,8 @@ TEST_F(SchedulerTest, ABindingRefusedWithAConflictIsRetriedAfterTheBackoff) {
 TEST_F(SchedulerTest, EachDecisionTakesTheSchedulingLatency) {
   ASSERT_TRUE(cluster_.AddNodes(Nodes("n", 1, "8", "32Gi")).ok());
   Boot({.latency = 10 * kMillisecond, .latency_jitter = 0});
-  CreatePod(Pod("a"));
-  CreatePod(Pod("b"));
+  CreatePod(SchedulablePod("a"));
+  CreatePod(SchedulablePod("b"));
   // The pods reach the scheduler after the 2 ms watch latency; each decision takes 10 ms.
   sim_.RunUntil(11 * kMillisecond);
   EXPECT_EQ(NodeOf("a"), "");
@@ -113,7 +113,7 @@ TEST_F(SchedulerTest, EachDecisionTakesTheSchedulingLatency) {
 TEST_F(SchedulerTest, PodsOfAnotherSchedulerAreLeftAlone) {
   ASSERT_TRUE(cluster_.AddNodes(Nodes("n", 1, "8", "32Gi")).ok());
   Boot();
-  json pod = Pod("p");
+  json pod = SchedulablePod("p");
   pod["spec"]["schedulerName"] = "volcano";
   CreatePod(pod);
   sim_.RunUntil(kSecond);
@@ -127,7 +127,7 @@ TEST_F(SchedulerTest, CpuFilterSkipsANodeWithoutEnoughCpu) {
   ASSERT_TRUE(cluster_.AddNodes(Nodes("a", 1, "2", "32Gi")).ok());
   ASSERT_TRUE(cluster_.AddNodes(Nodes("b", 1, "8", "32Gi")).ok());
   Boot();
-  CreatePod(Pod("p", {{"cpu", "4"}}));
+  CreatePod(SchedulablePod("p", {{"cpu", "4"}}));
   sim_.RunUntil(kSecond);
   EXPECT_EQ(NodeOf("p"), "b-0");
 }
@@ -136,7 +136,7 @@ TEST_F(SchedulerTest, MemoryFilterSkipsANodeWithoutEnoughMemory) {
   ASSERT_TRUE(cluster_.AddNodes(Nodes("a", 1, "8", "4Gi")).ok());
   ASSERT_TRUE(cluster_.AddNodes(Nodes("b", 1, "8", "64Gi")).ok());
   Boot();
-  CreatePod(Pod("p", {{"memory", "16Gi"}}));
+  CreatePod(SchedulablePod("p", {{"memory", "16Gi"}}));
   sim_.RunUntil(kSecond);
   EXPECT_EQ(NodeOf("p"), "b-0");
 }
@@ -145,7 +145,7 @@ TEST_F(SchedulerTest, GpuFilterSkipsANodeWithoutGpus) {
   ASSERT_TRUE(cluster_.AddNodes(Nodes("a", 1, "8", "32Gi")).ok());
   ASSERT_TRUE(cluster_.AddNodes(Nodes("b", 1, "8", "32Gi", "8")).ok());
   Boot();
-  CreatePod(Pod("p", {{"nvidia.com/gpu", 2}}));
+  CreatePod(SchedulablePod("p", {{"nvidia.com/gpu", 2}}));
   sim_.RunUntil(kSecond);
   EXPECT_EQ(NodeOf("p"), "b-0");
 }
@@ -156,7 +156,7 @@ TEST_F(SchedulerTest, EphemeralStorageFilterSkipsANodeWithoutEnoughDisk) {
   ASSERT_TRUE(cluster_.AddNodes(small).ok());
   ASSERT_TRUE(cluster_.AddNodes(Nodes("b", 1, "8", "32Gi")).ok());
   Boot();
-  CreatePod(Pod("p", {{"ephemeral-storage", "50Gi"}}));
+  CreatePod(SchedulablePod("p", {{"ephemeral-storage", "50Gi"}}));
   sim_.RunUntil(kSecond);
   EXPECT_EQ(NodeOf("p"), "b-0");
 }
@@ -167,10 +167,10 @@ TEST_F(SchedulerTest, PodCountFilterSkipsAFullNode) {
   ASSERT_TRUE(cluster_.AddNodes(one).ok());
   ASSERT_TRUE(cluster_.AddNodes(Nodes("b", 1, "1", "1Gi")).ok());  // LeastAllocated prefers a-0 while it is empty
   Boot();
-  CreatePod(Pod("first"));
+  CreatePod(SchedulablePod("first"));
   sim_.RunUntil(kSecond);
   ASSERT_EQ(NodeOf("first"), "a-0");
-  CreatePod(Pod("second"));
+  CreatePod(SchedulablePod("second"));
   sim_.RunUntil(2 * kSecond);
   EXPECT_EQ(NodeOf("second"), "b-0");
 }
@@ -179,7 +179,7 @@ TEST_F(SchedulerTest, InitContainersCountByTheLargestAndLimitsStandInForMissingR
   ASSERT_TRUE(cluster_.AddNodes(Nodes("a", 1, "4", "32Gi")).ok());
   ASSERT_TRUE(cluster_.AddNodes(Nodes("b", 1, "8", "32Gi")).ok());
   Boot();
-  json pod = Pod("init", {{"cpu", "1"}});
+  json pod = SchedulablePod("init", {{"cpu", "1"}});
   pod["spec"]["initContainers"] = json::array(
       {{{"name", "i"}, {"image", "busybox:1.36"}, {"resources", {{"limits", {{"cpu", "6"}}}}}}});
   CreatePod(pod);
@@ -187,11 +187,11 @@ TEST_F(SchedulerTest, InitContainersCountByTheLargestAndLimitsStandInForMissingR
   EXPECT_EQ(NodeOf("init"), "b-0");
   EXPECT_EQ(scheduler_->Allocated("b-0")->milli_cpu, 6000);
 
-  PodRequests r = ComputePodRequests(Pod("x", {{"cpu", "500m"}, {"memory", "1Gi"}}));
+  PodRequests r = ComputePodRequests(SchedulablePod("x", {{"cpu", "500m"}, {"memory", "1Gi"}}));
   EXPECT_EQ(r.requests.milli_cpu, 500);
   EXPECT_EQ(r.requests.memory, 1LL << 30);
   EXPECT_EQ(r.requests.pods, 1);
-  PodRequests none = ComputePodRequests(Pod("y"));
+  PodRequests none = ComputePodRequests(SchedulablePod("y"));
   EXPECT_EQ(none.requests.milli_cpu, 0);
   EXPECT_EQ(none.nonzero_milli_cpu, 100);
   EXPECT_EQ(none.nonzero_memory, 200LL << 20);
@@ -205,7 +205,7 @@ TEST_F(SchedulerTest, NodeSelectorFilterSkipsANodeWithoutTheLabels) {
   ASSERT_TRUE(cluster_.AddNodes(a).ok());
   ASSERT_TRUE(cluster_.AddNodes(b).ok());
   Boot();
-  json pod = Pod("p");
+  json pod = SchedulablePod("p");
   pod["spec"]["nodeSelector"] = {{"pool", "gpu"}};
   CreatePod(pod);
   sim_.RunUntil(kSecond);
@@ -221,7 +221,7 @@ TEST_F(SchedulerTest, RequiredNodeAffinityHonoursEveryOperator) {
   ASSERT_TRUE(cluster_.AddNodes(b).ok());
   Boot();
   auto with = [](const std::string& name, json expressions) {
-    json pod = Pod(name);
+    json pod = SchedulablePod(name);
     pod["spec"]["affinity"] = {
         {"nodeAffinity",
          {{"requiredDuringSchedulingIgnoredDuringExecution",
@@ -254,7 +254,7 @@ TEST_F(SchedulerTest, TaintsRepelPodsWithoutAMatchingToleration) {
   ASSERT_TRUE(cluster_.AddNodes(b).ok());
   Boot();
   auto with = [](const std::string& name, json tolerations) {
-    json pod = Pod(name);
+    json pod = SchedulablePod(name);
     if (!tolerations.is_null()) pod["spec"]["tolerations"] = tolerations;
     return pod;
   };
@@ -278,7 +278,7 @@ TEST_F(SchedulerTest, UnschedulableNodesAreSkipped) {
   ASSERT_TRUE(cluster_.AddNodes(Nodes("b", 1, "8", "32Gi")).ok());
   ASSERT_TRUE(sim_.store().Patch("nodes", "", "a-0", {{"spec", {{"unschedulable", true}}}}).ok());
   Boot();
-  CreatePod(Pod("p"));
+  CreatePod(SchedulablePod("p"));
   sim_.RunUntil(kSecond);
   EXPECT_EQ(NodeOf("p"), "b-0");
 }
@@ -297,7 +297,7 @@ TEST_F(SchedulerTest, NotReadyNodesAreSkippedByTaintOrByCondition) {
   ASSERT_TRUE(sim_.store().Patch("nodes", "", "b-0", {{"status", {{"conditions", conditions}}}},
                                  kube::PatchType::kMerge, "status").ok());
   Boot();
-  CreatePod(Pod("p"));
+  CreatePod(SchedulablePod("p"));
   sim_.RunUntil(kSecond);
   EXPECT_EQ(NodeOf("p"), "c-0");
 }
@@ -306,7 +306,7 @@ TEST_F(SchedulerTest, NotReadyNodesAreSkippedByTaintOrByCondition) {
 
 void PreloadNodeA(SchedulerTest* test, Simulation& sim) {
   (void)test;
-  json busy = Pod("busy", {{"cpu", "4"}, {"memory", "8Gi"}});
+  json busy = SchedulablePod("busy", {{"cpu", "4"}, {"memory", "8Gi"}});
   busy["spec"]["nodeName"] = "a-0";
   ASSERT_TRUE(sim.store().Create("pods", busy).ok());
 }
@@ -316,7 +316,7 @@ TEST_F(SchedulerTest, LeastAllocatedPrefersTheEmptierNode) {
   ASSERT_TRUE(cluster_.AddNodes(Nodes("b", 1, "8", "32Gi")).ok());
   PreloadNodeA(this, sim_);
   Boot({.scoring = ScoringPolicy::kLeastAllocated});
-  CreatePod(Pod("p", {{"cpu", "1"}, {"memory", "1Gi"}}));
+  CreatePod(SchedulablePod("p", {{"cpu", "1"}, {"memory", "1Gi"}}));
   sim_.RunUntil(kSecond);
   EXPECT_EQ(NodeOf("p"), "b-0");
 }
@@ -325,12 +325,12 @@ TEST_F(SchedulerTest, MostAllocatedPacksOntoTheFullerNode) {
   ASSERT_TRUE(cluster_.AddNodes(Nodes("a", 1, "8", "32Gi")).ok());
   ASSERT_TRUE(cluster_.AddNodes(Nodes("b", 1, "8", "32Gi")).ok());
   sim_.store().Create("pods", [] {
-    json busy = Pod("busy", {{"cpu", "4"}, {"memory", "8Gi"}});
+    json busy = SchedulablePod("busy", {{"cpu", "4"}, {"memory", "8Gi"}});
     busy["spec"]["nodeName"] = "b-0";
     return busy;
   }());
   Boot({.scoring = ScoringPolicy::kMostAllocated});
-  CreatePod(Pod("p", {{"cpu", "1"}, {"memory", "1Gi"}}));
+  CreatePod(SchedulablePod("p", {{"cpu", "1"}, {"memory", "1Gi"}}));
   sim_.RunUntil(kSecond);
   EXPECT_EQ(NodeOf("p"), "b-0");
 }
@@ -338,7 +338,7 @@ TEST_F(SchedulerTest, MostAllocatedPacksOntoTheFullerNode) {
 TEST_F(SchedulerTest, MostAllocatedFillsOneGpuNodeBeforeTheNext) {
   ASSERT_TRUE(cluster_.AddNodes(Nodes("g", 3, "96", "768Gi", "8")).ok());
   Boot({.scoring = ScoringPolicy::kMostAllocated});
-  for (int i = 0; i < 10; ++i) CreatePod(Pod("w" + std::to_string(i), {{"cpu", "1"}, {"nvidia.com/gpu", 1}}));
+  for (int i = 0; i < 10; ++i) CreatePod(SchedulablePod("w" + std::to_string(i), {{"cpu", "1"}, {"nvidia.com/gpu", 1}}));
   sim_.RunUntil(kSecond);
   EXPECT_EQ(scheduler_->Allocated("g-0")->gpu, 8);
   EXPECT_EQ(scheduler_->Allocated("g-1")->gpu, 2);
@@ -348,7 +348,7 @@ TEST_F(SchedulerTest, MostAllocatedFillsOneGpuNodeBeforeTheNext) {
 TEST_F(SchedulerTest, LeastAllocatedSpreadsGpuPodsAndBreaksTiesByNodeName) {
   ASSERT_TRUE(cluster_.AddNodes(Nodes("g", 3, "96", "768Gi", "8")).ok());
   Boot();
-  for (int i = 0; i < 4; ++i) CreatePod(Pod("w" + std::to_string(i), {{"cpu", "1"}, {"nvidia.com/gpu", 1}}));
+  for (int i = 0; i < 4; ++i) CreatePod(SchedulablePod("w" + std::to_string(i), {{"cpu", "1"}, {"nvidia.com/gpu", 1}}));
   sim_.RunUntil(kSecond);
   EXPECT_EQ(NodeOf("w0"), "g-0");
   EXPECT_EQ(NodeOf("w1"), "g-1");
@@ -361,7 +361,7 @@ TEST_F(SchedulerTest, LeastAllocatedSpreadsGpuPodsAndBreaksTiesByNodeName) {
 TEST_F(SchedulerTest, AnUnschedulablePodGetsKubeSchedulersMessage) {
   ASSERT_TRUE(cluster_.AddNodes(Nodes("gpu", 4, "96", "768Gi", "8")).ok());
   Boot();
-  CreatePod(Pod("big", {{"nvidia.com/gpu", 9}}));
+  CreatePod(SchedulablePod("big", {{"nvidia.com/gpu", 9}}));
   sim_.RunUntil(kSecond);
   json c = Scheduled("big");
   ASSERT_FALSE(c.is_null());
@@ -379,8 +379,8 @@ TEST_F(SchedulerTest, ReasonsAreAggregatedAcrossNodesAndSorted) {
                          {{"spec", {{"taints", json::array({{{"key", kTaintNotReady}, {"effect", "NoSchedule"}}})}}}})
                   .ok());
   Boot();
-  CreatePod(Pod("big", {{"nvidia.com/gpu", 9}}));
-  CreatePod(Pod("huge", {{"nvidia.com/gpu", 9}, {"cpu", "200"}}));
+  CreatePod(SchedulablePod("big", {{"nvidia.com/gpu", 9}}));
+  CreatePod(SchedulablePod("huge", {{"nvidia.com/gpu", 9}, {"cpu", "200"}}));
   sim_.RunUntil(kSecond);
   EXPECT_EQ(Message("big"),
             "0/5 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }, "
@@ -392,7 +392,7 @@ TEST_F(SchedulerTest, ReasonsAreAggregatedAcrossNodesAndSorted) {
 
 TEST_F(SchedulerTest, AnEmptyClusterSaysNoNodesAreAvailable) {
   Boot();
-  CreatePod(Pod("p"));
+  CreatePod(SchedulablePod("p"));
   sim_.RunUntil(kSecond);
   EXPECT_EQ(Message("p"), "no nodes available to schedule pods");
 }
@@ -400,7 +400,7 @@ TEST_F(SchedulerTest, AnEmptyClusterSaysNoNodesAreAvailable) {
 TEST_F(SchedulerTest, AnUnschedulablePodIsRetriedWhenANodeIsAdded) {
   ASSERT_TRUE(cluster_.AddNodes(Nodes("cpu", 2, "8", "32Gi")).ok());
   Boot();
-  CreatePod(Pod("p", {{"nvidia.com/gpu", 1}}));
+  CreatePod(SchedulablePod("p", {{"nvidia.com/gpu", 1}}));
   sim_.RunUntil(5 * kSecond);
   EXPECT_EQ(NodeOf("p"), "");
   EXPECT_EQ(scheduler_->stats().attempts, 1);  // no polling while nothing changes
@@ -414,7 +414,7 @@ TEST_F(SchedulerTest, RetriesWaitForTheBackoffWhichDoublesUpToTenSeconds) {
   SchedulerConfig config{.latency_jitter = 0};
   ASSERT_TRUE(cluster_.AddNodes(Nodes("small", 1, "1", "1Gi")).ok());
   Boot(config);
-  CreatePod(Pod("p", {{"cpu", "4"}}));
+  CreatePod(SchedulablePod("p", {{"cpu", "4"}}));
   // Attempt 1 at 3 ms (2 ms watch + 1 ms decision): back-off 1 s, until 1.003 s.
   sim_.RunUntil(100 * kMillisecond);
   ASSERT_EQ(scheduler_->stats().attempts, 1);
@@ -457,7 +457,7 @@ TEST_F(SchedulerTest, RetriesWaitForTheBackoffWhichDoublesUpToTenSeconds) {
 TEST_F(SchedulerTest, WithoutClusterEventsAPodIsRetriedOnlyAfterFiveMinutes) {
   ASSERT_TRUE(cluster_.AddNodes(Nodes("small", 1, "1", "1Gi")).ok());
   Boot();
-  CreatePod(Pod("p", {{"cpu", "4"}}));
+  CreatePod(SchedulablePod("p", {{"cpu", "4"}}));
   sim_.RunUntil(4 * kMinute);
   EXPECT_EQ(scheduler_->stats().attempts, 1);
   sim_.RunUntil(5 * kMinute + kSecond);
@@ -468,8 +468,8 @@ TEST_F(SchedulerTest, WithoutClusterEventsAPodIsRetriedOnlyAfterFiveMinutes) {
 TEST_F(SchedulerTest, AFinishedPodReleasesItsResourcesAndAWaitingPodIsBound) {
   ASSERT_TRUE(cluster_.AddNodes(Nodes("gpu", 1, "8", "32Gi", "1")).ok());
   Boot();
-  CreatePod(Pod("first", {{"nvidia.com/gpu", 1}}));
-  CreatePodAt(100 * kMillisecond, Pod("second", {{"nvidia.com/gpu", 1}}));
+  CreatePod(SchedulablePod("first", {{"nvidia.com/gpu", 1}}));
+  CreatePodAt(100 * kMillisecond, SchedulablePod("second", {{"nvidia.com/gpu", 1}}));
   sim_.RunUntil(5 * kSecond);
   ASSERT_EQ(NodeOf("first"), "gpu-0");
   ASSERT_EQ(NodeOf("second"), "");
@@ -483,8 +483,8 @@ TEST_F(SchedulerTest, AFinishedPodReleasesItsResourcesAndAWaitingPodIsBound) {
 TEST_F(SchedulerTest, ADeletedPodReleasesItsResourcesAndAWaitingPodIsBound) {
   ASSERT_TRUE(cluster_.AddNodes(Nodes("gpu", 1, "8", "32Gi", "1")).ok());
   Boot();
-  CreatePod(Pod("first", {{"nvidia.com/gpu", 1}}));
-  CreatePodAt(100 * kMillisecond, Pod("second", {{"nvidia.com/gpu", 1}}));
+  CreatePod(SchedulablePod("first", {{"nvidia.com/gpu", 1}}));
+  CreatePodAt(100 * kMillisecond, SchedulablePod("second", {{"nvidia.com/gpu", 1}}));
   sim_.RunUntil(5 * kSecond);
   ASSERT_EQ(NodeOf("second"), "");
   ASSERT_TRUE(sim_.store().Delete("pods", "default", "first", {.grace_period_seconds = 0}).ok());
@@ -504,7 +504,7 @@ json PodGroup(const std::string& name, int min_member, int timeout_seconds = 0) 
 }
 
 json Member(const std::string& name, const std::string& group, int gpus) {
-  json pod = Pod(name, {{"nvidia.com/gpu", gpus}});
+  json pod = SchedulablePod(name, {{"nvidia.com/gpu", gpus}});
   pod["metadata"]["labels"] = {{"scheduling.x-k8s.io/pod-group", group}};
   return pod;
 }
@@ -590,7 +590,7 @@ std::string RunOnce(std::uint64_t seed) {
   sim.Start();
   for (int i = 0; i < 60; ++i)
     sim.engine().ScheduleAt(i * 10 * kMillisecond, [&sim, i] {
-      sim.store().Create("pods", Pod("p" + std::to_string(i), {{"cpu", "2"}, {"nvidia.com/gpu", i % 3}}));
+      sim.store().Create("pods", SchedulablePod("p" + std::to_string(i), {{"cpu", "2"}, {"nvidia.com/gpu", i % 3}}));
     });
   sim.RunUntil(kMinute);
   return sim.trace().HashHex();

@@ -68,8 +68,8 @@ TEST(SimulationTest, AnActorIsRegisteredForExactlyItsLifetimeAndItsEventsDieWith
 }
 
 TEST(SimulationTest, AnArmedTimerIsPendingWorkUntilItFires) {
+  bool alive = true;  // declared before the simulation: the actor writes it when the simulation ends
   Simulation sim;
-  bool alive = true;
   auto& ticker = sim.AddActor<Ticker>("ticker", &alive);
   EXPECT_FALSE(sim.AnyActorHasPendingWork());
   ticker.Arm(30 * kSecond);

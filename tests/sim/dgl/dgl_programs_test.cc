@@ -43,7 +43,7 @@ DatasetInfo Sized(std::string name, std::int64_t nodes, std::int64_t edges, std:
   return d;
 }
 
-DatasetInfo Papers() {
+DatasetInfo PapersDataset() {
   DatasetInfo d = Sized("ogbn-papers100M", 111'059'956, 1'615'685'872, 128);
   d.train_nodes = TrainNodesFor("ogbn-papers100M", d.nodes);
   return d;
@@ -166,7 +166,7 @@ class DglProgramsTest : public ::testing::Test {
 };
 
 TEST_F(DglProgramsTest, SspPartitionerOnPapers100MTakesTheFittedTimeAndMemoryOnTheReferenceMachine) {
-  Build(2, {Papers()});
+  Build(2, {PapersDataset()});
   Config(0);
   Place(Pod("j-partitioner", "partitioner",
             {"dglrun", "--graph-name", "papers100M", "--num-partitions", "64", "--balance-train", "--balance-edges",
@@ -182,9 +182,9 @@ TEST_F(DglProgramsTest, SspPartitionerOnPapers100MTakesTheFittedTimeAndMemoryOnT
   EXPECT_NEAR(partition, 6.9 + 152.9 + 40.5 + 4845.8 + 210.7 + 428.7, 0.1 * 5685);
   EXPECT_NEAR(static_cast<double>(observer_.peaks["j-partitioner"]), 599.2e9, 6e9);
   // The download: the 57 GB archive over the 0.55 GB/s store; then unpacking and OGB's loader.
-  EXPECT_NEAR(observer_.Seconds("j-partitioner", "download"), ArchiveBytes(Papers(), Calibration{}) / 0.55e9, 1.0);
-  EXPECT_NEAR(observer_.Seconds("j-partitioner", "prepare"), TotalSeconds(PrepareSteps(Papers(), Calibration{}, 1.0)),
-              0.1 * TotalSeconds(PrepareSteps(Papers(), Calibration{}, 1.0)));
+  EXPECT_NEAR(observer_.Seconds("j-partitioner", "download"), ArchiveBytes(PapersDataset(), Calibration{}) / 0.55e9, 1.0);
+  EXPECT_NEAR(observer_.Seconds("j-partitioner", "prepare"), TotalSeconds(PrepareSteps(PapersDataset(), Calibration{}, 1.0)),
+              0.1 * TotalSeconds(PrepareSteps(PapersDataset(), Calibration{}, 1.0)));
   // Delivered to the launcher's node.
   EXPECT_GT(observer_.Seconds("j-partitioner", "dispatch"), 0);
   EXPECT_GT(network_->Link("n-0/nic-ingress").bytes_carried, 1e9);
@@ -192,7 +192,7 @@ TEST_F(DglProgramsTest, SspPartitionerOnPapers100MTakesTheFittedTimeAndMemoryOnT
 }
 
 TEST_F(DglProgramsTest, SspOverTheMemoryLimitIsOOMKilled) {
-  Build(2, {Papers()});
+  Build(2, {PapersDataset()});
   Config(0);
   Place(Pod("j-partitioner", "partitioner",
             {"dglrun", "--num-partitions", "64", "--balance-train", "--dataset-url", "s3://data/ogbn-papers100M.zip"},
@@ -206,7 +206,7 @@ TEST_F(DglProgramsTest, SspOverTheMemoryLimitIsOOMKilled) {
 
 TEST_F(DglProgramsTest, SmpFailsPastTheParmetisPerRankLimitAndSucceedsBelowIt) {
   DatasetInfo products = Sized("ogbn-products", 2'449'029, 61'859'140, 100);
-  Build(3, {Papers(), products});
+  Build(3, {PapersDataset(), products});
   Config(0);
   Place(Pod("j-launcher", "launcher", {"sleep", "365d"}, {}), "n-0");
   Place(Pod("j-partitioner", "partitioner", {"dglrun", "--num-partitions", "16", "--dataset-url", "s3://data/ogbn-papers100M.zip"},
@@ -217,7 +217,7 @@ TEST_F(DglProgramsTest, SmpFailsPastTheParmetisPerRankLimitAndSucceedsBelowIt) {
   EXPECT_NE(Logs("j-partitioner", "n-1").find("2^31"), std::string::npos) << Logs("j-partitioner", "n-1");
   EXPECT_NE(Logs("j-partitioner", "n-1").find("mpirun -np 16"), std::string::npos);
 
-  Build(3, {Papers(), products});
+  Build(3, {PapersDataset(), products});
   Config(0);
   Place(Pod("j-launcher", "launcher", {"sleep", "365d"}, {}), "n-0");
   Place(Pod("j-partitioner", "partitioner", {"dglrun", "--num-partitions", "16", "--dataset-url", "s3://data/ogbn-products.zip"},
@@ -229,7 +229,7 @@ TEST_F(DglProgramsTest, SmpFailsPastTheParmetisPerRankLimitAndSucceedsBelowIt) {
 
 TEST_F(DglProgramsTest, MspRanksOnTheWorkersHoldTheirShareOfTheGraph) {
   for (int workers : {4, 8}) {
-    Build(workers + 1, {Papers()});
+    Build(workers + 1, {PapersDataset()});
     Config(workers);
     Workers(workers);
     Place(Pod("j-launcher", "launcher",
@@ -238,8 +238,8 @@ TEST_F(DglProgramsTest, MspRanksOnTheWorkersHoldTheirShareOfTheGraph) {
           "n-0");
     sim_->RunUntil(4 * 3600 * kSecond);
     ASSERT_EQ(ExitCode("j-launcher"), 0) << Logs("j-launcher", "n-0");
-    auto steps = ParmetisSteps(Papers(), Calibration{}, {.parts = workers}, {.ranks = workers, .machines = workers});
-    auto prepare = PrepareSteps(Papers(), Calibration{}, 1.0, 1.0 / workers);
+    auto steps = ParmetisSteps(PapersDataset(), Calibration{}, {.parts = workers}, {.ranks = workers, .machines = workers});
+    auto prepare = PrepareSteps(PapersDataset(), Calibration{}, 1.0, 1.0 / workers);
     EXPECT_NEAR(static_cast<double>(observer_.peaks["j-worker-0"]), std::max(PeakBytes(steps), PeakBytes(prepare)), 1e6)
         << workers;
     EXPECT_NEAR(observer_.Seconds("j-launcher", "partition"), TotalSeconds(steps), 1.0) << workers;
@@ -252,7 +252,7 @@ TEST_F(DglProgramsTest, MspRanksOnTheWorkersHoldTheirShareOfTheGraph) {
 // assigns the nodes, dispatch_data.py shuffles and builds the partitions on their owners.
 TEST_F(DglProgramsTest, TheChunkedPipelineBuildsThePartitionsOnTheWorkers) {
   const int workers = 8;
-  Build(workers + 1, {Papers()});
+  Build(workers + 1, {PapersDataset()});
   Config(workers);
   Workers(workers);
   Place(Pod("j-launcher", "launcher",
@@ -269,13 +269,13 @@ TEST_F(DglProgramsTest, TheChunkedPipelineBuildsThePartitionsOnTheWorkers) {
   EXPECT_NE(logs.find("DGL asks the cluster's memory for 2.5x"), std::string::npos) << logs;
   // No OGB loader: the chunks are read as they are.
   EXPECT_EQ(observer_.Seconds("j-launcher", "prepare"), -1);
-  EXPECT_NEAR(observer_.Seconds("j-launcher", "download"), RawBytes(Papers(), Calibration{}) / 0.55e9, 1.0);
+  EXPECT_NEAR(observer_.Seconds("j-launcher", "download"), RawBytes(PapersDataset(), Calibration{}) / 0.55e9, 1.0);
   // A worker peaks at ParMETIS's workspace or dispatch_data.py's 2.5x its share of the graph data.
   const Calibration c;
-  const double dispatch = PeakBytes(DispatchDataSteps(Papers(), c, workers, 1.0));
-  EXPECT_NEAR(dispatch * workers, 2.5 * GraphDataBytes(Papers(), c), 1e6);
+  const double dispatch = PeakBytes(DispatchDataSteps(PapersDataset(), c, workers, 1.0));
+  EXPECT_NEAR(dispatch * workers, 2.5 * GraphDataBytes(PapersDataset(), c), 1e6);
   const double assignment =
-      PeakBytes(ChunkedAssignmentSteps(Papers(), c, {.parts = workers}, {.ranks = workers, .machines = workers}));
+      PeakBytes(ChunkedAssignmentSteps(PapersDataset(), c, {.parts = workers}, {.ranks = workers, .machines = workers}));
   EXPECT_NEAR(static_cast<double>(observer_.peaks["j-worker-0"]), std::max(dispatch, assignment), 1e6);
   EXPECT_GT(observer_.Seconds("j-launcher", "dispatch"), 0);
 }
@@ -283,7 +283,7 @@ TEST_F(DglProgramsTest, TheChunkedPipelineBuildsThePartitionsOnTheWorkers) {
 TEST_F(DglProgramsTest, TheChunkedPipelineRunsOutOfMemoryBelowDglsRule) {
   // 4 workers of 32 Gi each: 137 GB in all, short of 2.5 x the 82.7 GB of graph data.
   const int workers = 4;
-  Build(workers + 1, {Papers()});
+  Build(workers + 1, {PapersDataset()});
   Config(workers);
   for (int i = 0; i < workers; ++i)
     Place(Pod("j-worker-" + std::to_string(i), "worker", {"sleep", "365d"}, {{"DGL_OPERATOR_ENV", "1"}}, "32Gi"),
@@ -303,7 +303,7 @@ TEST_F(DglProgramsTest, TheChunkedPipelineRunsOutOfMemoryBelowDglsRule) {
 }
 
 TEST_F(DglProgramsTest, ThePartitionPipelineFlagIsRefusedWhereItWouldDoNothing) {
-  Build(2, {Papers()});
+  Build(2, {PapersDataset()});
   Config(0);
   Place(Pod("j-partitioner", "partitioner",
             {"dglrun", "--num-partitions", "2", "--partition-pipeline", "chunked", "--dataset-url", "s3://data/ogbn-papers100M.zip"},
@@ -320,7 +320,7 @@ TEST_F(DglProgramsTest, ThePartitionPipelineFlagIsRefusedWhereItWouldDoNothing) 
 }
 
 TEST_F(DglProgramsTest, EveryStageReportsItsRangeAndALimitInsideAMemoryRangeIsNoted) {
-  Build(2, {Papers()});
+  Build(2, {PapersDataset()});
   Config(0);
   // 620 GiB: above the 599 GB the models expect, inside the range of what METIS may need.
   Place(Pod("j-partitioner", "partitioner",
@@ -351,7 +351,7 @@ TEST_F(DglProgramsTest, EveryStageReportsItsRangeAndALimitInsideAMemoryRangeIsNo
 TEST_F(DglProgramsTest, MspOnPapers100MNoLongerHalvesPerDoublingOfTheWorkers) {
   std::map<int, double> partition, epoch;
   for (int workers = 4; workers <= 64; workers *= 2) {
-    Build(workers + 1, {Papers()});
+    Build(workers + 1, {PapersDataset()});
     Config(workers);
     Workers(workers);
     Place(Pod("j-dist", "launcher",
@@ -404,7 +404,7 @@ TEST_F(DglProgramsTest, DispatchFlowsShareTheLaunchersNic) {
 }
 
 TEST_F(DglProgramsTest, DistDglEpochOnPapers100MSizedGraphOnSixteenMachinesTakes13Seconds) {
-  DatasetInfo d = Papers();
+  DatasetInfo d = PapersDataset();
   d.feature_dim = 0;  // keep the test's load short; the epoch's compute does not depend on it
   Build(17, {d});
   Config(16);

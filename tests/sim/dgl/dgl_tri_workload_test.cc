@@ -12,7 +12,7 @@
 namespace sim::dglmodels {
 namespace {
 
-DatasetInfo Products() {
+DatasetInfo ProductsDataset() {
   DatasetInfo d;
   d.name = "ogbn-products";
   d.nodes = 2'449'029;
@@ -23,7 +23,7 @@ DatasetInfo Products() {
 }
 
 TEST(DglTriWorkloadTest, WorkersAloneCostWhatTheWorkerModelCosts) {
-  const DatasetInfo d = Products();
+  const DatasetInfo d = ProductsDataset();
   const Calibration c;
   const PartSizes parts = SplitGraph(d, c, 4, false);
   TriEpochCost tri = TriEpoch(d, c, parts, {.worker_pods = 4, .samplers = 4});
@@ -35,7 +35,7 @@ TEST(DglTriWorkloadTest, WorkersAloneCostWhatTheWorkerModelCosts) {
 
 // A trainer pod holds no partition: every sampled feature crosses the network, not only the cut.
 TEST(DglTriWorkloadTest, TrainerPodsFetchEveryFeatureAndTheSampledStructure) {
-  const DatasetInfo d = Products();
+  const DatasetInfo d = ProductsDataset();
   const Calibration c;
   const PartSizes parts = SplitGraph(d, c, 2, false);
   TriEpochCost tri = TriEpoch(d, c, parts, {.server_pods = 2, .trainer_pods = 2, .samplers = 4});
@@ -46,7 +46,7 @@ TEST(DglTriWorkloadTest, TrainerPodsFetchEveryFeatureAndTheSampledStructure) {
 }
 
 TEST(DglTriWorkloadTest, SamplerPodsFetchTheStructureAndSendTheBlocks) {
-  const DatasetInfo d = Products();
+  const DatasetInfo d = ProductsDataset();
   const Calibration c;
   const PartSizes parts = SplitGraph(d, c, 2, false);
   TriEpochCost tri = TriEpoch(d, c, parts, {.server_pods = 2, .trainer_pods = 4, .sampler_pods = 2, .samplers = 4});
@@ -59,7 +59,7 @@ TEST(DglTriWorkloadTest, SamplerPodsFetchTheStructureAndSendTheBlocks) {
 // Trainers scale apart from servers: more trainer pods split the seeds; more sampler pods add
 // sampler processes per training pod; GPUs speed the trainers up.
 TEST(DglTriWorkloadTest, ComputeShrinksWithTrainerPodsSamplerPodsAndGpus) {
-  const DatasetInfo d = Products();
+  const DatasetInfo d = ProductsDataset();
   const Calibration c;
   const PartSizes parts = SplitGraph(d, c, 2, false);
   const TriConfig base{.server_pods = 2, .trainer_pods = 2, .samplers = 1};
@@ -80,7 +80,7 @@ TEST(DglTriWorkloadTest, ComputeShrinksWithTrainerPodsSamplerPodsAndGpus) {
 
 TEST(DglTriWorkloadTest, PodMemoryIsWhatEachRoleHolds) {
   const Calibration c;
-  const DatasetInfo d = Products();
+  const DatasetInfo d = ProductsDataset();
   const PartFiles files{.graph_bytes = 3e9, .feature_bytes = 5e9};
   EXPECT_DOUBLE_EQ(ServerPodBytes(files), 8e9);
   EXPECT_DOUBLE_EQ(TrainerPodBytes(c, d, 2), 2 * ProcessBytes(c, static_cast<double>(d.nodes)));

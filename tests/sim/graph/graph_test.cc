@@ -16,7 +16,7 @@
 namespace sim::graph {
 namespace {
 
-const std::string kKarate = std::string(DGLSIM_SOURCE_DIR) + "/scenarios/graphs/karate.txt";
+const std::string kKarateClub = std::string(DGLSIM_SOURCE_DIR) + "/scenarios/graphs/karate.txt";
 
 // The undirected edges of a graph as (smaller, larger) pairs of compact ids.
 std::set<std::pair<std::uint32_t, std::uint32_t>> EdgeSet(const Graph& graph) {
@@ -29,7 +29,7 @@ std::set<std::pair<std::uint32_t, std::uint32_t>> EdgeSet(const Graph& graph) {
 }
 
 TEST(GraphEdgeListTest, KarateClubHas34NodesAnd78Edges) {
-  ReadResult read = ReadEdgeList(kKarate);
+  ReadResult read = ReadEdgeList(kKarateClub);
   ASSERT_EQ(read.error, "");
   ASSERT_NE(read.graph, nullptr);
   GraphSize size = SizeOf(*read.graph);

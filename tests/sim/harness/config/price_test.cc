@@ -12,7 +12,7 @@
 namespace harness {
 namespace {
 
-const std::string kDir = std::string(DGLSIM_SOURCE_DIR) + "/tests/sim/data/sweep";
+const std::string kPriceDataDir = std::string(DGLSIM_SOURCE_DIR) + "/tests/sim/data/sweep";
 
 std::string Text(const std::string& price) {
   return R"(apiVersion: dglsim/v1
@@ -24,17 +24,17 @@ cluster:
 }
 
 TEST(ScenarioPrice, TemplatesSumTheirNodes) {
-  ScenarioLoad load = LoadScenarioString(Text(", pricePerHour: 2.5"), "p.yaml", kDir);
+  ScenarioLoad load = LoadScenarioString(Text(", pricePerHour: 2.5"), "p.yaml", kPriceDataDir);
   ASSERT_TRUE(load.ok()) << load.problems.front();
   EXPECT_DOUBLE_EQ(load.scenario->cluster.PricePerHour(), 5.0);
-  EXPECT_DOUBLE_EQ(LoadScenarioString(Text(""), "p.yaml", kDir).scenario->cluster.PricePerHour(), 0.0);
+  EXPECT_DOUBLE_EQ(LoadScenarioString(Text(""), "p.yaml", kPriceDataDir).scenario->cluster.PricePerHour(), 0.0);
 }
 
 TEST(ScenarioPrice, BadPricesAreRefusedWithTheirPlace) {
-  ScenarioLoad negative = LoadScenarioString(Text(", pricePerHour: -1"), "p.yaml", kDir);
+  ScenarioLoad negative = LoadScenarioString(Text(", pricePerHour: -1"), "p.yaml", kPriceDataDir);
   ASSERT_EQ(negative.problems.size(), 1u);
   EXPECT_EQ(negative.problems[0], "p.yaml:5:86: cluster.nodes[0].pricePerHour: must be at least 0.0, got -1");
-  ScenarioLoad text = LoadScenarioString(Text(", pricePerHour: cheap"), "p.yaml", kDir);
+  ScenarioLoad text = LoadScenarioString(Text(", pricePerHour: cheap"), "p.yaml", kPriceDataDir);
   ASSERT_EQ(text.problems.size(), 1u);
   EXPECT_NE(text.problems[0].find("pricePerHour: must be a number"), std::string::npos) << text.problems[0];
 }
@@ -64,7 +64,7 @@ items:
 
 // The price changes the report: the cost is the price times the hours the cluster was needed.
 TEST(ScenarioPrice, TheReportCostsTheSpan) {
-  ScenarioLoad load = LoadScenario(kDir + "/small.yaml");
+  ScenarioLoad load = LoadScenario(kPriceDataDir + "/small.yaml");
   ASSERT_TRUE(load.ok());
   const RunRecord record = RunScenario(*load.scenario);
   const nlohmann::json report = ReportJson(record, {});

@@ -44,7 +44,7 @@ jobs:
                 containers: [{name: w, image: i}]
 )";
 
-std::string Replace(std::string text, const std::string& from, const std::string& to) {
+std::string ReplaceText(std::string text, const std::string& from, const std::string& to) {
   const std::size_t at = text.find(from);
   EXPECT_NE(at, std::string::npos) << from;
   if (at != std::string::npos) text.replace(at, from.size(), to);
@@ -167,7 +167,7 @@ TEST(ScenarioTest, LoadsTheFullExampleOfTheFormat) {
 }
 
 TEST(ScenarioTest, EveryDefaultWhenLeftOut) {
-  ScenarioLoad load = LoadScenarioString(Replace(kBase, "metadata: {name: t}\n", ""), "dir/my-run.yaml", kDataDir);
+  ScenarioLoad load = LoadScenarioString(ReplaceText(kBase, "metadata: {name: t}\n", ""), "dir/my-run.yaml", kDataDir);
   ASSERT_TRUE(load.ok()) << ::testing::PrintToString(load.problems);
   const Scenario& s = *load.scenario;
   EXPECT_EQ(s.name, "my-run");
@@ -204,7 +204,7 @@ TEST(ScenarioTest, EveryDefaultWhenLeftOut) {
   EXPECT_EQ(s.operator_settings.reconcile_latency, sim::OperatorActorOptions{}.reconcile_latency);
   EXPECT_DOUBLE_EQ(s.cluster.storage_bytes_per_second, sim::NetworkConfig{}.storage_bps);
 
-  ScenarioLoad count = LoadScenarioString(Replace(kBase, "count: 4, ", ""), "s.yaml", kDataDir);
+  ScenarioLoad count = LoadScenarioString(ReplaceText(kBase, "count: 4, ", ""), "s.yaml", kDataDir);
   ASSERT_TRUE(count.ok());
   EXPECT_EQ(count.scenario->cluster.NodeNames(), std::vector<std::string>{"gpu-0"});
 
@@ -217,25 +217,25 @@ TEST(ScenarioTest, EveryDefaultWhenLeftOut) {
 }
 
 TEST(ScenarioTest, BadDurationNamesFileLineColumnAndPath) {
-  ExpectOneProblem(Replace(kBase, "  - at: 0s", "  - at: 5 minutes"), "s.yaml:8:9: jobs[0].at: invalid duration \"5 minutes\"");
+  ExpectOneProblem(ReplaceText(kBase, "  - at: 0s", "  - at: 5 minutes"), "s.yaml:8:9: jobs[0].at: invalid duration \"5 minutes\"");
   ExpectOneProblem(kBase + "until: -1h\n", "s.yaml:24:8: until: invalid duration \"-1h\": must not be negative");
 }
 
 TEST(ScenarioTest, BadSizesAndBandwidths) {
   const std::vector<std::string> problems =
-      Problems(Replace(kBase, "cluster:\n", "cluster:\n  images: {defaultSize: 5 gigs, pullBandwidth: 200MBs}\n"));
+      Problems(ReplaceText(kBase, "cluster:\n", "cluster:\n  images: {defaultSize: 5 gigs, pullBandwidth: 200MBs}\n"));
   EXPECT_EQ(problems, (std::vector<std::string>{
                           "s.yaml:5:48: cluster.images.pullBandwidth: invalid bandwidth \"200MBs\" (expected a number and "
                           "a unit such as 200MBps, 2GiBps or 100Gbps)",
                           "s.yaml:5:25: cluster.images.defaultSize: invalid size \"5 gigs\" (expected a quantity such as "
                           "512Mi, 5Gi or 5G)"}));
-  ExpectOneProblem(Replace(kBase, "count: 4,", "count: 4, network: 100 Gbit,"),
+  ExpectOneProblem(ReplaceText(kBase, "count: 4,", "count: 4, network: 100 Gbit,"),
                    "s.yaml:6:38: cluster.nodes[0].network: invalid bandwidth \"100 Gbit\" (expected a number and a unit "
                    "such as 200MBps, 2GiBps or 100Gbps)");
 }
 
 TEST(ScenarioTest, UnknownFieldsSuggestTheClosestName) {
-  ExpectOneProblem(Replace(kBase, "count: 4,", "cuont: 4,"),
+  ExpectOneProblem(ReplaceText(kBase, "count: 4,", "cuont: 4,"),
                    "s.yaml:6:26: cluster.nodes[0].cuont: unknown field \"cuont\" (did you mean \"count\"?)");
   ExpectOneProblem(kBase + "fault: []\n", "s.yaml:24:1: fault: unknown field \"fault\" (did you mean \"faults\"?)");
   ExpectOneProblem(kBase + "colour: red\n", "s.yaml:24:9: colour: unknown field \"colour\"");
@@ -250,10 +250,10 @@ TEST(ScenarioTest, WrongTypes) {
 }
 
 TEST(ScenarioTest, WrongApiVersionKindAndEmptyFiles) {
-  ExpectOneProblem(Replace(kBase, "dglsim/v1", "dglsim/v2"), "s.yaml:1:13: apiVersion: unsupported value \"dglsim/v2\": must be \"dglsim/v1\"");
-  ExpectOneProblem(Replace(kBase, "kind: Scenario\n", ""), "s.yaml:1:1: kind: required field is missing");
+  ExpectOneProblem(ReplaceText(kBase, "dglsim/v1", "dglsim/v2"), "s.yaml:1:13: apiVersion: unsupported value \"dglsim/v2\": must be \"dglsim/v1\"");
+  ExpectOneProblem(ReplaceText(kBase, "kind: Scenario\n", ""), "s.yaml:1:1: kind: required field is missing");
   ExpectOneProblem("", "s.yaml:1:1: the file holds no scenario (expected apiVersion: dglsim/v1, kind: Scenario)");
-  ExpectOneProblem(Replace(kBase, "  nodes:\n    - {name: gpu, count: 4, capacity: {cpu: \"96\", nvidia.com/gpu: \"8\"}}\n", "  nodes: []\n"),
+  ExpectOneProblem(ReplaceText(kBase, "  nodes:\n    - {name: gpu, count: 4, capacity: {cpu: \"96\", nvidia.com/gpu: \"8\"}}\n", "  nodes: []\n"),
                    "s.yaml:5:3: cluster.nodes: at least one node (a template or a manifest) is required");
 }
 
@@ -331,7 +331,7 @@ TEST(ScenarioTest, RegexMustCompileAndSelectorMustParse) {
 TEST(ScenarioTest, JobActionsNameSubmittedJobsAfterTheirSubmission) {
   ExpectOneProblem(kBase + "  - {at: 0s, delete: {name: nosuch}}\n",
                    "s.yaml:24:29: jobs[1].delete.name: no job named \"nosuch\" in the scenario's jobs");
-  ExpectOneProblem(Replace(kBase, "  - at: 0s", "  - at: 1h") + "  - {at: 0s, suspend: big}\n",
+  ExpectOneProblem(ReplaceText(kBase, "  - at: 0s", "  - at: 1h") + "  - {at: 0s, suspend: big}\n",
                    "s.yaml:24:10: jobs[1].at: suspend of default/big at 0s comes before the job is submitted (at 1h)");
   const std::string again =
       "  - at: 1h\n    inline: {apiVersion: kubeflow.org/v1alpha1, kind: DGLJob, metadata: {name: big}, spec: "
@@ -344,7 +344,7 @@ TEST(ScenarioTest, JobActionsNameSubmittedJobsAfterTheirSubmission) {
 }
 
 TEST(ScenarioTest, DatasetsMustBeKnown) {
-  ExpectOneProblem(Replace(kBase, "    inline:", "    dataset: products\n    inline:") +
+  ExpectOneProblem(ReplaceText(kBase, "    inline:", "    dataset: products\n    inline:") +
                        "datasets:\n  - {name: ogbn-products, preset: ogbn-products}\n",
                    "s.yaml:9:14: jobs[0].dataset: no dataset named \"products\" in datasets");
   ExpectOneProblem(kBase + "datasets:\n  - {name: x, preset: ogbn-product}\n",
@@ -353,7 +353,7 @@ TEST(ScenarioTest, DatasetsMustBeKnown) {
 }
 
 TEST(ScenarioTest, InlineDGLJobValidationPointsIntoTheScenario) {
-  ExpectOneProblem(Replace(kBase, "replicas: 2", "replicas: 0"),
+  ExpectOneProblem(ReplaceText(kBase, "replicas: 2", "replicas: 0"),
                    "s.yaml:20:23: jobs[0].inline.spec.dglReplicaSpecs.Worker.replicas: Invalid value: 0: must be >= 1");
 }
 
@@ -387,8 +387,8 @@ spec:
       template: {spec: {containers: [{name: l, image: i}]}}
 )";
   const std::string manifest =
-      WriteTemp("two-jobs.yaml", Replace(Replace(job, "NAME", "one"), "NS", "team-b") + "---\n" +
-                                     Replace(Replace(job, "NAME", "two"), "NS", "team-a"));
+      WriteTemp("two-jobs.yaml", ReplaceText(ReplaceText(job, "NAME", "one"), "NS", "team-b") + "---\n" +
+                                     ReplaceText(ReplaceText(job, "NAME", "two"), "NS", "team-a"));
   ScenarioLoad load = LoadScenarioString(kBase + "  - {at: 1m, manifest: " + manifest + "}\n", "s.yaml", kDataDir);
   ASSERT_TRUE(load.ok()) << ::testing::PrintToString(load.problems);
   EXPECT_EQ(load.scenario->jobs[1].objects.size(), 2u);

@@ -30,7 +30,7 @@ namespace {
 using nlohmann::json;
 using Edit = std::function<void(json&)>;
 
-const std::string kDataDir = std::string(DGLSIM_SOURCE_DIR) + "/tests/sim/data";
+const std::string kSchemaDataDir = std::string(DGLSIM_SOURCE_DIR) + "/tests/sim/data";
 
 // A scratch folder for the files some cases name (manifests, edge lists, a calibration).
 std::string Scratch() {
@@ -129,7 +129,7 @@ void AddFault(json& s, json fault) {
 json& Fault(json& s, std::size_t i = 0) { return s["faults"][i]; }
 
 Scenario LoadOrFail(const json& s) {
-  ScenarioLoad load = LoadScenarioString(s.dump(), "fields.yaml", kDataDir);
+  ScenarioLoad load = LoadScenarioString(s.dump(), "fields.yaml", kSchemaDataDir);
   if (!load.ok()) {
     ADD_FAILURE() << (load.problems.empty() ? "no scenario" : load.problems.front()) << "\n" << s.dump(2);
     return Scenario{};
@@ -528,7 +528,7 @@ TEST(SchemaTest, EveryExpectationFieldChangesTheVerdictAndNotTheRun) {
     if (cases[i].field == "expect[invariants].invariants") {
       // An invariant the registry does not have is refused; a list without the broken one is not
       // the point here: refusing is the verdict.
-      EXPECT_FALSE(LoadScenarioString(changed.dump(), "fields.yaml", kDataDir).ok());
+      EXPECT_FALSE(LoadScenarioString(changed.dump(), "fields.yaml", kSchemaDataDir).ok());
       continue;
     }
     Scenario other = LoadOrFail(changed);
@@ -567,7 +567,7 @@ TEST(SchemaTest, FormatFieldsTakeTheirOneValueOnly) {
   for (const char* field : {"apiVersion", "kind"}) {
     json s = Small();
     s[field] = "v2";
-    ScenarioLoad load = LoadScenarioString(s.dump(), "fields.yaml", kDataDir);
+    ScenarioLoad load = LoadScenarioString(s.dump(), "fields.yaml", kSchemaDataDir);
     ASSERT_FALSE(load.ok()) << field;
     EXPECT_NE(load.problems[0].find(field), std::string::npos) << load.problems[0];
   }
@@ -576,7 +576,7 @@ TEST(SchemaTest, FormatFieldsTakeTheirOneValueOnly) {
 TEST(SchemaTest, UnknownAndRetiredFieldsAreRefused) {
   json s = Small();
   s["cluster"]["timings"] = {{"nodeStatusUpdateFrequency", "10s"}, {"terminationGracePeriod", "30s"}, {"podStrtup", "1s"}};
-  ScenarioLoad load = LoadScenarioString(s.dump(), "fields.yaml", kDataDir);
+  ScenarioLoad load = LoadScenarioString(s.dump(), "fields.yaml", kSchemaDataDir);
   ASSERT_FALSE(load.ok());
   std::string all;
   for (const auto& p : load.problems) all += p + "\n";

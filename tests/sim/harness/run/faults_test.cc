@@ -18,7 +18,7 @@ using testing::Load;
 using testing::SmallScenario;
 using testing::Timeline;
 
-constexpr Micros kS = kube::kSecond;
+constexpr Micros kOneSecond = kube::kSecond;
 
 RunRecord RunWith(const std::string& faults, const std::string& expect = "") {
   Scenario s = Load(SmallScenario(faults, expect));
@@ -63,13 +63,13 @@ TEST(FaultsTest, NodeDownDuringTrainingEvictsItsPodsAbout350sLaterAndTheJobResta
   ASSERT_TRUE(LogHas(r, "NodeDown n-")) << Describe(r);
   auto training = FaultTime(r, "Training");
   ASSERT_TRUE(training);
-  Micros down = *training + 60 * kS;
+  Micros down = *training + 60 * kOneSecond;
   // Nothing happens to the job before the pods are evicted: 50 s grace + 300 s toleration.
   auto reaction = std::min(FirstPhaseAt(job, "Restarting", down).value_or(INT64_MAX),
                            FirstPhaseAt(job, "Failed", down).value_or(INT64_MAX));
   ASSERT_NE(reaction, INT64_MAX) << Describe(r);
-  EXPECT_GE(reaction - down, 340 * kS) << Describe(r);
-  EXPECT_LE(reaction - down, 420 * kS) << Describe(r);
+  EXPECT_GE(reaction - down, 340 * kOneSecond) << Describe(r);
+  EXPECT_LE(reaction - down, 420 * kOneSecond) << Describe(r);
   EXPECT_TRUE(job.phase == "Failed" || job.restarts >= 1) << Describe(r);
 }
 
@@ -132,7 +132,7 @@ TEST(FaultsTest, ImagePullErrorsForAWhileDelayTheJobWhichStillSucceeds) {
   EXPECT_TRUE(LogHas(r, "ImagePullError dgloperator/* ends")) << Describe(r);
   EXPECT_EQ(J(r).phase, "Succeeded") << Describe(r);
   ASSERT_TRUE(J(r).Makespan() && J(clean).Makespan());
-  EXPECT_GE(*J(r).Makespan() - *J(clean).Makespan(), 2 * 60 * kS) << Describe(r);
+  EXPECT_GE(*J(r).Makespan() - *J(clean).Makespan(), 2 * 60 * kOneSecond) << Describe(r);
 }
 
 TEST(FaultsTest, ImagePullErrorOnOneNodeFailsPullsThereOnly) {
@@ -146,11 +146,11 @@ TEST(FaultsTest, ImagePullErrorOnOneNodeFailsPullsThereOnly) {
       if (pod.node == "n-1") {
         // Refused until the fault ends at 3m: the pull that succeeds starts after it.
         ++on_n1;
-        EXPECT_GE(stage.begin, 3 * 60 * kS) << pod.name;
+        EXPECT_GE(stage.begin, 3 * 60 * kOneSecond) << pod.name;
       } else {
         // 1 GB at 200 MB/s: 5 s, as without the fault.
         ++elsewhere;
-        EXPECT_LE(stage.end - stage.begin, 10 * kS) << pod.name << " on " << pod.node;
+        EXPECT_LE(stage.end - stage.begin, 10 * kOneSecond) << pod.name << " on " << pod.node;
       }
     }
   EXPECT_GT(on_n1, 0) << "no pod pulled on n-1: the case proves nothing";
@@ -167,8 +167,8 @@ TEST(FaultsTest, OperatorRestartForKeepsTheOperatorDownThatLong) {
   auto quick_partitioned = FirstPhaseAt(J(quick), "Partitioned");
   auto slow_partitioned = FirstPhaseAt(J(slow), "Partitioned");
   ASSERT_TRUE(quick_partitioned && slow_partitioned) << Describe(slow);
-  EXPECT_LT(*quick_partitioned, 3 * 60 * kS) << Describe(quick);
-  EXPECT_GE(*slow_partitioned, 10 * 60 * kS + 30 * kS) << Describe(slow);
+  EXPECT_LT(*quick_partitioned, 3 * 60 * kOneSecond) << Describe(quick);
+  EXPECT_GE(*slow_partitioned, 10 * 60 * kOneSecond + 30 * kOneSecond) << Describe(slow);
 }
 
 // The longest imagePull stage any pod of the run reported.
@@ -186,8 +186,8 @@ TEST(FaultsTest, NetworkSlowStretchesImagePullsByOneOverTheFactorAndEndsAfterIts
   RunRecord slow = RunWith("  - {at: 0s, kind: NetworkSlow, factor: 0.004, for: 5m}\n");
   EXPECT_TRUE(LogHas(slow, "NetworkSlow every node factor 0.004")) << Describe(slow);
   EXPECT_TRUE(LogHas(slow, "NetworkSlow every node ends")) << Describe(slow);
-  EXPECT_EQ(LongestPull(clean), 5 * kS);
-  EXPECT_EQ(LongestPull(slow), 20 * kS);
+  EXPECT_EQ(LongestPull(clean), 5 * kOneSecond);
+  EXPECT_EQ(LongestPull(slow), 20 * kOneSecond);
   EXPECT_EQ(J(slow).phase, "Succeeded") << Describe(slow);
   EXPECT_GT(*J(slow).Makespan(), *J(clean).Makespan());
 }
@@ -198,7 +198,7 @@ TEST(FaultsTest, NetworkSlowOfOneNodeSlowsOnlyThatNode) {
   for (const auto& pod : r.pods)
     for (const auto& stage : pod.stages)
       if (stage.stage == "imagePull") {
-        EXPECT_EQ(stage.end - stage.begin, pod.node == "n-0" ? 20 * kS : 5 * kS) << pod.name;
+        EXPECT_EQ(stage.end - stage.begin, pod.node == "n-0" ? 20 * kOneSecond : 5 * kOneSecond) << pod.name;
       }
 }
 
@@ -220,11 +220,11 @@ TEST(FaultsKubeletTest, KillContainerEndsARunningContainer) {
                         {"spec", {{"nodeName", "n"}, {"restartPolicy", "Never"},
                                   {"containers", {{{"name", "c"}, {"image", "busybox"}}}}}}};
   ASSERT_TRUE(simulation.store().Create("pods", pod, "default").ok());
-  simulation.RunUntil(60 * kS);
+  simulation.RunUntil(60 * kOneSecond);
   EXPECT_FALSE(kubelet.KillContainer("default", "missing", "", 137, "Error"));
   EXPECT_FALSE(kubelet.KillContainer("default", "p", "other", 137, "Error"));
   EXPECT_TRUE(kubelet.KillContainer("default", "p", "", 137, "OOMKilled"));
-  simulation.RunUntil(61 * kS);
+  simulation.RunUntil(61 * kOneSecond);
   auto got = simulation.store().Get("pods", "default", "p");
   ASSERT_TRUE(got.ok());
   const auto& status = (**got)["status"];

@@ -8,14 +8,14 @@
 namespace harness::sweep {
 namespace {
 
-const std::string kDir = std::string(DGLSIM_SOURCE_DIR) + "/tests/sim/data/sweep";
+const std::string kSweepFileDataDir = std::string(DGLSIM_SOURCE_DIR) + "/tests/sim/data/sweep";
 
 const std::string kHead = "apiVersion: dglsim/v1\nkind: Sweep\nbase: small.yaml\n";
 
-std::vector<std::string> Problems(const std::string& body) { return LoadSweepString(kHead + body, "s.yaml", kDir).problems; }
+std::vector<std::string> Problems(const std::string& body) { return LoadSweepString(kHead + body, "s.yaml", kSweepFileDataDir).problems; }
 
 TEST(SweepFile, TheExampleLoadsEveryPoint) {
-  SweepLoad load = LoadSweepFile(kDir + "/small-sweep.yaml");
+  SweepLoad load = LoadSweepFile(kSweepFileDataDir + "/small-sweep.yaml");
   ASSERT_TRUE(load.ok()) << load.problems.front();
   const SweepSpec& spec = *load.spec;
   EXPECT_EQ(spec.points.size(), 12u);  // 3 x 2 x 2, the first parameter slowest
@@ -74,7 +74,7 @@ TEST(SweepFile, ItsOwnFieldsAreChecked) {
 }
 
 TEST(SweepFile, TheBaseScenarioMustLoad) {
-  SweepLoad load = LoadSweepString("apiVersion: dglsim/v1\nkind: Sweep\nbase: missing.yaml\nparameters: []\n", "s.yaml", kDir);
+  SweepLoad load = LoadSweepString("apiVersion: dglsim/v1\nkind: Sweep\nbase: missing.yaml\nparameters: []\n", "s.yaml", kSweepFileDataDir);
   ASSERT_FALSE(load.ok());
   EXPECT_NE(load.problems[0].find("missing.yaml"), std::string::npos) << load.problems[0];
   const auto seed = Problems("parameters:\n  - {name: s, set: [seed], values: [1]}\n");
@@ -86,7 +86,7 @@ TEST(SweepFile, APathIntoAManifestFileInlinesIt) {
   SweepLoad load = LoadSweepString(
       "apiVersion: dglsim/v1\nkind: Sweep\nbase: ../../../../scenarios/ssp-products-2-workers.yaml\n"
       "parameters:\n  - {name: mode, set: [\"jobs[0].manifest.spec.partitionMode\"], values: [DGL-API, ParMETIS, Bogus]}\n",
-      "s.yaml", kDir);
+      "s.yaml", kSweepFileDataDir);
   ASSERT_EQ(load.problems.size(), 1u);
   EXPECT_NE(load.problems[0].find("s.yaml:5:92: parameters[0].values[2]: point 2 (mode=Bogus): jobs[0].inline.spec.partitionMode"),
             std::string::npos)

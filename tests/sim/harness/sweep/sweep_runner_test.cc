@@ -15,11 +15,11 @@ namespace {
 
 using nlohmann::json;
 
-const std::string kDir = std::string(DGLSIM_SOURCE_DIR) + "/tests/sim/data/sweep";
+const std::string kSweepRunnerDataDir = std::string(DGLSIM_SOURCE_DIR) + "/tests/sim/data/sweep";
 
 const SweepSpec& Spec() {
   static const SweepSpec spec = [] {
-    SweepLoad load = LoadSweepFile(kDir + "/small-sweep.yaml");
+    SweepLoad load = LoadSweepFile(kSweepRunnerDataDir + "/small-sweep.yaml");
     EXPECT_TRUE(load.ok());
     return *load.spec;
   }();
