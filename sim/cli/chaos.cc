@@ -13,6 +13,7 @@
 #include "sim/harness/chaos/scenario_file.h"
 #include "sim/harness/chaos/shrink.h"
 #include "sim/harness/config/units.h"
+#include "sim/harness/report/report_html.h"
 #include "sim/harness/run_command.h"
 
 #include <nlohmann/json.hpp>
@@ -202,31 +203,17 @@ std::string ReplayCommand(const ChaosArgs& args, const ChaosPlan& plan, std::uin
          plan.replay_flags;
 }
 
-std::string XmlEscape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default:
-        if (static_cast<unsigned char>(c) >= 0x20 || c == '\n' || c == '\t') out += c;
-    }
-  }
-  return out;
-}
-
 std::string JUnit(const ChaosArgs& args, const ChaosPlan& plan, const std::vector<SeedOutcome>& outcomes, std::size_t failed) {
+  using harness::HtmlEscape;  // entities, valid UTF-8, no control characters: fit for XML
   std::ostringstream x;
-  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"dglsim.chaos." << XmlEscape(plan.scenario.name)
+  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"dglsim.chaos." << HtmlEscape(plan.scenario.name)
     << "\" tests=\"" << outcomes.size() << "\" failures=\"" << failed << "\" errors=\"0\">\n";
   for (const SeedOutcome& o : outcomes) {
-    x << "  <testcase classname=\"dglsim.chaos." << XmlEscape(plan.scenario.name) << "\" name=\"seed " << o.seed
+    x << "  <testcase classname=\"dglsim.chaos." << HtmlEscape(plan.scenario.name) << "\" name=\"seed " << o.seed
       << "\" time=\"" << o.wall_seconds << "\">";
     if (o.failed)
-      x << "<failure message=\"" << XmlEscape(o.failure) << "\">" << XmlEscape(o.detail + "\nreplay: " + ReplayCommand(args, plan, o.seed))
-        << "</failure>";
+      x << "<failure message=\"" << HtmlEscape(o.failure) << "\">"
+        << HtmlEscape(o.detail + "\nreplay: " + ReplayCommand(args, plan, o.seed)) << "</failure>";
     x << "</testcase>\n";
   }
   x << "</testsuite>\n";
