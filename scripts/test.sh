@@ -7,7 +7,10 @@
 # Then, all under the sanitizers, so a memory error or undefined behaviour anywhere fails the run:
 #   1. every GoogleTest binary, each run once in $DGLSIM_JOBS shards;
 #   2. the scenario suite (one CTest entry per scenarios/*.yaml) and the shell tests of dglsim and
-#      dgl-operator as users run them (CTest labels scenario and cli).
+#      dgl-operator as users run them (CTest labels scenario and cli);
+#   3. a chaos campaign: 200 seeds of random faults over scenarios/chaos/three-modes.yaml, every
+#      invariant checked (CTest label chaos; the 1,000 seeds a RelWithDebInfo build runs in about a
+#      minute take 808 s here, 200 take 171 s: DGLSIM_CHAOS_SEEDS=200).
 # Why this shape: on a 2-core machine the build is most of the time. clang compiles this code about
 # twice as fast as g++, a unity build of a layer about five times as fast as its files one by one,
 # and one sanitized build replaces the separate release and sanitizer builds CI used to make.
@@ -42,7 +45,7 @@ launcher=()
 if command -v ccache >/dev/null 2>&1; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 cmake -S . -B build-ci -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
   "-DCMAKE_CXX_FLAGS_DEBUG=-O0 -g1" -DDGLSIM_SANITIZE=ON -DDGLSIM_UNITY=ON -DDGLSIM_WERROR=ON \
-  "${launcher[@]}" >/dev/null
+  -DDGLSIM_CHAOS_SEEDS=200 "${launcher[@]}" >/dev/null
 cmake --build build-ci -j "$jobs"
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
@@ -82,12 +85,16 @@ done
 step "scenario suite and shell tests (build-ci/)"
 ctest --test-dir build-ci --output-on-failure -j "$jobs" -L 'scenario|cli' || status=1
 
+step "chaos campaign (build-ci/)"
+# The chaos regressions (labels scenario and chaos) ran with the suite.
+ctest --test-dir build-ci --output-on-failure -j "$jobs" -L chaos -LE scenario || status=1
+
 step "done"
 echo "test.sh: time per step"
 printf '  %s\n' "${timings[@]}"
 echo "  total $((SECONDS - started)) s"
 if [ "$status" -eq 0 ]; then
-  echo "test.sh: all tests passed (units, scenarios and shell tests, under ASan+UBSan)"
+  echo "test.sh: all tests passed (units, scenarios, shell tests and the chaos campaign, under ASan+UBSan)"
 else
   echo "test.sh: FAILED (see the output above)"
 fi

@@ -49,6 +49,12 @@ FailureDecision Decide(const FailureContext& c, const Failure& failure, FailureD
   return decision;
 }
 
+// A failed pod the policy judges: any, except while the job is Restarting, when only the pods the
+// restart created (or adopted) are: older ones failed before it was counted or were stopped by it.
+bool Judged(const FailureContext& c, const PodView& pod) {
+  return pod.Failed() && (c.prev_phase != kPhaseRestarting || pod.epoch >= c.restart_count);
+}
+
 // How the partitioner's container ended: its terminated state and memory limit.
 struct PartitionerEnd {
   std::string how;      // "exit code 1 (Error)", "Evicted: ..."
@@ -81,14 +87,14 @@ FailureDecision PartitionerFailed(const FailureContext& c, const std::string& wh
 
 // The partitioner pod failed, or (LauncherInit) the launcher's partitioner init container did.
 std::optional<FailureDecision> PartitionerFailure(const FailureContext& c) {
-  if (const auto& p = c.pods.partitioner(); p && p->Failed()) {
+  if (const auto& p = c.pods.partitioner(); p && Judged(c, *p)) {
     const json& pod = p->obj();
     return PartitionerFailed(c, "Partitioner " + p->Name(), pod,
                              {FailureDescription(pod), FailureDescription(pod), TerminatedState(pod), OomKilled(pod),
                               MemoryLimit(pod)});
   }
   const auto& launcher = c.pods.launcher();
-  if (!launcher || !launcher->Failed() || InitContainerState(launcher->obj(), kLauncherPartitioner) != "failed") {
+  if (!launcher || !Judged(c, *launcher) || InitContainerState(launcher->obj(), kLauncherPartitioner) != "failed") {
     return std::nullopt;
   }
   const json& pod = launcher->obj();
@@ -124,7 +130,7 @@ std::string Capitalised(std::string_view role) {
 Failure FailedRunPods(const FailureContext& c, FailureDecision& decision) {
   Failure failure;
   const auto& launcher = c.pods.launcher();
-  if (launcher && launcher->Failed()) {
+  if (launcher && Judged(c, *launcher)) {
     const std::string how = FailureDescription(launcher->obj());
     failure = {kReasonLauncherFailed, "Launcher " + launcher->Name() + " failed (" + how + ")",
                Retryable(c.job, kReplicaLauncher, TerminatedState(launcher->obj()))};
@@ -132,7 +138,7 @@ Failure FailedRunPods(const FailureContext& c, FailureDecision& decision) {
   }
   for (const RoleReasons& r : kRoleReasons) {
     for (const auto& [i, p] : c.pods.Indexed(r.role)) {
-      if (!p.Failed()) continue;
+      if (!Judged(c, p)) continue;
       const std::string how = FailureDescription(p.obj());
       decision.pod_events.push_back({"Warning", kEventPodFailed, "Pod " + p.Name() + " failed: " + how});
       if (failure.reason.empty()) {
@@ -191,7 +197,6 @@ bool Retryable(const json& job, const char* replica_type, const json* terminated
 }
 
 FailureDecision DecideOnFailures(const FailureContext& c) {
-  if (c.prev_phase == kPhaseRestarting) return {};  // remnants of the counted restart
   if (auto partitioner = PartitionerFailure(c)) return *partitioner;
 
   FailureDecision decision;

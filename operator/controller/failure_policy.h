@@ -9,8 +9,10 @@
 //    training started again: the launcher and the servers, with the partitions they loaded, stay
 //    (RestartScope::kTrainers).
 // A replica's restartPolicy decides whether its failure is retried at all (Never; ExitCode: 1-127
-// permanent). Nothing is decided while the job is Restarting: the remnants of a counted restart are
-// not a new failure.
+// permanent). While the job is Restarting only the pods of the restart's epoch (created or adopted
+// by it) are judged: a pod of an older epoch that failed is a remnant of the counted restart (it
+// failed before, or was stopped by the restart's deletion) and is only replaced; a pod of the
+// restart that fails before the phase moves on is a new failure, counted like any other.
 #pragma once
 
 #include "operator/api/types.h"

@@ -22,6 +22,7 @@ struct Subcommand {
 Subcommand AddValidateCommand(CLI::App& app);       // sim/cli/validate.cc
 Subcommand AddRunCommand(CLI::App& app);            // sim/cli/run.cc
 Subcommand AddSuiteCommand(CLI::App& app);          // sim/cli/suite.cc
+Subcommand AddChaosCommand(CLI::App& app);          // sim/cli/chaos.cc
 Subcommand AddServeCommand(CLI::App& app);          // sim/cli/serve.cc
 Subcommand AddCalibrateCommand(CLI::App& app);      // sim/cli/calibrate.cc
 Subcommand AddModelsCommand(CLI::App& app);         // sim/cli/models.cc (models validate)

@@ -1,5 +1,5 @@
 // dglsim: the command line of the DGL Operator's deterministic test harness. One file per
-// subcommand in this folder (commands.h): validate, run, suite, serve, calibrate, models, sweep.
+// subcommand in this folder (commands.h): validate, run, suite, chaos, serve, calibrate, models, sweep.
 //
 // Exit codes (docs: the scenario format): 0 success, 1 an expectation or invariant failed, 2 bad
 // input or bad usage. Bad input gets one line per problem naming file, line, column and field path;
@@ -25,6 +25,7 @@ int Main(int argc, char** argv) {
   const std::vector<dglsim_cli::Subcommand> commands = {
       dglsim_cli::AddValidateCommand(app), dglsim_cli::AddRunCommand(app),       dglsim_cli::AddSuiteCommand(app),
       dglsim_cli::AddServeCommand(app),    dglsim_cli::AddCalibrateCommand(app), dglsim_cli::AddModelsCommand(app),
+      dglsim_cli::AddChaosCommand(app),
       dglsim_cli::AddSweepCommand(app),
   };
   try {

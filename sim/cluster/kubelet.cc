@@ -840,12 +840,15 @@ void Kubelet::MaybeCompleteTermination(PodState& p) {
   ConfirmDeletion(p);
 }
 
-// Deletes the pod with grace period 0, retrying every second while the API refuses. (A member
-// function rather than a self-capturing closure, which would keep itself alive forever.)
+// Deletes the pod with grace period 0 (uid precondition), retrying every second whatever the API
+// answers but NotFound, as the real status manager retries at its next sync: a 409 may be an
+// injected conflict as well as a replaced pod, and a replaced or deleted pod reaches this kubelet's
+// informer, whose Teardown ends the retries with the pod's state. (A member function rather than a
+// self-capturing closure, which would keep itself alive forever.)
 void Kubelet::ConfirmDeletion(PodState& p) {
   if (!up_) return;
   auto r = client().Delete("pods", p.ns, p.name, {.grace_period_seconds = 0, .precondition_uid = p.uid});
-  if (!r.ok() && !r.status().IsNotFound() && !r.status().IsConflict())
+  if (!r.ok() && !r.status().IsNotFound())
     p.events.After(kSecond + faulty_client().TakeLatency(), [this, &p] { ConfirmDeletion(p); });
 }
 
@@ -905,7 +908,9 @@ void Kubelet::SetNodeUp(bool up) {
 void Kubelet::Recover(PodState& p) {
   bool deleting = HasDeletionTimestamp(*p.pod);
   if (!p.terminal_phase.empty() || p.deletion_confirmed) {
-    if (deleting && !p.deletion_confirmed) MaybeCompleteTermination(p);
+    // A confirmation the node's fall interrupted (its retry died with the pod's timers) is sent again.
+    if (deleting && p.deletion_confirmed) ConfirmDeletion(p);
+    else if (deleting) MaybeCompleteTermination(p);
     else if (!p.last_written.empty()) MarkDirty(p);
     return;
   }

@@ -21,7 +21,9 @@
 //   phase computed as kubelet's getPhase does;
 // - OOMKilled (exit 137) when a program's memory use exceeds the container's memory limit;
 // - graceful deletion: on deletionTimestamp the programs get SIGTERM, are killed at the grace
-//   period, the final status is written and the deletion confirmed with grace period 0;
+//   period, the final status is written and the deletion confirmed with grace period 0 (and a uid
+//   precondition), retried every second on any refusal but NotFound, across a node's fall too,
+//   until the pod leaves the API or is replaced there (the real status manager retries at each sync);
 // - emptyDir volumes live and die with the pod;
 // - node down (SetNodeUp(false)): the kubelet writes nothing and its containers are lost; back up,
 //   pods still bound to the node restart their containers (Always / OnFailure, in a new sandbox,

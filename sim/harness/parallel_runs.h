@@ -1,4 +1,4 @@
-// The thread pool of `dglsim suite` and `dglsim sweep`: independent runs, each by its index, on a
+// The thread pool of `dglsim suite`, `dglsim sweep` and `dglsim chaos`: independent runs, each by its index, on a
 // few threads, with a call as each one finishes (for a progress line).
 //
 // Runs share nothing but immutable constants (suite.h), so which thread takes which index cannot

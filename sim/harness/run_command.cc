@@ -18,9 +18,7 @@
 #include <iostream>
 
 namespace harness {
-namespace {
 
-// Why `path` cannot be written ("" when it can, as far as one can tell without writing it).
 std::string CannotWrite(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -33,7 +31,6 @@ std::string CannotWrite(const std::string& path) {
   return "";
 }
 
-// Writes `text` to `path`; on failure says so on `err` and returns false.
 bool WriteReport(const std::string& path, const std::string& what, const std::string& text, std::ostream& err) {
   errno = 0;
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
@@ -45,8 +42,6 @@ bool WriteReport(const std::string& path, const std::string& what, const std::st
   }
   return true;
 }
-
-}  // namespace
 
 int RunScenarioCommand(const std::string& path, const RunCommandOptions& options) {
   return RunScenarioCommand(path, options, std::cout, std::cerr);

@@ -23,6 +23,13 @@ struct RunCommandOptions {
 };
 
 int RunScenarioCommand(const std::string& path, const RunCommandOptions& options);
+// Why a report cannot be written to `path` ("" when it can, as far as one can tell without writing
+// it): a directory, a missing directory, no permission. The commands check their report paths with
+// it before they run anything.
+std::string CannotWrite(const std::string& path);
+// Writes `text` to `path` (the `what` of messages: "JSON report"); on failure says so on `err`
+// ("PATH: cannot write the JSON report: No space left on device") and returns false.
+bool WriteReport(const std::string& path, const std::string& what, const std::string& text, std::ostream& err);
 int RunScenarioCommand(const std::string& path, const RunCommandOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace harness

@@ -304,6 +304,7 @@ void Loader::LoadTop(const json& top, Scenario& s) {
   std::set<std::string> namespaces;
   for (const JobKey& key : s.job_keys) namespaces.insert(key.ns);
   s.namespaces.assign(namespaces.begin(), namespaces.end());
+  s.job_pods = pods_;
 }
 
 void Loader::LoadMetadata(const json& top, Scenario& s) {

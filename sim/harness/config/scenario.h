@@ -318,6 +318,9 @@ struct Scenario {
   std::vector<std::string> namespaces;
   // Every job submitted by the scenario, in order of first submission.
   std::vector<JobKey> job_keys;
+  // The pods each submitted job creates, by name (partitioner, launcher, workers), as the operator
+  // names them: what PodKill, OOM and NodeDown.nodeOf may name (dglsim chaos draws its targets here).
+  std::map<JobKey, std::vector<std::string>> job_pods;
 };
 
 struct ScenarioLoad {

@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdint>
@@ -451,6 +452,66 @@ YamlLoad LoadYamlFile(const std::string& path, const YamlLimits& limits) {
     return load;
   }
   return LoadYamlString(text.str(), path, limits);
+}
+
+namespace {
+
+bool NeedsQuotes(const std::string& s) {
+  return !ResolvePlainScalar(s).is_string() || s != std::string_view(s).substr(0, s.find('\n'));
+}
+
+void EmitScalar(YAML::Emitter& out, const json& value) {
+  if (value.is_string()) {
+    const std::string& s = value.get_ref<const std::string&>();
+    if (NeedsQuotes(s)) out << YAML::DoubleQuoted;
+    out << s;
+  } else if (value.is_null()) {
+    out << YAML::Null;
+  } else if (value.is_boolean()) {
+    out << (value.get<bool>() ? "true" : "false");
+  } else {
+    out << value.dump();  // nlohmann writes doubles in their shortest round-trip form
+  }
+}
+
+// A mapping or sequence of scalars short enough for one line.
+bool FitsOneLine(const json& value) {
+  for (const json& item : value)
+    if (item.is_structured()) return false;
+  return value.dump().size() <= 100;
+}
+
+void EmitValue(YAML::Emitter& out, const json& value, const std::vector<std::string>& first_keys) {
+  if (!value.is_structured()) return EmitScalar(out, value);
+  if (value.empty() || FitsOneLine(value)) out << YAML::Flow;
+  if (value.is_array()) {
+    out << YAML::BeginSeq;
+    for (const json& item : value) EmitValue(out, item, {});
+    out << YAML::EndSeq;
+    return;
+  }
+  out << YAML::BeginMap;
+  std::vector<std::string> keys;
+  for (const std::string& k : first_keys)
+    if (value.contains(k)) keys.push_back(k);
+  for (const auto& [k, item] : value.items())
+    if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+  for (const std::string& k : keys) {
+    out << YAML::Key;
+    EmitScalar(out, json(k));
+    out << YAML::Value;
+    EmitValue(out, value.at(k), {});
+  }
+  out << YAML::EndMap;
+}
+
+}  // namespace
+
+std::string JsonToYaml(const json& value, const std::vector<std::string>& first_keys) {
+  YAML::Emitter out;
+  out.SetIndent(2);
+  EmitValue(out, value, first_keys);
+  return std::string(out.c_str()) + "\n";
 }
 
 std::string FormatLocation(std::string_view file, const SourceMap& positions, std::string_view field_path) {

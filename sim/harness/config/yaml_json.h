@@ -99,6 +99,13 @@ YamlLoad LoadYamlString(std::string_view text, std::string_view file = "<string>
 // Reads and loads a file; a missing or unreadable file is an error with an unknown position.
 YamlLoad LoadYamlFile(const std::string& path, const YamlLimits& limits = {});
 
+// JSON back to YAML text that loads (LoadYamlString) to the same JSON: a string the core schema
+// would read as something else ("96", "true", "null", "") is double-quoted, numbers are written in
+// their shortest exact form. Block style, except that a mapping or sequence of scalars that fits on
+// one line is written in flow style ({at: 30m, kind: NodeDown}). Keys of a mapping come in
+// `first_keys` order (those present), then the rest in JSON's order; only the top level uses it.
+std::string JsonToYaml(const nlohmann::json& value, const std::vector<std::string>& first_keys = {});
+
 // "file:line:col" of `field_path` (its nearest located ancestor), or "file" when nothing is known.
 std::string FormatLocation(std::string_view file, const SourceMap& positions, std::string_view field_path);
 // "file:line:col: field.path: message"; the "field.path: " part is left out when the path is empty.

@@ -42,7 +42,9 @@ struct HtmlOptions {
 std::string HtmlReport(const RunRecord& record, const std::vector<ExpectationResult>& results,
                        const HtmlOptions& options = {});
 
-// `text` with &, <, >, " and ' replaced by entities; bytes that are not valid UTF-8 become U+FFFD.
+// `text` with &, <, >, " and ' replaced by entities; bytes that are not valid UTF-8, and control
+// characters other than tab and newline, become U+FFFD: fit for HTML, SVG and any XML 1.0 text or
+// attribute (the JUnit of dglsim chaos).
 std::string HtmlEscape(std::string_view text);
 
 }  // namespace harness

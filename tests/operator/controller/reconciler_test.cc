@@ -25,7 +25,24 @@ std::vector<std::string> Lines(const std::string& text) {
   return out;
 }
 
-class ReconcilerTest : public ReconcileFixture {};
+class ReconcilerTest : public ReconcileFixture {
+ protected:
+  // Drives `job` (DGL-API, two workers) to Training with its launcher bound (so no one confirms its
+  // deletion), fails worker 1 and reconciles twice: the job is Restarting, the old launcher still
+  // terminating and the restart's own partitioner (epoch 1) created.
+  void RestartWithTheLauncherStillTerminating(json job) {
+    CreateJob(std::move(job));
+    Reconcile();
+    ASSERT_TRUE(store_.Create("pods/binding", {{"metadata", {{"name", "j-launcher"}}}, {"target", {{"name", "n1"}}}}, "ns").ok());
+    DriveToTraining(2);
+    ASSERT_EQ(Phase(), "Training");
+    FailPod("j-worker-1", 1);
+    Reconcile();
+    Reconcile();
+    ASSERT_EQ(Phase(), "Restarting");
+    ASSERT_EQ(Get("pods", "j-partitioner")["metadata"]["annotations"][kAnnotationRestartEpoch], "1");
+  }
+};
 
 // ---- stages per partition mode ------------------------------------------------------------------
 
@@ -413,6 +430,34 @@ TEST_F(ReconcilerTest, RestartingStaysUntilReplacedPodsAreGoneThenRecreates) {
   Reconcile();
   EXPECT_EQ(Get("pods", "j-launcher")["status"]["phase"], "Pending");
   EXPECT_EQ(Phase(), "Pending");
+}
+
+// While the replaced launcher takes its grace period to go, the restart's new partitioner already
+// runs. Its failure is a new one, not a remnant of the counted restart: it goes through the failure
+// policy (here OOMKilled: the job fails at once) instead of being recreated without a word.
+TEST_F(ReconcilerTest, APodOfTheRestartFailingWhileStillRestartingIsANewFailure) {
+  ASSERT_NO_FATAL_FAILURE(RestartWithTheLauncherStillTerminating(MakeJob("DGL-API", 2)));
+  FailPod("j-partitioner", 137, "OOMKilled");
+  Reconcile();
+  ASSERT_EQ(Phase(), "Failed");
+  EXPECT_EQ(Condition("Failed").value("reason", ""), "PartitionerOOMKilled");
+  EXPECT_EQ(Status()["restartCount"], 1);
+}
+
+// A retryable failure of the restart's own pods counts against backoffLimit like any other.
+TEST_F(ReconcilerTest, APodOfTheRestartFailingWhileStillRestartingCountsAgainstBackoffLimit) {
+  json job = MakeJob("DGL-API", 2);
+  job["spec"]["runPolicy"] = {{"backoffLimit", 1}};
+  ASSERT_NO_FATAL_FAILURE(RestartWithTheLauncherStillTerminating(job));
+  FailPod("j-partitioner", 1);
+  Reconcile();
+  ASSERT_EQ(Phase(), "Failed");
+  EXPECT_EQ(Condition("Failed").value("reason", ""), "PartitionerFailed");
+  EXPECT_NE(Condition("Failed").value("message", "").find("backoffLimit 1 reached"), std::string::npos);
+  const auto events = Events();
+  EXPECT_TRUE(std::any_of(events.begin(), events.end(), [](const json& e) {
+    return e.value("reason", "") == "PodFailed" && e.value("message", "").find("j-partitioner") != std::string::npos;
+  }));
 }
 
 TEST_F(ReconcilerTest, PodStuckTerminatingOnANotReadyNodeIsForceDeleted) {

@@ -1,0 +1,371 @@
+// `dglsim chaos SCENARIO --seeds A..B [--jobs N] [--rate KIND=MEAN]... [--json F] [--junit F]
+// [--write-scenario DIR] [--shrink] [--keep-expectations]`: a chaos campaign (sim/harness/chaos/).
+// Each seed of the range draws a fault schedule (schedule.h) that is added to the scenario's own
+// faults; the run fails when any invariant is violated (or an expectation, with
+// --keep-expectations). Seeds run on N threads with a progress line on stderr; the results are the
+// same whatever N. Prints every failing seed with the command that replays it, then a total.
+// --write-scenario writes each seed's scenario as an ordinary scenario file (`dglsim run` gives the
+// same trace hash); --shrink reduces the first failing seed's drawn faults (shrink.h) and writes
+// the result as a scenario file. Exit 0 when no seed fails, 1 when one does (or a report could not
+// be written), 2 on bad input (checked before anything runs).
+#include "sim/cli/commands.h"
+#include "sim/harness/chaos/campaign.h"
+#include "sim/harness/chaos/scenario_file.h"
+#include "sim/harness/chaos/shrink.h"
+#include "sim/harness/config/units.h"
+#include "sim/harness/report/report_html.h"
+#include "sim/harness/run_command.h"
+
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace dglsim_cli {
+namespace {
+
+using harness::chaos::SeedOutcome;
+
+struct ChaosArgs {
+  std::string scenario;
+  std::string seeds;
+  std::size_t jobs = 0;
+  std::vector<std::string> rates;  // KIND=MEAN
+  double max_conflict_rate = 0, max_error_rate = 0, max_timeout_rate = 0;
+  CLI::Option *max_conflict_option = nullptr, *max_error_option = nullptr, *max_timeout_option = nullptr;
+  std::string max_for;
+  std::string json_path;
+  std::string junit_path;
+  std::string write_dir;
+  bool shrink = false;
+  int shrink_runs = 300;
+  bool keep_expectations = false;
+};
+
+// Everything checked and parsed before anything runs.
+struct ChaosPlan {
+  harness::Scenario scenario;
+  std::uint64_t first = 0, last = 0;
+  harness::chaos::ChaosOptions options;
+  std::string replay_flags;  // the options a replay needs, as typed: " --rate NodeDown=3 ..."
+};
+
+// "A..B" or "N"; seeds as the scenario format takes them (0 .. 2^63-1).
+bool ParseSeeds(const std::string& text, std::uint64_t* first, std::uint64_t* last, std::string* why) {
+  auto number = [](const std::string& s, std::uint64_t* out) {
+    if (s.empty() || s.size() > 19 || s.find_first_not_of("0123456789") != std::string::npos) return false;
+    *out = std::stoull(s);
+    return *out <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  };
+  const std::size_t dots = text.find("..");
+  const std::string a = text.substr(0, dots), b = dots == std::string::npos ? a : text.substr(dots + 2);
+  if (!number(a, first) || !number(b, last)) {
+    *why = "expected A..B or N, whole numbers from 0 to 9223372036854775807 (got \"" + text + "\")";
+    return false;
+  }
+  if (*first > *last) {
+    *why = "the range " + text + " is empty (A must not be above B)";
+    return false;
+  }
+  if (*last - *first >= 100'000'000) {
+    *why = "at most 100000000 seeds per campaign (got " + text + ")";
+    return false;
+  }
+  return true;
+}
+
+// --rate KIND=MEAN, each into `rates`; problems into `problems`.
+void ParseRates(const std::vector<std::string>& given, harness::chaos::ChaosRates& rates,
+                std::vector<std::string>& problems) {
+  for (const std::string& item : given) {
+    const std::size_t eq = item.find('=');
+    const std::string kind_name = item.substr(0, eq);
+    const auto kind = harness::chaos::FaultKindNamed(kind_name);
+    std::string kinds;
+    for (auto k : harness::chaos::AllFaultKinds()) kinds += (kinds.empty() ? "" : ", ") + std::string(harness::ToString(k));
+    if (!kind) {
+      problems.push_back("--rate " + item + ": unknown fault kind \"" + kind_name + "\" (kinds: " + kinds + ")");
+      continue;
+    }
+    double mean = -1;
+    try {
+      std::size_t used = 0;
+      const std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
+      mean = std::stod(value, &used);
+      if (used != value.size()) mean = -1;
+    } catch (const std::exception&) {
+      mean = -1;
+    }
+    if (!(mean >= 0 && mean <= harness::chaos::kMaxFaultsPerKind)) {
+      problems.push_back("--rate " + item + ": expected KIND=MEAN, MEAN a number of faults per seed from 0 to " +
+                         std::to_string(harness::chaos::kMaxFaultsPerKind));
+      continue;
+    }
+    rates.per_seed[*kind] = mean;
+  }
+}
+
+// The options into `plan` (rates, maxima, replay flags); problems into `problems`.
+void ParseOptions(const ChaosArgs& args, ChaosPlan& plan, std::vector<std::string>& problems) {
+  harness::chaos::ChaosRates& rates = plan.options.rates;
+  ParseRates(args.rates, rates, problems);
+  for (const std::string& r : args.rates) plan.replay_flags += " --rate " + r;
+  auto maximum = [&](CLI::Option* option, double value, double& into, const char* flag) {
+    if (option->count() == 0) return;
+    into = value;
+    std::ostringstream text;
+    text << " " << flag << " " << value;
+    plan.replay_flags += text.str();
+  };
+  maximum(args.max_conflict_option, args.max_conflict_rate, rates.max_conflict_rate, "--max-conflict-rate");
+  maximum(args.max_error_option, args.max_error_rate, rates.max_error_rate, "--max-error-rate");
+  maximum(args.max_timeout_option, args.max_timeout_rate, rates.max_timeout_rate, "--max-timeout-rate");
+  if (!args.max_for.empty()) {
+    auto d = harness::ParseDuration(args.max_for);
+    if (!d.ok() || *d.value < kube::kSecond) {
+      problems.push_back("--max-for " + args.max_for + ": " + (d.ok() ? "must be at least 1s" : d.error));
+    } else {
+      rates.max_for = *d.value;
+      plan.replay_flags += " --max-for " + args.max_for;
+    }
+  }
+  plan.options.keep_expectations = args.keep_expectations;
+  if (args.keep_expectations) plan.replay_flags += " --keep-expectations";
+}
+
+// Checks every input; nullopt (with the problems on stderr) when any is bad.
+std::optional<ChaosPlan> Plan(const ChaosArgs& args) {
+  ChaosPlan plan;
+  std::vector<std::string> problems;
+  std::string why;
+  if (!ParseSeeds(args.seeds, &plan.first, &plan.last, &why)) problems.push_back("--seeds: " + why);
+  ParseOptions(args, plan, problems);
+  for (const auto& [path, what] : {std::pair{args.json_path, "JSON report"}, std::pair{args.junit_path, "JUnit report"}})
+    if (!path.empty())
+      if (std::string cannot = harness::CannotWrite(path); !cannot.empty())
+        problems.push_back(path + ": cannot write the " + what + ": " + cannot);
+  if (!args.write_dir.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(args.write_dir, ec)) {
+      problems.push_back("--write-scenario " + args.write_dir + ": no such directory");
+    } else if (::access(args.write_dir.c_str(), W_OK | X_OK) != 0) {
+      problems.push_back("--write-scenario " + args.write_dir + ": cannot write there");
+    }
+  }
+  harness::ScenarioLoad load = harness::LoadScenario(args.scenario);
+  for (const auto& w : load.warnings) std::cerr << w << "\n";
+  for (const auto& p : load.problems) problems.push_back(p);
+  if (!load.ok() && load.problems.empty()) problems.push_back(args.scenario + ": the scenario could not be loaded");
+  for (const auto& p : problems) std::cerr << p << "\n";
+  if (!problems.empty()) return std::nullopt;
+  plan.scenario = std::move(*load.scenario);
+  return plan;
+}
+
+std::string Clock(double seconds) {
+  const long s = std::lround(std::max(0.0, seconds));
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+  return buf;
+}
+
+// The progress line: on a terminal redrawn in place, elsewhere one line per tenth of the seeds.
+harness::chaos::CampaignOptions Progress(std::size_t jobs) {
+  harness::chaos::CampaignOptions campaign;
+  campaign.jobs = jobs;
+  const bool tty = ::isatty(STDERR_FILENO) != 0;
+  const auto start = std::chrono::steady_clock::now();
+  campaign.on_finished = [tty, start](const SeedOutcome&, std::size_t done, std::size_t total, std::size_t failed) {
+    const std::size_t step = std::max<std::size_t>(1, total / 10);
+    if (!tty && done % step != 0 && done != total) return;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double left = elapsed / static_cast<double>(done) * static_cast<double>(total - done);
+    std::fprintf(stderr, "%schaos: %zu/%zu seeds, %zu failed, %s elapsed, %s left%s", tty ? "\r\033[K" : "", done, total,
+                 failed, Clock(elapsed).c_str(), Clock(left).c_str(), tty && done < total ? "" : "\n");
+  };
+  return campaign;
+}
+
+std::string ReplayCommand(const ChaosArgs& args, const ChaosPlan& plan, std::uint64_t seed) {
+  return "dglsim chaos " + args.scenario + " --seeds " + std::to_string(seed) + ".." + std::to_string(seed) +
+         plan.replay_flags;
+}
+
+std::string JUnit(const ChaosArgs& args, const ChaosPlan& plan, const std::vector<SeedOutcome>& outcomes, std::size_t failed) {
+  using harness::HtmlEscape;  // entities, valid UTF-8, no control characters: fit for XML
+  std::ostringstream x;
+  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"dglsim.chaos." << HtmlEscape(plan.scenario.name)
+    << "\" tests=\"" << outcomes.size() << "\" failures=\"" << failed << "\" errors=\"0\">\n";
+  for (const SeedOutcome& o : outcomes) {
+    x << "  <testcase classname=\"dglsim.chaos." << HtmlEscape(plan.scenario.name) << "\" name=\"seed " << o.seed
+      << "\" time=\"" << o.wall_seconds << "\">";
+    if (o.failed)
+      x << "<failure message=\"" << HtmlEscape(o.failure) << "\">"
+        << HtmlEscape(o.detail + "\nreplay: " + ReplayCommand(args, plan, o.seed)) << "</failure>";
+    x << "</testcase>\n";
+  }
+  x << "</testsuite>\n";
+  return x.str();
+}
+
+nlohmann::json Json(const ChaosArgs& args, const ChaosPlan& plan, const std::vector<SeedOutcome>& outcomes,
+                    std::size_t failed, double wall) {
+  nlohmann::json rates = nlohmann::json::object();
+  for (const auto& [kind, mean] : plan.options.rates.per_seed) rates[harness::ToString(kind)] = mean;
+  nlohmann::json by_failure = nlohmann::json::object();
+  nlohmann::json failures = nlohmann::json::array();
+  std::size_t faults = 0;
+  for (const SeedOutcome& o : outcomes) {
+    faults += o.drawn_faults;
+    for (const std::string& f : o.failures) by_failure[f] = by_failure.value(f, 0) + 1;
+    if (!o.failed) continue;
+    failures.push_back({{"seed", o.seed}, {"failure", o.failure}, {"detail", o.detail}, {"failures", o.failures},
+                        {"drawnFaults", o.drawn_faults}, {"traceHash", o.trace_hash},
+                        {"replay", ReplayCommand(args, plan, o.seed)}});
+  }
+  return {{"scenario", args.scenario},
+          {"name", plan.scenario.name},
+          {"seeds", {{"first", plan.first}, {"last", plan.last}, {"count", outcomes.size()}}},
+          {"passed", outcomes.size() - failed},
+          {"failed", failed},
+          {"drawnFaults", faults},
+          {"ratesPerSeed", rates},
+          {"keepExpectations", plan.options.keep_expectations},
+          {"failuresByKind", by_failure},
+          {"failures", failures},
+          {"wallSeconds", wall}};
+}
+
+// Writes seed `seed`'s scenario (with `drawn` faults) into `dir` as `file_name`; false on failure.
+bool WriteSeedScenario(const ChaosPlan& plan, std::uint64_t seed, const std::vector<harness::FaultSpec>& drawn,
+                       const std::string& dir, const std::string& file_name, const std::string& comment) {
+  const harness::Scenario s = harness::chaos::SeedScenario(plan.scenario, seed, drawn, plan.options.keep_expectations);
+  const auto text = harness::chaos::SeedScenarioFile(plan.scenario, s, plan.options.keep_expectations, dir, comment);
+  if (!text.error.empty()) {
+    std::cerr << text.error << "\n";
+    return false;
+  }
+  const std::string path = (std::filesystem::path(dir) / file_name).string();
+  if (!harness::WriteReport(path, "scenario", text.text, std::cerr)) return false;
+  std::cout << "wrote " << path << "\n";
+  return true;
+}
+
+// Shrinks the first failing seed; writes `<name>-seed-<N>-shrunk.yaml` into `dir`. False on failure to write.
+bool ShrinkFirstFailure(const ChaosArgs& args, const ChaosPlan& plan, const SeedOutcome& failing, const std::string& dir) {
+  const std::vector<harness::FaultSpec> drawn =
+      harness::chaos::DrawFaults(plan.scenario, plan.options.rates, failing.seed, plan.scenario.faults.size());
+  std::cout << "shrink: seed " << failing.seed << " fails " << failing.failure << " with " << drawn.size()
+            << " drawn faults\n";
+  auto still_fails = [&](const std::vector<harness::FaultSpec>& faults) {
+    return harness::chaos::RunSeedWithFaults(plan.scenario, plan.options, failing.seed, faults).failures.count(failing.failure) > 0;
+  };
+  auto step = [](const std::string& line) { std::cout << line << "\n" << std::flush; };
+  const auto result = harness::chaos::Shrink(drawn, plan.scenario.until, still_fails, args.shrink_runs, step);
+  std::cout << "shrink: " << drawn.size() << " -> " << result.faults.size() << " drawn faults in " << result.runs << " runs"
+            << (result.budget_exhausted ? " (stopped at --shrink-runs; it may shrink further)" : "") << "\n";
+  for (const auto& f : result.faults) std::cout << "  " << harness::chaos::DescribeFault(f) << "\n";
+  const std::string name = plan.scenario.name + "-seed-" + std::to_string(failing.seed) + "-shrunk.yaml";
+  const std::string comment = "Shrunk by dglsim chaos --shrink from " + args.scenario + ", seed " +
+                              std::to_string(failing.seed) + ": fails " + failing.failure + " (" + failing.detail +
+                              ").\n" + "Once the bug is fixed, `dglsim run` of this file passes: keep it in scenarios/.";
+  return WriteSeedScenario(plan, failing.seed, result.faults, dir, name, comment);
+}
+
+// Prints the failing seeds and the total; writes what was asked for. The exit code.
+int Report(const ChaosArgs& args, const ChaosPlan& plan, const std::vector<SeedOutcome>& outcomes, double wall) {
+  std::size_t failed = 0;
+  for (const SeedOutcome& o : outcomes) {
+    if (!o.failed) continue;
+    ++failed;
+    std::cout << "FAIL seed " << o.seed << ": " << o.failure << ": " << o.detail << " (" << o.drawn_faults
+              << " drawn faults)\n  replay: " << ReplayCommand(args, plan, o.seed) << " --write-scenario DIR\n";
+  }
+  char total[160];
+  std::snprintf(total, sizeof total, "chaos: %zu seeds (%llu..%llu), %zu passed, %zu failed, %.1fs\n", outcomes.size(),
+                static_cast<unsigned long long>(plan.first), static_cast<unsigned long long>(plan.last),
+                outcomes.size() - failed, failed, wall);
+  std::cout << total << std::flush;
+  bool written = true;
+  if (!args.write_dir.empty())
+    for (const SeedOutcome& o : outcomes) {
+      const auto drawn = harness::chaos::DrawFaults(plan.scenario, plan.options.rates, o.seed, plan.scenario.faults.size());
+      written = WriteSeedScenario(plan, o.seed, drawn, args.write_dir,
+                                  plan.scenario.name + "-seed-" + std::to_string(o.seed) + ".yaml",
+                                  "Written by: " + ReplayCommand(args, plan, o.seed) + " --write-scenario DIR") && written;
+    }
+  if (args.shrink && failed > 0)
+    for (const SeedOutcome& o : outcomes)
+      if (o.failed) {
+        written = ShrinkFirstFailure(args, plan, o, args.write_dir.empty() ? "." : args.write_dir) && written;
+        break;
+      }
+  if (!args.json_path.empty())
+    written = harness::WriteReport(args.json_path, "JSON report", Json(args, plan, outcomes, failed, wall).dump(2) + "\n",
+                                   std::cerr) && written;
+  if (!args.junit_path.empty())
+    written = harness::WriteReport(args.junit_path, "JUnit report", JUnit(args, plan, outcomes, failed), std::cerr) && written;
+  return failed > 0 || !written ? kExitFailed : kExitOk;
+}
+
+int Chaos(const ChaosArgs& args) {
+  std::optional<ChaosPlan> plan = Plan(args);
+  if (!plan) return kExitBadInput;
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<SeedOutcome> outcomes =
+      harness::chaos::RunCampaign(plan->scenario, plan->options, plan->first, plan->last, Progress(args.jobs));
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return Report(args, *plan, outcomes, wall);
+}
+
+}  // namespace
+
+Subcommand AddChaosCommand(CLI::App& app) {
+  auto args = std::make_shared<ChaosArgs>();
+  CLI::App* chaos = app.add_subcommand(
+      "chaos",
+      "Run a scenario once per seed with a random fault schedule added to its own faults; check every invariant");
+  chaos->add_option("SCENARIO", args->scenario, "The scenario file (YAML, kind: Scenario)")->required();
+  chaos->add_option("--seeds", args->seeds, "Seeds to run: A..B (both included) or N; seed N draws the faults and seeds the run")
+      ->required();
+  chaos->add_option("--jobs,-j", args->jobs, "Seeds run at once, each on its own thread (default: one per core)")
+      ->check(CLI::Range(0, 1024));
+  chaos->add_option("--rate", args->rates,
+                    "KIND=MEAN: mean number of faults of KIND per seed (repeatable; 0 turns a kind off). Defaults: "
+                    "NodeDown=1 NodeUp=0.5 PodKill=1 OOM=0.5 ImagePullError=0.5 NetworkSlow=0.5 ApiFaults=1 "
+                    "WatchDrop=1 OperatorRestart=1")
+      ->allow_extra_args(false);  // one KIND=MEAN per --rate: the scenario may follow
+  args->max_conflict_option = chaos->add_option("--max-conflict-rate", args->max_conflict_rate,
+                                                "Highest ApiFaults conflictRate drawn (default 0.3)")->check(CLI::Range(0.0, 1.0));
+  args->max_error_option = chaos->add_option("--max-error-rate", args->max_error_rate,
+                                             "Highest ApiFaults errorRate drawn (default 0.05)")->check(CLI::Range(0.0, 1.0));
+  args->max_timeout_option = chaos->add_option("--max-timeout-rate", args->max_timeout_rate,
+                                               "Highest ApiFaults timeoutRate drawn (default 0.02)")->check(CLI::Range(0.0, 1.0));
+  chaos->add_option("--max-for", args->max_for, "Longest `for` of a drawn fault (default: a quarter of the scenario's until)");
+  chaos->add_flag("--keep-expectations", args->keep_expectations,
+                  "Also judge the scenario's own expect: list (by default only the invariants, which hold under any faults)");
+  chaos->add_option("--json", args->json_path, "Write a JSON summary (counts, every failing seed with its replay command)");
+  chaos->add_option("--junit", args->junit_path, "Write a JUnit XML report, one test case per seed");
+  chaos->add_option("--write-scenario", args->write_dir,
+                    "Write each seed's scenario, its faults listed, into this directory as <name>-seed-<N>.yaml "
+                    "(`dglsim run` of it reproduces the seed's run)");
+  chaos->add_flag("--shrink", args->shrink,
+                  "Shrink the first failing seed's faults to a small schedule that fails the same invariant; write it as "
+                  "<name>-seed-<N>-shrunk.yaml (into the --write-scenario directory, else the current one)");
+  chaos->add_option("--shrink-runs", args->shrink_runs, "Most runs the shrinker makes (default 300)")->check(CLI::Range(1, 100000));
+  return Subcommand{chaos, [args] { return Chaos(*args); }};
+}
+
+}  // namespace dglsim_cli
