@@ -4,10 +4,9 @@
 #include "sim/harness/config/loader.h"
 
 #include "sim/harness/config/generators.h"
+#include "sim/kernel/input_file.h"
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -89,11 +88,12 @@ void Loader::InlineTemplateManifest(json& job, const std::string& path) {
 // lines starting with # are skipped; times must not go backwards.
 bool Loader::ReadTrace(const std::string& file, const std::string& field, const std::vector<std::string>& names,
                        std::vector<Micros>& times, std::vector<std::optional<std::size_t>>& named) {
-  std::ifstream in(file);
-  if (!in || std::filesystem::is_directory(file)) {
-    Problem(field, "cannot open " + Quoted(file));
+  sim::InputFile text = sim::ReadInputFile(file, sim::kMaxDocumentBytes);
+  if (!text.ok()) {
+    Problem(field, "cannot read " + Quoted(file) + ": " + text.error);
     return false;
   }
+  std::istringstream in(text.text);
   std::string line;
   const std::size_t before = out_->problems.size();
   for (int number = 1; std::getline(in, line); ++number) {
