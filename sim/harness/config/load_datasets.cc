@@ -1,11 +1,29 @@
 // The scenario loader's datasets. See loader.h.
 #include "sim/harness/config/loader.h"
 
+#include "sim/graph/graph.h"
+
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
+#include <cmath>
 
 namespace harness::loading {
+
+// The graph of an edge list, read once here so that a file that cannot be read or parsed is a bad
+// scenario (exit 2, located at the field and at the file's line) rather than a run on a stand-in.
+std::shared_ptr<const sim::graph::Graph> Loader::ReadGraph(const std::string& file, const std::string& field) {
+  sim::graph::ReadResult read = sim::graph::ReadEdgeList(file);
+  if (read.graph) return read.graph;
+  // ReadEdgeList's errors start with the path; a parse error then says "line N: ...".
+  std::string why = read.error.substr(std::min(read.error.size(), file.size() + 2));
+  if (read.line > 0 && why.starts_with("line ")) {
+    const std::size_t colon = why.find(": ");
+    why = file + ":" + std::to_string(read.line) + ": " + (colon == std::string::npos ? why : why.substr(colon + 2));
+  } else {
+    why = Quoted(file) + " " + why;
+  }
+  Problem(field, "cannot use the edge list: " + why);
+  return nullptr;
+}
 
 void Loader::LoadDataset(const json& item, const std::string& path, Scenario& s) {
   if (!ExpectObject(item, path, "a dataset {name, preset | nodes, edges, featureDim | edgeList}")) return;
@@ -53,10 +71,7 @@ void Loader::LoadDataset(const json& item, const std::string& path, Scenario& s)
   if (has_edge_list) {
     if (auto file = String(item, "edgeList", path, true)) {
       d.edge_list = Resolve(*file);
-      std::ifstream in(d.edge_list);
-      if (!in || std::filesystem::is_directory(d.edge_list)) {
-        Problem(Child(path, "edgeList"), "cannot open " + Quoted(d.edge_list));
-      }
+      d.graph = ReadGraph(d.edge_list, Child(path, "edgeList"));
     }
   }
   s.datasets.push_back(std::move(d));

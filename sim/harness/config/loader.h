@@ -115,6 +115,9 @@ class Loader {
 
   // ---- datasets (load_datasets.cc)
   void LoadDataset(const json& item, const std::string& path, Scenario& s);
+  // The edge list's graph, or nullptr with a problem at `field` (unreadable, not a regular file,
+  // over 256 MiB, a line that is not two node ids, no edge at all).
+  std::shared_ptr<const sim::graph::Graph> ReadGraph(const std::string& file, const std::string& field);
   bool DatasetKnown(const Scenario& s, const std::string& name) const;
   std::vector<std::string> DatasetNames(const Scenario& s) const;
 

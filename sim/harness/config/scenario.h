@@ -69,10 +69,15 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+namespace sim::graph {
+class Graph;
+}  // namespace sim::graph
 
 namespace harness {
 
@@ -180,6 +185,7 @@ struct DatasetSpec {
   std::int64_t feature_dim = 0;
   std::string url;
   std::string edge_list;       // a real graph file, resolved; "" when sizes are given
+  std::shared_ptr<const sim::graph::Graph> graph;  // edge_list as read and parsed by the loader
   std::string structure = "real";  // "real" (locality, the default) or "random" (R-MAT-like): METIS's laws
 };
 
