@@ -62,6 +62,7 @@
 #include "sim/network/network.h"
 #include "sim/dgl/calibration.h"
 #include "sim/harness/config/invariants.h"
+#include "sim/harness/config/line_regex.h"
 #include "sim/harness/config/manifest_check.h"
 #include "sim/harness/config/yaml_json.h"
 
@@ -282,7 +283,8 @@ struct ExpectationSpec {
   std::string key;
   std::int64_t lines = 0;             // kConfigMapLines
   std::int64_t line = 0;              // kConfigMapLine: index from 0
-  std::string matches;                // kConfigMapLine: an ECMAScript regex (checked to compile)
+  std::string matches;                // kConfigMapLine: the pattern as written
+  LineRegex matcher;                  // kConfigMapLine: matches, compiled (line_regex.h)
   std::string stage;                  // kBreakdown
   std::pair<Micros, Micros> time_between{0, 0};
   std::string memory_role;            // kPeakMemory
