@@ -50,6 +50,12 @@ void Loader::LoadArrival(const json& item, const std::string& path, Scenario& s)
     auto file = String(item, "file", path, true);
     if (!file || !ReadTrace(Resolve(*file), Child(path, "file"), template_names, times, named)) return;
   }
+  if (jobs_submitted_ + static_cast<std::int64_t>(times.size()) > kMaxJobs)
+    return Problem(Child(path, *process == "Poisson" ? "count" : "file"),
+                   "draws " + std::to_string(times.size()) + " jobs (" +
+                       std::to_string(jobs_submitted_ + static_cast<std::int64_t>(times.size())) +
+                       " with the scenario's others); a scenario submits at most " + std::to_string(kMaxJobs) +
+                       " (README: Limits)");
   const std::vector<std::size_t> picks = PickTemplates(s.seed, *name, weights, times.size());
   std::set<std::size_t> reported;
   for (std::size_t k = 0; k < times.size(); ++k) {

@@ -60,12 +60,16 @@ void Loader::LoadDataset(const json& item, const std::string& path, Scenario& s)
       }
     }
   }
-  constexpr std::int64_t kMax = std::int64_t{1} << 50;
   if (has_sizes) {
-    if (auto n = Integer(item, "nodes", path, 1, kMax, true)) d.nodes = *n;
-    if (auto e = Integer(item, "edges", path, 0, kMax, true)) d.edges = *e;
+    if (auto n = Integer(item, "nodes", path, 1, kMaxGraphNodes, true)) d.nodes = *n;
+    if (auto e = Integer(item, "edges", path, 0, kMaxGraphEdges, true)) d.edges = *e;
   }
   if (auto f = Integer(item, "featureDim", path, 0, 1 << 20)) d.feature_dim = *f;
+  // float32 features: the bytes every model derives its memory and transfer figures from.
+  if (const double bytes = 4.0 * static_cast<double>(d.nodes) * static_cast<double>(d.feature_dim); bytes > kMaxFeatureBytes)
+    Problem(Child(path, "featureDim"), "the features would take " + std::to_string(std::llround(bytes / kMaxFeatureBytes)) +
+                                           " PiB (" + std::to_string(d.nodes) + " nodes x " + std::to_string(d.feature_dim) +
+                                           " float32); a dataset's features take at most 1 PiB (README: Limits)");
   if (auto url = String(item, "url", path)) d.url = *url;
   if (auto structure = Enum(item, "structure", path, {"real", "random"})) d.structure = *structure;
   if (has_edge_list) {

@@ -164,6 +164,8 @@ struct ClusterSpec {
   std::vector<std::string> NodeNames() const;
   // The whole cluster's price per hour: every node's pricePerHour (or price annotation), summed.
   double PricePerHour() const;
+  // The pods the cluster can hold at once: every node's `pods` capacity (110 when not given), summed.
+  std::int64_t PodCapacity() const;
 };
 
 struct ApiSettings {
