@@ -9,37 +9,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
 
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
-
-# run NAME EXPECTED_EXIT ARGS...: runs dglsim, keeps stdout/stderr in $tmp/NAME.{out,err}.
-run() {
-  local name=$1 expected=$2
-  shift 2
-  "$dglsim" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
-  local code=$?
-  if [ "$code" -ne "$expected" ]; then
-    fail "$name: dglsim $* exited $code, expected $expected"
-    sed 's/^/  stdout: /' "$tmp/$name.out"
-    sed 's/^/  stderr: /' "$tmp/$name.err"
-    return 1
-  fi
-  if grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:|terminate called|Segmentation|Aborted' "$tmp/$name.err"; then
-    fail "$name: dglsim $* crashed"
-    sed 's/^/  stderr: /' "$tmp/$name.err"
-    return 1
-  fi
-  return 0
-}
-
-expect_line() {
-  if ! grep -qE "$3" "$tmp/$1.$2"; then
-    fail "$1: no line of std$2 matches /$3/"
-    sed "s/^/  std$2: /" "$tmp/$1.$2"
-  fi
-}
+source "$(dirname "$0")/check_lib.sh"
 
 # A positive number (integer, decimal or exponent form) as the value of KEY in FILE.
 expect_positive() {
