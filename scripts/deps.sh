@@ -7,7 +7,7 @@ packages=(
   clang libclang-rt-dev  # scripts/test.sh builds with clang (faster to compile; its sanitizer runtimes)
   nlohmann-json3-dev libyaml-cpp-dev libboost-graph-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev lcov
-  libmetis-dev libcli11-dev libcpp-httplib-dev
+  libmetis-dev libcli11-dev libcpp-httplib-dev libre2-dev
   chromium
   python3-kubernetes  # the official Python client, for the conformance test of `dglsim serve`
 )

@@ -22,7 +22,9 @@
 //   in managedFields with conflicts (409) unless force, fields a manager stops applying removed
 //   when it owned them alone (field_manager.h). `force` on any other patch is 422.
 // - application/json-patch+json: RFC 6902 with kube-apiserver's bounds (json_patch.h).
-// Bodies nested deeper than kMaxJsonDepth are refused (json_bounds.h).
+// Bodies nested deeper than kMaxJsonDepth are refused (400), and a create, update or patch whose
+// object would pass kMaxObjectBytes (1.5 MiB of JSON, etcd's limit) is answered as kube-apiserver
+// answers etcd's refusal: 500 "etcdserver: request is too large" (json_bounds.h).
 //
 // Deletes answer with the object for pods, services, service accounts and PVCs and for objects
 // still held by finalizers or a grace period, and with a Success Status (details: name, group,

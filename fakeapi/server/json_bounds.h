@@ -5,6 +5,13 @@
 // levels (the limit of Go's JSON decoder); the fake refuses past 1,000, which keeps its recursive
 // operations well inside an 8 MiB stack, sanitizers included. Real objects nest some 20 deep.
 //
+// An object whose JSON passes kMaxObjectBytes (1.5 MiB, etcd's default --max-request-bytes) is not
+// stored over HTTP: etcd refuses the write and kube-apiserver answers 500 "etcdserver: request is too
+// large" (kubernetes/kubernetes#112152 asks for a 4xx; none is given yet). Request bodies stop at 3 MiB
+// (kube-apiserver's limit, twice etcd's, since JSON is bulkier than the protobuf built-in kinds are
+// stored as), but merge patches add up and a JSON patch's copies grow the object: the bound is on
+// what would be stored. Custom resources are stored as JSON, so for them the bound is exact.
+//
 // The storage quota counts the memory a stored object takes, estimated by ApproximateMemory.
 #pragma once
 
@@ -16,6 +23,7 @@
 namespace fakeapi {
 
 inline constexpr std::size_t kMaxJsonDepth = 1000;
+inline constexpr std::size_t kMaxObjectBytes = 3 * 512 * 1024;  // 1.5 MiB
 
 // The deepest nesting of arrays and objects in JSON text (brackets inside strings do not count);
 // counting stops once it passes `limit`, so the answer is then some value > limit. One pass, no

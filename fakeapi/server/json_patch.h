@@ -1,8 +1,9 @@
 // JSON patch (RFC 6902, application/json-patch+json) with the bounds kube-apiserver puts on it:
 // at most 10,000 operations (413 RequestEntityTooLarge past it), `copy` operations that together
-// add at most 10 MiB (kube-apiserver's --json-patch-max-copy-bytes default), and a result nested
-// no deeper than kMaxJsonDepth. Without those, a 2 KB patch of 40 `copy` operations that each
-// copy the document into itself doubles it 40 times.
+// add at most 3 MiB (kube-apiserver's JSONPatchMaxCopyBytes default: twice etcd's 1.5 MiB), and a
+// result nested no deeper than kMaxJsonDepth. Without those, a 2 KB patch of 40 `copy` operations
+// that each copy the document into itself doubles it 40 times. What the patch leaves is then held
+// to kMaxObjectBytes by the writer (json_bounds.h), as etcd holds kube-apiserver to it.
 //
 // Operations apply one by one to the document in place; the first that cannot apply (a missing
 // path, a failed `test`, a bound passed) stops the patch with 422 Invalid and leaves `target`
@@ -20,7 +21,7 @@ namespace fakeapi {
 
 struct JsonPatchLimits {
   std::size_t max_operations = 10'000;
-  std::size_t max_copy_bytes = 10 * 1024 * 1024;  // serialised bytes that `copy` operations add
+  std::size_t max_copy_bytes = 3 * 1024 * 1024;  // serialised bytes that `copy` operations add
   std::size_t max_depth = kMaxJsonDepth;
 };
 

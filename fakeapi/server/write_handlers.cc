@@ -70,6 +70,15 @@ void KeepIdentity(const json& current, json& next) {
   if (!meta.contains("resourceVersion")) meta["resourceVersion"] = kube::ResourceVersionOf(current);
 }
 
+// What etcd would refuse (json_bounds.h): an object whose JSON passes kMaxObjectBytes, answered as
+// kube-apiserver passes on an error that is not an API status: 500, etcd's message, no reason. A
+// dry run never reaches etcd, so kube-apiserver answers it as if the object fitted.
+kube::Status FitsInEtcd(const json& obj, const WriteOptions& write) {
+  if (write.dry_run || obj.dump().size() <= kMaxObjectBytes) return kube::Status::Ok();
+  return kube::Status::FromJson({{"kind", "Status"}, {"apiVersion", "v1"}, {"status", "Failure"},
+                                 {"message", "etcdserver: request is too large"}, {"code", 500}});
+}
+
 }  // namespace
 
 void HttpServer::Impl::Create(const httplib::Request& req, httplib::Response& res, const Target& t) {
@@ -81,6 +90,7 @@ void HttpServer::Impl::Create(const httplib::Request& req, httplib::Response& re
   json obj = Absorb(t, std::move(body.value()));
   Run([&] {
     if (t.resource->serving == Serving::kStored) RecordUpdate(nullptr, obj, FieldWriteFor(t, write->field_manager));
+    if (kube::Status s = FitsInEtcd(obj, write->store); !s.ok()) return SendStatus(res, s);
     auto created = store.Create(t.type->QualifiedName(), std::move(obj), t.ns, write->store);
     if (!created.ok()) return SendStatus(res, Qualify(created.status(), t));
     SendJson(res, 201, Present(t, **created));
@@ -99,6 +109,7 @@ void HttpServer::Impl::Update(const httplib::Request& req, httplib::Response& re
     auto current = store.Get(resource, t.ns, t.name);
     if (!current.ok()) return SendStatus(res, Qualify(current.status(), t));
     if (t.resource->serving == Serving::kStored) RecordUpdate(&**current, next, FieldWriteFor(t, write->field_manager));
+    if (kube::Status s = FitsInEtcd(next, write->store); !s.ok()) return SendStatus(res, s);
     auto updated = t.subresource == "status" ? store.UpdateStatus(resource, std::move(next), write->store)
                                              : store.Update(resource, std::move(next), write->store);
     if (!updated.ok()) return SendStatus(res, Qualify(updated.status(), t));
@@ -140,6 +151,7 @@ void HttpServer::Impl::Patch(const httplib::Request& req, httplib::Response& res
       next = Absorb(t, std::move(next));
       if (t.resource->serving == Serving::kStored) RecordUpdate(&**current, next, fields);
     }
+    if (kube::Status s = FitsInEtcd(next, write->store); !s.ok()) return SendStatus(res, s);
     if (absent) {
       auto created = store.Create(resource, std::move(next), t.ns, write->store);
       if (!created.ok()) return SendStatus(res, Qualify(created.status(), t));

@@ -6,6 +6,7 @@
 #include "operator/api/types.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -114,6 +115,11 @@ std::optional<std::int64_t> ValidateReplica(CauseList& causes, const json& repli
   }
   causes.Enum(*replica, "restartPolicy", path + ".restartPolicy", kRestartPolicies);
   ValidatePodTemplate(causes, *replica, path);
+  // The CRD's schema says format: int32, as Kubernetes' replicas are.
+  if (count && *count > std::numeric_limits<std::int32_t>::max()) {
+    causes.Invalid(count_path, (*replica)["replicas"], "must be of type int32 (at most 2147483647)");
+    count.reset();
+  }
   return count;
 }
 

@@ -3,16 +3,17 @@
 //
 // Output: a table of the measured points and the fit on stdout; a progress bar on stderr while it
 // runs when stderr is a terminal, otherwise one line per measured point. The Calibration YAML goes
-// to --out, or after the table on stdout without it.
+// to --out, or after the table on stdout without it. An --out that cannot be written is refused
+// (exit 2) before anything is measured.
 #include "sim/cli/commands.h"
 #include "sim/graph/calibrate.h"
+#include "sim/harness/output_file.h"
 
 #include <CLI/CLI.hpp>
 
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -118,6 +119,12 @@ int RunCalibrate(const CalibrateArgs& args) {
     std::cerr << "dglsim calibrate: " << problem << "\n";
     return kExitBadInput;
   }
+  // Before minutes of measuring, not after.
+  if (!args.out.empty())
+    if (std::string why = harness::CannotWrite(args.out); !why.empty()) {
+      std::cerr << "dglsim calibrate: " << args.out << ": cannot write the calibration file: " << why << "\n";
+      return kExitBadInput;
+    }
   const bool tty = ::isatty(STDERR_FILENO) == 1;
   CalibrationResult result = sim::graph::RunCalibration(options, [tty](const CalibrationProgress& p) {
     if (tty) {
@@ -140,11 +147,8 @@ int RunCalibrate(const CalibrateArgs& args) {
     std::cout.flush();
     return kExitOk;
   }
-  std::ofstream out(args.out);
-  out << yaml;
-  out.close();
-  if (!out) {
-    std::cerr << "dglsim calibrate: " << args.out << ": cannot write the calibration file\n";
+  if (std::string why; !harness::WriteOutputFile(args.out, yaml, &why)) {
+    std::cerr << "dglsim calibrate: " << args.out << ": cannot write the calibration file: " << why << "\n";
     return kExitBadInput;
   }
   std::cout << "wrote " << args.out << "\n";
@@ -175,7 +179,7 @@ Subcommand AddCalibrateCommand(CLI::App& app) {
   cmd->add_option("--edge-factor", args->edge_factor, "Undirected edges per node (Graph500 uses 16)")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
-  cmd->add_option("--seed", args->seed, "Seed of the generators and of METIS")->capture_default_str();
+  cmd->add_option("--seed", args->seed, "Seed of the generators and of METIS")->check(SeedRange())->capture_default_str();
   cmd->add_flag("--quick", args->quick, "Small graphs only, about a second (for tests)")->excludes(sizes);
   cmd->add_option("--name", args->name, "metadata.name of the Calibration (default: this host's name)");
   return Subcommand{cmd, [args] { return RunCalibrate(*args); }};

@@ -13,6 +13,7 @@
 #include "sim/harness/chaos/scenario_file.h"
 #include "sim/harness/chaos/shrink.h"
 #include "sim/harness/config/units.h"
+#include "sim/harness/output_file.h"
 #include "sim/harness/report/report_html.h"
 #include "sim/harness/run_command.h"
 

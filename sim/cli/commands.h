@@ -6,12 +6,26 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <string>
 
 namespace dglsim_cli {
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;
 inline constexpr int kExitBadInput = 2;
+
+// A seed as a scenario's `seed:` takes it: a whole number from 0 to 2^63 - 1. CLI11 alone would
+// read "-1" into an unsigned seed as 18446744073709551615 without a word.
+inline CLI::Validator SeedRange() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const bool digits = !text.empty() && text.size() <= 19 &&
+                            text.find_first_not_of("0123456789") == std::string::npos;
+        if (digits && (text.size() < 19 || text <= "9223372036854775807")) return "";
+        return "a seed is a whole number from 0 to 9223372036854775807, not \"" + text + "\"";
+      },
+      "SEED");
+}
 
 struct Subcommand {
   CLI::App* app = nullptr;    // the parsed subcommand

@@ -2,12 +2,15 @@
 // subcommand in this folder (commands.h): validate, run, suite, chaos, serve, calibrate, models, sweep.
 //
 // Exit codes (docs: the scenario format): 0 success, 1 an expectation or invariant failed, 2 bad
-// input or bad usage. Bad input gets one line per problem naming file, line, column and field path;
+// input, bad usage or output that could not be written (a report, standard output). Bad input gets one line per problem naming file, line, column and field path;
 // never a crash and never a stack trace.
 #include "sim/cli/commands.h"
 
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <exception>
 #include <iostream>
 #include <string>
@@ -16,6 +19,16 @@
 namespace {
 
 using dglsim_cli::kExitBadInput;
+
+// A summary that could not be written (stdout on a full disk, /dev/full) is lost output: exit 2
+// rather than the verdict of a report nobody saw.
+int WithOutputChecked(int code) {
+  std::cout.flush();
+  errno = 0;
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout.good()) return code;
+  std::cerr << "dglsim: cannot write to standard output" << (errno ? std::string(": ") + std::strerror(errno) : "") << "\n";
+  return kExitBadInput;
+}
 
 int Main(int argc, char** argv) {
   CLI::App app{"dglsim: deterministic simulator and test harness for the DGL Operator", "dglsim"};
@@ -37,7 +50,7 @@ int Main(int argc, char** argv) {
     return kExitBadInput;
   }
   for (const auto& command : commands)
-    if (command.app->parsed()) return command.run();
+    if (command.app->parsed()) return WithOutputChecked(command.run());
   std::cerr << "ERROR: a subcommand is required\n" << app.help();
   return kExitBadInput;
 }

@@ -24,7 +24,7 @@ Subcommand AddRunCommand(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* run = app.add_subcommand("run", "Run one scenario: simulate, check its expectations, print a summary");
   run->add_option("SCENARIO", args->scenario, "The scenario file (YAML, kind: Scenario)")->required();
-  args->seed_option = run->add_option("--seed", args->seed, "Override the scenario's seed");
+  args->seed_option = run->add_option("--seed", args->seed, "Override the scenario's seed")->check(SeedRange());
   run->add_option("--json", args->options.json_path, "Write the JSON report to this file");
   run->add_option("--html", args->options.html_path,
                   "Write a self-contained HTML page (summary, Gantt chart, GPU use) to this file");

@@ -234,7 +234,7 @@ Subcommand AddServeCommand(CLI::App& app) {
       ->capture_default_str();
   serve->add_flag("--no-operator", args->no_operator,
                   "No operator inside the simulation (run dgl-operator --server URL against it instead)");
-  args->seed_option = serve->add_option("--seed", args->seed, "Override the scenario's seed");
+  args->seed_option = serve->add_option("--seed", args->seed, "Override the scenario's seed")->check(SeedRange());
   serve->add_option("--storage-quota", args->storage_quota,
                     "Memory for stored objects (and as much again of watch history); past it writes are refused as by "
                     "a full etcd. 0: none")

@@ -3,8 +3,10 @@
 // sim/harness/suite.h), then a line each in file order and a total; the output of those that did
 // not pass follows their line. On a terminal, stderr shows each scenario as it finishes. --junit
 // writes one test case per scenario. Exit 0 when all pass, 1 when any expectation failed, 2 when any
-// input was bad.
+// input was bad or the JUnit report cannot be written (its path is checked before anything runs;
+// a write that fails after, a full disk, is exit 2 too, whatever the scenarios did).
 #include "sim/cli/commands.h"
+#include "sim/harness/output_file.h"
 #include "sim/harness/suite.h"
 
 #include <unistd.h>
@@ -12,9 +14,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -64,8 +66,29 @@ std::string XmlEscape(const std::string& text) {
 
 const char* Verdict(int code) { return code == kExitOk ? "PASS" : code == kExitFailed ? "FAIL" : "BAD INPUT"; }
 
+// One test case per scenario: failures for failed expectations, errors for bad input.
+std::string JUnitXml(const std::vector<harness::SuiteOutcome>& outcomes, int failed, int bad) {
+  std::ostringstream junit;
+  junit << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  junit << "<testsuite name=\"dglsim\" tests=\"" << outcomes.size() << "\" failures=\"" << failed << "\" errors=\"" << bad
+        << "\">\n";
+  for (const auto& o : outcomes) {
+    junit << "  <testcase classname=\"dglsim.scenario\" name=\"" << XmlEscape(o.file) << "\" time=\"" << o.wall_seconds
+          << "\">";
+    if (o.code == kExitFailed) junit << "<failure message=\"expectation failed\">" << XmlEscape(o.output) << "</failure>";
+    if (o.code != kExitOk && o.code != kExitFailed) junit << "<error message=\"bad input\">" << XmlEscape(o.output) << "</error>";
+    junit << "</testcase>\n";
+  }
+  junit << "</testsuite>\n";
+  return junit.str();
+}
+
 int Suite(const std::vector<std::string>& args, const std::string& junit_path, std::size_t jobs) {
   std::vector<std::string> problems;
+  // The report's path is checked before anything runs, so a typo costs no run.
+  if (!junit_path.empty())
+    if (std::string why = harness::CannotWrite(junit_path); !why.empty())
+      problems.push_back(junit_path + ": cannot write the JUnit report: " + why);
   std::vector<std::string> files = ScenarioFiles(args, &problems);
   for (const auto& p : problems) std::cerr << p << "\n";
   if (!problems.empty()) return kExitBadInput;
@@ -84,25 +107,14 @@ int Suite(const std::vector<std::string>& args, const std::string& junit_path, s
     if (o.code != kExitOk) std::cout << o.output;
     std::cout.flush();
   }
+  std::cout << "scenarios: " << passed << " passed, " << (failed + bad) << " failed\n";
   if (!junit_path.empty()) {
-    std::ofstream junit(junit_path);
-    junit << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-    junit << "<testsuite name=\"dglsim\" tests=\"" << outcomes.size() << "\" failures=\"" << failed
-          << "\" errors=\"" << bad << "\">\n";
-    for (const auto& o : outcomes) {
-      junit << "  <testcase classname=\"dglsim.scenario\" name=\"" << XmlEscape(o.file) << "\" time=\"" << o.wall_seconds
-            << "\">";
-      if (o.code == kExitFailed) junit << "<failure message=\"expectation failed\">" << XmlEscape(o.output) << "</failure>";
-      if (o.code != kExitOk && o.code != kExitFailed) junit << "<error message=\"bad input\">" << XmlEscape(o.output) << "</error>";
-      junit << "</testcase>\n";
-    }
-    junit << "</testsuite>\n";
-    if (!junit) {
-      std::cerr << junit_path << ": cannot write the JUnit report\n";
-      return kExitFailed;
+    std::string why;
+    if (!harness::WriteOutputFile(junit_path, JUnitXml(outcomes, failed, bad), &why)) {
+      std::cerr << junit_path << ": cannot write the JUnit report: " << why << "\n";
+      return kExitBadInput;
     }
   }
-  std::cout << "scenarios: " << passed << " passed, " << (failed + bad) << " failed\n";
   if (bad > 0) return kExitBadInput;
   return failed > 0 ? kExitFailed : kExitOk;
 }

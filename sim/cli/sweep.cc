@@ -20,6 +20,7 @@
 #include "sim/harness/sweep/sweep_file.h"
 #include "sim/harness/sweep/sweep_pages.h"
 #include "sim/harness/sweep/sweep_runner.h"
+#include "sim/kernel/input_file.h"
 
 #include <unistd.h>
 
@@ -196,11 +197,10 @@ int MergeCommand(const SweepArgs& args) {
   std::vector<json> slices;
   std::vector<std::string> problems;
   for (const std::string& file : files) {
-    std::ifstream in(file);
-    std::stringstream text;
-    text << in.rdbuf();
-    json slice = json::parse(text.str(), nullptr, false);
-    if (!in || slice.is_discarded()) problems.push_back(file + ": cannot read a JSON slice");
+    sim::InputFile text = sim::ReadInputFile(file, sim::kMaxDocumentBytes);
+    json slice = text.ok() ? json::parse(text.text, nullptr, false) : json();
+    if (!text.ok()) problems.push_back(file + ": cannot read a JSON slice: " + text.error);
+    else if (slice.is_discarded()) problems.push_back(file + ": cannot read a JSON slice: not JSON");
     slices.push_back(std::move(slice));
   }
   std::optional<sw::SweepResult> result;

@@ -206,7 +206,7 @@ kube::Status Cluster::AddNodes(const NodeTemplate& t) {
     labels["kubernetes.io/hostname"] = name;
     json capacity = json::object();
     for (const auto& [key, value] : t.capacity) capacity[key] = value;
-    if (!capacity.contains("pods")) capacity["pods"] = "110";
+    if (!capacity.contains("pods")) capacity["pods"] = std::to_string(kDefaultMaxPods);
     if (!capacity.contains("ephemeral-storage")) capacity["ephemeral-storage"] = kDefaultEphemeralStorage;
     json taints = json::array();
     for (const auto& taint : t.taints) taints.push_back(taint.ToJson());
@@ -270,7 +270,7 @@ kube::Status Cluster::AddNodesFromManifest(const json& manifest) {
   json& status = node["status"];
   if (!status.is_object()) status = json::object();
   if (!status["capacity"].is_object()) status["capacity"] = json::object();
-  if (!status["capacity"].contains("pods")) status["capacity"]["pods"] = "110";
+  if (!status["capacity"].contains("pods")) status["capacity"]["pods"] = std::to_string(kDefaultMaxPods);
   if (!status["capacity"].contains("ephemeral-storage")) status["capacity"]["ephemeral-storage"] = kDefaultEphemeralStorage;
   if (!status["allocatable"].is_object()) status["allocatable"] = status["capacity"];
   if (!status["allocatable"].contains("ephemeral-storage"))

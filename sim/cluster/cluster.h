@@ -45,6 +45,8 @@ inline constexpr const char* kTaintNotReady = "node.kubernetes.io/not-ready";
 inline constexpr const char* kTaintUnreachable = "node.kubernetes.io/unreachable";
 inline constexpr const char* kTaintUnschedulable = "node.kubernetes.io/unschedulable";
 inline constexpr const char* kResourceGpu = "nvidia.com/gpu";
+// Pods a node holds when its capacity does not say (the kubelet's --max-pods default).
+inline constexpr int kDefaultMaxPods = 110;
 inline constexpr const char* kAnnotationNetwork = "dglsim.io/network";
 inline constexpr const char* kAnnotationDisk = "dglsim.io/disk";
 inline constexpr const char* kAnnotationCpuSpeed = "dglsim.io/cpu-speed";

@@ -141,7 +141,7 @@ Resources NodeAllocatable(const json& node) {
   const json* allocatable = Field(node, "status", "allocatable");
   if (!allocatable || !allocatable->is_object()) allocatable = Field(node, "status", "capacity");
   Resources r = ResourceList(allocatable);
-  if (!allocatable || !allocatable->is_object() || !allocatable->contains("pods")) r.pods = 110;
+  if (!allocatable || !allocatable->is_object() || !allocatable->contains("pods")) r.pods = kDefaultMaxPods;
   return r;
 }
 

@@ -71,7 +71,9 @@ DglEnvironment::DglEnvironment(Calibration calibration, std::vector<DatasetInfo>
   for (DatasetInfo& d : datasets_) {
     if (d.train_nodes <= 0) d.train_nodes = TrainNodesFor(d.name, d.nodes);
     if (d.edge_list.empty()) continue;
-    graph::ReadResult read = graph::ReadEdgeList(d.edge_list);
+    graph::ReadResult read;
+    read.graph = d.graph;
+    if (!read.graph) read = graph::ReadEdgeList(d.edge_list);
     if (!read.graph) {
       d.measure_error = read.error;
       continue;

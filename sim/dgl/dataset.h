@@ -31,6 +31,10 @@
 #include <string>
 #include <vector>
 
+namespace sim::graph {
+class Graph;
+}  // namespace sim::graph
+
 namespace sim::dglmodels {
 
 // Measured partitions of a real graph (sim/graph PartitionGraph).
@@ -50,6 +54,7 @@ struct DatasetInfo {
   std::string url;
   bool is_default = false;       // the stand-in for a job that names no dataset
   std::string edge_list;         // the real graph file, "" for sizes only
+  std::shared_ptr<const graph::Graph> graph;  // edge_list already read (the scenario loader's); else read here
   // Locality of the graph: the METIS laws (time, cut) differ for graphs without it.
   Structure structure = Structure::kReal;
   // Real partitions by part count (METIS), filled for edge-list datasets on demand.

@@ -3,19 +3,15 @@
 #include "sim/graph/graph.h"
 
 #include "sim/graph/csr_graph.h"
+#include "sim/kernel/input_file.h"
 #include "sim/kernel/random.h"
 
 #include <metis.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <limits>
 #include <mutex>
-#include <sstream>
 #include <string_view>
 #include <system_error>
 #include <utility>
@@ -171,14 +167,9 @@ ReadResult ParseEdgeList(const std::string& text) {
 }
 
 ReadResult ReadEdgeList(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return Failure(path + ": is a directory, not an edge list", 0);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Failure(path + ": cannot open: " + std::strerror(errno), 0);
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return Failure(path + ": read error", 0);
-  ReadResult result = ParseEdgeList(buffer.str());
+  sim::InputFile file = sim::ReadInputFile(path, sim::kMaxEdgeListBytes);
+  if (!file.ok()) return Failure(path + ": " + file.error, 0);
+  ReadResult result = ParseEdgeList(file.text);
   if (!result.error.empty()) result.error = path + ": " + result.error;
   return result;
 }

@@ -40,7 +40,9 @@ struct ReadResult {
 
 // Reads a whitespace-separated edge list: one "u v" pair per line (more columns are ignored,
 // e.g. weights), '#' and '%' start comments, blank lines are skipped. Ids are non-negative
-// integers (SNAP and KONECT files read as they are). Never throws.
+// integers (SNAP and KONECT files read as they are). Only a regular file of at most
+// sim::kMaxEdgeListBytes (256 MiB) is read (sim/kernel/input_file.h): a FIFO or /dev/zero is an
+// error, not a read without end. A file with no edge is an error. Never throws.
 ReadResult ReadEdgeList(const std::string& path);
 // The same from text in memory (tests, inline scenarios).
 ReadResult ParseEdgeList(const std::string& text);

@@ -2,45 +2,24 @@
 
 #include "sim/harness/checks/expectations.h"
 #include "sim/harness/config/scenario.h"
+#include "sim/harness/output_file.h"
 #include "sim/harness/report/report.h"
 #include "sim/harness/report/report_html.h"
 #include "sim/harness/report/trace_export.h"
 #include "sim/harness/run/runner.h"
 
-#include <unistd.h>
-
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <exception>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 
 namespace harness {
 
-std::string CannotWrite(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::path p(path);
-  if (fs::is_directory(p, ec)) return "it is a directory";
-  fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
-  if (!fs::is_directory(dir, ec)) return "no such directory " + dir.string();
-  if (fs::exists(p, ec) ? ::access(path.c_str(), W_OK) != 0 : ::access(dir.c_str(), W_OK | X_OK) != 0)
-    return std::strerror(errno);
-  return "";
-}
-
+// Writes `text` to `path`; on failure says so on `err` and returns false.
 bool WriteReport(const std::string& path, const std::string& what, const std::string& text, std::ostream& err) {
-  errno = 0;
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (file) file << text;
-  if (file) file.close();
-  if (!file) {
-    err << path << ": cannot write the " << what << (errno ? std::string(": ") + std::strerror(errno) : "") << "\n";
-    return false;
-  }
-  return true;
+  std::string why;
+  if (WriteOutputFile(path, text, &why)) return true;
+  err << path << ": cannot write the " << what << ": " << why << "\n";
+  return false;
 }
 
 int RunScenarioCommand(const std::string& path, const RunCommandOptions& options) {
@@ -71,17 +50,13 @@ int RunScenarioCommand(const std::string& path, const RunCommandOptions& options
     std::vector<ExpectationResult> results = EvaluateExpectations(*load.scenario, record);
     if (!options.quiet) out << FormatSummary(record, results);
     int code = AllPassed(results) ? 0 : 1;
-    if (!options.json_path.empty()) {
-      std::ofstream file(options.json_path);
-      file << ReportJson(record, results, wall).dump(2) << "\n";
-      if (!file) {
-        err << options.json_path << ": cannot write the JSON report\n";
-        return 1;
-      }
-    }
+    // A report that cannot be written is not a failed expectation: exit 2, whatever the verdict.
+    if (!options.json_path.empty() &&
+        !WriteReport(options.json_path, "JSON report", ReportJson(record, results, wall).dump(2) + "\n", err))
+      code = 2;
     if (!options.html_path.empty() && !WriteReport(options.html_path, "HTML report", HtmlReport(record, results), err))
-      return 1;
-    if (!options.trace_path.empty() && !WriteReport(options.trace_path, "trace", ChromeTrace(record), err)) return 1;
+      code = 2;
+    if (!options.trace_path.empty() && !WriteReport(options.trace_path, "trace", ChromeTrace(record), err)) code = 2;
     return code;
   } catch (const std::exception& e) {
     err << path << ": internal error: " << e.what() << "\n";

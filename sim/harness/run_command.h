@@ -1,10 +1,11 @@
 // `dglsim run SCENARIO.yaml [--seed N] [--json FILE] [--html FILE] [--trace FILE] [--quiet]`: load,
 // run, judge, report. The reports are written whether or not the expectations hold.
-// Exit codes: 0 every expectation holds; 1 an expectation or invariant failed (or a report could
-// not be written once the run was done); 2 bad input, with the loader's messages
-// (FILE:LINE:COL: field: message) on `err`, or a report path that cannot be written (a missing
-// directory, a directory, no permission: checked before the run, so nothing is simulated in vain). An unexpected internal error (an exception from a model) is reported on `err` as
-// "FILE: internal error: ..." with exit code 1. Never throws.
+// Exit codes: 0 every expectation holds; 1 an expectation or invariant failed; 2 bad input, with
+// the loader's messages (FILE:LINE:COL: field: message) on `err`, or a report that cannot be
+// written: a path refused before the run (a missing directory, a directory, no permission: nothing
+// is simulated in vain) or a write that fails after it (a full disk, /dev/full), each said on `err`;
+// the other reports are still written. An unexpected internal error (an exception from a model) is
+// reported on `err` as "FILE: internal error: ..." with exit code 1. Never throws.
 #pragma once
 
 #include <cstdint>
@@ -23,10 +24,6 @@ struct RunCommandOptions {
 };
 
 int RunScenarioCommand(const std::string& path, const RunCommandOptions& options);
-// Why a report cannot be written to `path` ("" when it can, as far as one can tell without writing
-// it): a directory, a missing directory, no permission. The commands check their report paths with
-// it before they run anything.
-std::string CannotWrite(const std::string& path);
 // Writes `text` to `path` (the `what` of messages: "JSON report"); on failure says so on `err`
 // ("PATH: cannot write the JSON report: No space left on device") and returns false.
 bool WriteReport(const std::string& path, const std::string& what, const std::string& text, std::ostream& err);

@@ -4,10 +4,9 @@
 #include "sim/harness/config/loader.h"
 
 #include "sim/harness/config/generators.h"
+#include "sim/kernel/input_file.h"
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -51,6 +50,12 @@ void Loader::LoadArrival(const json& item, const std::string& path, Scenario& s)
     auto file = String(item, "file", path, true);
     if (!file || !ReadTrace(Resolve(*file), Child(path, "file"), template_names, times, named)) return;
   }
+  if (jobs_submitted_ + static_cast<std::int64_t>(times.size()) > kMaxJobs)
+    return Problem(Child(path, *process == "Poisson" ? "count" : "file"),
+                   "draws " + std::to_string(times.size()) + " jobs (" +
+                       std::to_string(jobs_submitted_ + static_cast<std::int64_t>(times.size())) +
+                       " with the scenario's others); a scenario submits at most " + std::to_string(kMaxJobs) +
+                       " (README: Limits)");
   const std::vector<std::size_t> picks = PickTemplates(s.seed, *name, weights, times.size());
   std::set<std::size_t> reported;
   for (std::size_t k = 0; k < times.size(); ++k) {
@@ -89,11 +94,12 @@ void Loader::InlineTemplateManifest(json& job, const std::string& path) {
 // lines starting with # are skipped; times must not go backwards.
 bool Loader::ReadTrace(const std::string& file, const std::string& field, const std::vector<std::string>& names,
                        std::vector<Micros>& times, std::vector<std::optional<std::size_t>>& named) {
-  std::ifstream in(file);
-  if (!in || std::filesystem::is_directory(file)) {
-    Problem(field, "cannot open " + Quoted(file));
+  sim::InputFile text = sim::ReadInputFile(file, sim::kMaxDocumentBytes);
+  if (!text.ok()) {
+    Problem(field, "cannot read " + Quoted(file) + ": " + text.error);
     return false;
   }
+  std::istringstream in(text.text);
   std::string line;
   const std::size_t before = out_->problems.size();
   for (int number = 1; std::getline(in, line); ++number) {

@@ -4,13 +4,41 @@
 
 #include "fakeapi/client/quantity.h"
 
+#include "sim/cluster/cluster.h"
 #include "sim/harness/config/generators.h"
 
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <utility>
 
 namespace harness::loading {
+
+std::string TooManyNodes(std::size_t nodes) {
+  return "the cluster would have " + std::to_string(nodes) + " nodes; a scenario holds at most " +
+         std::to_string(kMaxNodes) + " (README: Limits)";
+}
+
+std::string GpusPastTheBound(std::int64_t gpus) {
+  return std::to_string(gpus) + " GPUs on one node; at most " + std::to_string(kMaxNodeGpus) + " (README: Limits)";
+}
+
+// A Node manifest's GPU capacity and allocatable, bounded as a template's are.
+void Loader::CheckManifestGpus(const json& node, const std::function<void(const std::string&, const std::string&)>& problem) {
+  const json* status = Get(node, "status");
+  if (status == nullptr || !status->is_object()) return;
+  for (const char* list : {"capacity", "allocatable"}) {
+    const json* resources = Get(*status, list);
+    const json* gpus = resources != nullptr && resources->is_object() ? Get(*resources, sim::kResourceGpu) : nullptr;
+    if (gpus == nullptr) continue;
+    const std::string at = std::string("status.") + list + "[" + sim::kResourceGpu + "]";
+    auto units = gpus->is_string() ? kube::ParseQuantity(gpus->get<std::string>())
+                 : gpus->is_number_integer() ? std::optional<std::int64_t>(gpus->get<std::int64_t>())
+                                             : std::nullopt;
+    if (!units || *units < 0) problem(at, "invalid quantity " + gpus->dump());
+    else if (*units > kMaxNodeGpus) problem(at, GpusPastTheBound(*units));
+  }
+}
 namespace {
 
 constexpr const char* kPriceAnnotation = "dglsim.io/price-per-hour";
@@ -131,6 +159,8 @@ void Loader::LoadNodeGroup(const json& item, const std::string& path, ClusterSpe
   if (auto price = Number(item, "pricePerHour", path, 0, 1e9)) t.price_per_hour = *price;
   if (!name) return;
   t.name = *name;
+  if (static_cast<std::int64_t>(node_order_.size()) + t.count > kMaxNodes)
+    return Problem(Child(path, "count"), TooManyNodes(node_order_.size() + static_cast<std::size_t>(t.count)));
   for (int i = 0; i < t.count; ++i) AddNodeName(t.name + "-" + std::to_string(i), Child(path, "name"));
   LoadNodeFailures(item, path, t);
   group.node_template = std::move(t);
@@ -181,6 +211,10 @@ void Loader::LoadCapacity(const json& capacity, const std::string& path, NodeTem
     auto units = kube::ParseQuantity(text);
     if (!milli || !units || *milli < 0) {
       Problem(field, "invalid quantity " + Quoted(text));
+      continue;
+    }
+    if (resource == sim::kResourceGpu && *units > kMaxNodeGpus) {
+      Problem(field, GpusPastTheBound(*units));
       continue;
     }
     t.capacity[resource] = ResourceQuantity{text, *milli, *units};
@@ -234,7 +268,12 @@ void Loader::LoadNodeManifest(NodeManifestSpec& manifest, const std::string& fie
         problem(JoinPath(path, "metadata.name"), "node " + Quoted(node_name) + " is defined twice");
         return;
       }
+      if (static_cast<std::int64_t>(node_order_.size()) >= kMaxNodes) {
+        problem(path, TooManyNodes(node_order_.size() + 1));
+        return;
+      }
       node_order_.push_back(node_name);
+      CheckManifestGpus(node, [&](const std::string& at, const std::string& message) { problem(JoinPath(path, at), message); });
       // Bandwidth annotations must parse, so the runner can trust them.
       if (const json* annotations = Get(*metadata, "annotations"); annotations != nullptr && annotations->is_object()) {
         for (const char* key : {"dglsim.io/network", "dglsim.io/disk"}) {

@@ -1,11 +1,29 @@
 // The scenario loader's datasets. See loader.h.
 #include "sim/harness/config/loader.h"
 
+#include "sim/graph/graph.h"
+
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
+#include <cmath>
 
 namespace harness::loading {
+
+// The graph of an edge list, read once here so that a file that cannot be read or parsed is a bad
+// scenario (exit 2, located at the field and at the file's line) rather than a run on a stand-in.
+std::shared_ptr<const sim::graph::Graph> Loader::ReadGraph(const std::string& file, const std::string& field) {
+  sim::graph::ReadResult read = sim::graph::ReadEdgeList(file);
+  if (read.graph) return read.graph;
+  // ReadEdgeList's errors start with the path; a parse error then says "line N: ...".
+  std::string why = read.error.substr(std::min(read.error.size(), file.size() + 2));
+  if (read.line > 0 && why.starts_with("line ")) {
+    const std::size_t colon = why.find(": ");
+    why = file + ":" + std::to_string(read.line) + ": " + (colon == std::string::npos ? why : why.substr(colon + 2));
+  } else {
+    why = Quoted(file) + " " + why;
+  }
+  Problem(field, "cannot use the edge list: " + why);
+  return nullptr;
+}
 
 void Loader::LoadDataset(const json& item, const std::string& path, Scenario& s) {
   if (!ExpectObject(item, path, "a dataset {name, preset | nodes, edges, featureDim | edgeList}")) return;
@@ -42,21 +60,22 @@ void Loader::LoadDataset(const json& item, const std::string& path, Scenario& s)
       }
     }
   }
-  constexpr std::int64_t kMax = std::int64_t{1} << 50;
   if (has_sizes) {
-    if (auto n = Integer(item, "nodes", path, 1, kMax, true)) d.nodes = *n;
-    if (auto e = Integer(item, "edges", path, 0, kMax, true)) d.edges = *e;
+    if (auto n = Integer(item, "nodes", path, 1, kMaxGraphNodes, true)) d.nodes = *n;
+    if (auto e = Integer(item, "edges", path, 0, kMaxGraphEdges, true)) d.edges = *e;
   }
   if (auto f = Integer(item, "featureDim", path, 0, 1 << 20)) d.feature_dim = *f;
+  // float32 features: the bytes every model derives its memory and transfer figures from.
+  if (const double bytes = 4.0 * static_cast<double>(d.nodes) * static_cast<double>(d.feature_dim); bytes > kMaxFeatureBytes)
+    Problem(Child(path, "featureDim"), "the features would take " + std::to_string(std::llround(bytes / kMaxFeatureBytes)) +
+                                           " PiB (" + std::to_string(d.nodes) + " nodes x " + std::to_string(d.feature_dim) +
+                                           " float32); a dataset's features take at most 1 PiB (README: Limits)");
   if (auto url = String(item, "url", path)) d.url = *url;
   if (auto structure = Enum(item, "structure", path, {"real", "random"})) d.structure = *structure;
   if (has_edge_list) {
     if (auto file = String(item, "edgeList", path, true)) {
       d.edge_list = Resolve(*file);
-      std::ifstream in(d.edge_list);
-      if (!in || std::filesystem::is_directory(d.edge_list)) {
-        Problem(Child(path, "edgeList"), "cannot open " + Quoted(d.edge_list));
-      }
+      d.graph = ReadGraph(d.edge_list, Child(path, "edgeList"));
     }
   }
   s.datasets.push_back(std::move(d));

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <exception>
-#include <regex>
 
 namespace harness::loading {
 
@@ -254,14 +253,10 @@ void Loader::LoadConfigMapExpectation(const json& item, const std::string& path,
   e.kind = ExpectKind::kConfigMapLine;
   if (auto n = Integer(item, "line", path, 0, 10'000'000, true)) e.line = *n;
   if (auto pattern = String(item, "matches", path, true)) {
-    try {
-      std::regex compiled(*pattern, std::regex::ECMAScript);
-      e.matches = *pattern;
-    } catch (const std::regex_error& err) {
-      Problem(Child(path, "matches"), "invalid regular expression " + Quoted(*pattern) + ": " + err.what());
-    } catch (const std::exception& err) {
-      Problem(Child(path, "matches"), "invalid regular expression " + Quoted(*pattern) + ": " + err.what());
-    }
+    std::string why;
+    e.matcher = LineRegex::Compile(*pattern, &why);
+    if (e.matcher.ok()) e.matches = *pattern;
+    else Problem(Child(path, "matches"), "invalid regular expression " + Quoted(*pattern) + ": " + why);
   }
   e.text = "configMap " + where + " line " + std::to_string(e.line) + " matches " + e.matches;
 }

@@ -149,6 +149,7 @@ void Loader::AddJobObject(const json& object, const std::string& file, const Sou
       }
     }
   }
+  if (!JobFits(defaulted, problem, s)) return;
   if (submitted_.count(key) == 0) {
     s.job_keys.push_back(key);
     pods_[key] = PodNamesOf(defaulted, key.name);
@@ -156,6 +157,37 @@ void Loader::AddJobObject(const json& object, const std::string& file, const Sou
   submitted_[key].push_back({job.at, s.jobs.size(), FormatLocation(file, positions, JoinPath(base, "metadata.name"))});
   job.targets.push_back(key);
   job.objects.push_back(std::move(converted));
+}
+
+bool Loader::JobFits(const json& defaulted, const std::function<void(const std::string&, const std::string&)>& problem,
+                     const Scenario& s) {
+  std::int64_t pods = 0, together = 0;  // together: every role but the partitioner, which runs first
+  for (const char* type : dgl::kReplicaTypes) {
+    const std::int64_t n = std::max<std::int64_t>(0, dgl::GetReplicas(defaulted, type));
+    pods += n;
+    if (std::string_view(type) != dgl::kReplicaPartitioner) together += n;
+  }
+  if (!pod_capacity_) pod_capacity_ = s.cluster.PodCapacity();  // the cluster is loaded before the jobs
+  // A cluster without nodes is a problem of its own, said at cluster.nodes.
+  if (const std::int64_t capacity = *pod_capacity_; capacity > 0 && together > capacity) {
+    problem("spec.dglReplicaSpecs", std::to_string(together) + " pods of this job run at once, but the cluster holds at most " +
+                                        std::to_string(capacity) + " pods (each node's `pods` capacity, 110 unless given): " +
+                                        "they could never all run");
+    return false;
+  }
+  if (jobs_submitted_ >= kMaxJobs) {
+    problem("metadata.name", "more than " + std::to_string(kMaxJobs) + " jobs; a scenario submits at most " +
+                                 std::to_string(kMaxJobs) + " (README: Limits)");
+    return false;
+  }
+  if (pods_submitted_ + pods > kMaxPods) {
+    problem("spec.dglReplicaSpecs", "the scenario's jobs would have " + std::to_string(pods_submitted_ + pods) +
+                                        " pods; at most " + std::to_string(kMaxPods) + " (README: Limits)");
+    return false;
+  }
+  ++jobs_submitted_;
+  pods_submitted_ += pods;
+  return true;
 }
 
 // Resolves `job:` text (a name, or namespace/name) against the jobs the scenario submits.

@@ -2,11 +2,11 @@
 #include "sim/harness/config/loader.h"
 
 #include "sim/harness/config/calibration_file.h"
+#include "sim/kernel/input_file.h"
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <utility>
 
@@ -344,13 +344,13 @@ void Loader::LoadCalibration(const json& top, Scenario& s) {
   auto file = String(top, "calibration", "");
   if (!file) return;
   s.calibration_file = Resolve(*file);
-  std::ifstream in(s.calibration_file);
-  if (!in || std::filesystem::is_directory(s.calibration_file)) {
-    Problem("calibration", "cannot open " + Quoted(s.calibration_file));
+  sim::InputFile text = sim::ReadInputFile(s.calibration_file, sim::kMaxDocumentBytes);
+  if (!text.ok()) {
+    Problem("calibration", "cannot read " + Quoted(s.calibration_file) + ": " + text.error);
     return;
   }
   // Problems inside the calibration file name that file's own lines and columns.
-  CalibrationLoad calibration = LoadCalibrationFile(s.calibration_file);
+  CalibrationLoad calibration = LoadCalibrationString(text.text, s.calibration_file);
   if (calibration.ok()) s.calibration = *calibration.calibration;
   for (const auto& problem : calibration.problems) out_->problems.push_back(problem);
 }

@@ -13,6 +13,7 @@
 // file, line, column and field path of what it is about, and loading goes on to find the others.
 #pragma once
 
+#include "sim/harness/config/scale_limits.h"
 #include "sim/harness/config/scenario.h"
 #include "sim/harness/config/schema.h"
 #include "sim/harness/config/units.h"
@@ -21,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -110,11 +112,15 @@ class Loader {
   void LoadCapacity(const json& capacity, const std::string& path, NodeTemplateSpec& t);
   void LoadLabels(const json& labels, const std::string& path, NodeTemplateSpec& t);
   void LoadNodeManifest(NodeManifestSpec& manifest, const std::string& field);
+  void CheckManifestGpus(const json& node, const std::function<void(const std::string&, const std::string&)>& problem);
   // mtbf / repairTime: the template's nodes' failures, drawn into generated_faults_.
   void LoadNodeFailures(const json& item, const std::string& path, NodeTemplateSpec& t);
 
   // ---- datasets (load_datasets.cc)
   void LoadDataset(const json& item, const std::string& path, Scenario& s);
+  // The edge list's graph, or nullptr with a problem at `field` (unreadable, not a regular file,
+  // over 256 MiB, a line that is not two node ids, no edge at all).
+  std::shared_ptr<const sim::graph::Graph> ReadGraph(const std::string& file, const std::string& field);
   bool DatasetKnown(const Scenario& s, const std::string& name) const;
   std::vector<std::string> DatasetNames(const Scenario& s) const;
 
@@ -122,6 +128,10 @@ class Loader {
   void LoadJob(const json& item, const std::string& path, Scenario& s);
   // The DGLJobs of a manifest file, each document one; false when the file cannot be read.
   bool LoadJobManifest(const json& item, const std::string& path, JobEntry& job, Scenario& s);
+  // Its pods against the scale limits (scale_limits.h) and what the cluster can ever hold; false
+  // (with the problem) when the job is refused.
+  bool JobFits(const json& defaulted, const std::function<void(const std::string&, const std::string&)>& problem,
+               const Scenario& s);
   // Checks one DGLJob (`object`, at `base` in `file`), as admission would, and records it.
   void AddJobObject(const json& object, const std::string& file, const SourceMap& positions, const std::string& base,
                     JobEntry& job, Scenario& s);
@@ -189,6 +199,9 @@ class Loader {
   std::vector<std::string> node_order_;
   std::map<JobKey, std::vector<Submission>> submitted_;
   std::map<JobKey, std::vector<std::string>> pods_;
+  std::int64_t jobs_submitted_ = 0;  // for kMaxJobs
+  std::int64_t pods_submitted_ = 0;  // every job's pods, for kMaxPods
+  std::optional<std::int64_t> pod_capacity_;  // the cluster's, once the first job asks
   std::vector<JobKey> job_keys_;
   std::vector<PendingAction> pending_actions_;
 };

@@ -2,6 +2,7 @@
 // the format's enumerations. See scenario.h.
 #include "sim/harness/config/scenario.h"
 
+#include "sim/cluster/scheduler.h"
 #include "sim/harness/config/loader.h"
 
 #include <algorithm>
@@ -125,6 +126,19 @@ double ClusterSpec::PricePerHour() const {
     if (group.manifest) price += group.manifest->price_per_hour_total;
   }
   return price;
+}
+
+std::int64_t ClusterSpec::PodCapacity() const {
+  std::int64_t pods = 0;
+  for (const NodeGroup& group : nodes) {
+    if (const auto& t = group.node_template) {
+      auto it = t->capacity.find("pods");
+      pods += (it != t->capacity.end() ? it->second.units : sim::kDefaultMaxPods) * t->count;
+    }
+    if (group.manifest)
+      for (const nlohmann::json& node : group.manifest->nodes) pods += sim::NodeAllocatable(node).pods;
+  }
+  return pods;
 }
 
 std::string SuggestName(std::string_view word, const std::vector<std::string>& candidates) {

@@ -62,6 +62,7 @@
 #include "sim/network/network.h"
 #include "sim/dgl/calibration.h"
 #include "sim/harness/config/invariants.h"
+#include "sim/harness/config/line_regex.h"
 #include "sim/harness/config/manifest_check.h"
 #include "sim/harness/config/yaml_json.h"
 
@@ -69,10 +70,15 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+namespace sim::graph {
+class Graph;
+}  // namespace sim::graph
 
 namespace harness {
 
@@ -158,6 +164,8 @@ struct ClusterSpec {
   std::vector<std::string> NodeNames() const;
   // The whole cluster's price per hour: every node's pricePerHour (or price annotation), summed.
   double PricePerHour() const;
+  // The pods the cluster can hold at once: every node's `pods` capacity (110 when not given), summed.
+  std::int64_t PodCapacity() const;
 };
 
 struct ApiSettings {
@@ -180,6 +188,7 @@ struct DatasetSpec {
   std::int64_t feature_dim = 0;
   std::string url;
   std::string edge_list;       // a real graph file, resolved; "" when sizes are given
+  std::shared_ptr<const sim::graph::Graph> graph;  // edge_list as read and parsed by the loader
   std::string structure = "real";  // "real" (locality, the default) or "random" (R-MAT-like): METIS's laws
 };
 
@@ -276,7 +285,8 @@ struct ExpectationSpec {
   std::string key;
   std::int64_t lines = 0;             // kConfigMapLines
   std::int64_t line = 0;              // kConfigMapLine: index from 0
-  std::string matches;                // kConfigMapLine: an ECMAScript regex (checked to compile)
+  std::string matches;                // kConfigMapLine: the pattern as written
+  LineRegex matcher;                  // kConfigMapLine: matches, compiled (line_regex.h)
   std::string stage;                  // kBreakdown
   std::pair<Micros, Micros> time_between{0, 0};
   std::string memory_role;            // kPeakMemory

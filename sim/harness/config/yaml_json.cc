@@ -1,5 +1,8 @@
 #include "sim/harness/config/yaml_json.h"
 
+#include "sim/kernel/input_file.h"
+
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -292,6 +295,44 @@ class Converter {
   std::size_t values_ = 0;
 };
 
+// Counts the values of a text as the parser reads it, before yaml-cpp builds its tree of nodes
+// (some hundred bytes each): a file of short list items past max_values is refused while its
+// memory is still that of its text. An alias counts once here; the Converter counts what it expands to.
+class ValueCounter : public YAML::EventHandler {
+ public:
+  explicit ValueCounter(std::size_t limit) : limit_(limit) {}
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { Count(mark); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { Count(mark); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string&) override { Count(mark); }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    Count(mark);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    Count(mark);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void Count(const YAML::Mark& mark) {
+    if (++count_ > limit_)
+      throw ConversionError{FromMark(mark), "file too large: more than " + std::to_string(limit_) + " values"};
+  }
+  std::size_t limit_;
+  std::size_t count_ = 0;
+};
+
+// Throws ConversionError past limits.max_values and YAML::Exception on bad YAML.
+void CountValues(std::string_view text, const YamlLimits& limits) {
+  std::istringstream in{std::string(text)};
+  YAML::Parser parser(in);
+  ValueCounter counter(limits.max_values);
+  while (parser.HandleNextDocument(counter)) {
+  }
+}
+
 }  // namespace
 
 // --- Field paths -------------------------------------------------------------------------------
@@ -407,6 +448,7 @@ std::string YamlError::ToString() const {
 YamlLoad LoadYamlString(std::string_view text, std::string_view file, const YamlLimits& limits) {
   YamlLoad load;
   try {
+    CountValues(text, limits);
     std::vector<YAML::Node> nodes = YAML::LoadAll(std::string(text));
     Converter converter(limits);
     for (const YAML::Node& node : nodes) {
@@ -432,26 +474,13 @@ YamlLoad LoadYamlString(std::string_view text, std::string_view file, const Yaml
 }
 
 YamlLoad LoadYamlFile(const std::string& path, const YamlLimits& limits) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
+  sim::InputFile file = sim::ReadInputFile(path, limits.max_bytes);
+  if (!file.ok()) {
     YamlLoad load;
-    load.error = YamlError{path, SourcePos{}, "is a directory, not a YAML file"};
+    load.error = YamlError{path, SourcePos{}, file.error};
     return load;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    YamlLoad load;
-    load.error = YamlError{path, SourcePos{}, std::string("cannot open: ") + std::strerror(errno)};
-    return load;
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) {
-    YamlLoad load;
-    load.error = YamlError{path, SourcePos{}, "cannot read the file"};
-    return load;
-  }
-  return LoadYamlString(text.str(), path, limits);
+  return LoadYamlString(file.text, path, limits);
 }
 
 namespace {

@@ -12,6 +12,8 @@
 // Nothing here throws: bad YAML comes back as a YamlError naming the file, line and column.
 #pragma once
 
+#include "sim/kernel/input_file.h"
+
 #include <nlohmann/json.hpp>
 
 #include <map>
@@ -88,15 +90,19 @@ struct YamlLoad {
 
 // Aliases can make a small file expand without bound (`&a [*a]` is even a cycle in yaml-cpp's node
 // graph), so the conversion stops with an error past these limits rather than exhaust the stack or
-// memory. The defaults leave room for a NodeList of thousands of nodes.
+// memory. The values are counted twice: as the parser streams the text, before any tree is built
+// (so a 50 MB file of short list items is refused in the memory of its text), and while the tree
+// is converted, aliases expanded. The defaults leave room for a NodeList of thousands of nodes.
 struct YamlLimits {
   std::size_t max_values = 1'000'000;  // per file, after expanding aliases
   int max_depth = 1000;
+  std::size_t max_bytes = sim::kMaxDocumentBytes;  // LoadYamlFile only (sim/kernel/input_file.h)
 };
 
 // Loads every document of `text`; `file` only names the source in positions and errors.
 YamlLoad LoadYamlString(std::string_view text, std::string_view file = "<string>", const YamlLimits& limits = {});
-// Reads and loads a file; a missing or unreadable file is an error with an unknown position.
+// Reads and loads a file; a missing or unreadable file, one that is not a regular file (a FIFO,
+// /dev/zero) or one over limits.max_bytes is an error with an unknown position (input_file.h).
 YamlLoad LoadYamlFile(const std::string& path, const YamlLimits& limits = {});
 
 // JSON back to YAML text that loads (LoadYamlString) to the same JSON: a string the core schema

@@ -45,6 +45,7 @@ std::shared_ptr<const sim::dglmodels::DglEnvironment> MakeDglEnvironment(const S
     d.feature_dim = spec.feature_dim;
     d.url = spec.url;
     d.edge_list = spec.edge_list;
+    d.graph = spec.graph;
     d.structure = spec.structure == "random" ? sim::dglmodels::Structure::kRandom : sim::dglmodels::Structure::kReal;
     d.train_nodes = sim::dglmodels::TrainNodesFor(spec.preset.empty() ? spec.name : spec.preset, spec.nodes);
     datasets.push_back(std::move(d));

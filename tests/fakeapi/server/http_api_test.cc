@@ -267,5 +267,33 @@ TEST_F(HttpApiTest, DeepDocumentsAndCopyBombsAreRefusedAndTheServerGoesOn) {
   EXPECT_EQ(client->Get("/version")->status, 200);
 }
 
+TEST_F(HttpApiTest, AnObjectPastEtcdsLimitIsRefusedAsKubeApiserverPassesOnEtcdsAnswer) {
+  // Each merge patch is well under the 3 MiB body limit; together they would make a 2 MB object,
+  // which etcd (1.5 MiB) refuses. Before the bound, patches grew an object without end.
+  const std::string mb(1'000'000, 'x');
+  ASSERT_EQ(Post(jobs, DGLJob("big"))->status, 201);
+  EXPECT_EQ(client->Patch((jobs + "/big").c_str(), json{{"spec", {{"a", mb}}}}.dump(), kMerge)->status, 200);
+  // kube-apiserver's answer to etcd's refusal: 500, etcd's message, no reason (not an API status).
+  ExpectStatus(client->Patch((jobs + "/big").c_str(), json{{"spec", {{"b", mb}}}}.dump(), kMerge), 500, "");
+  EXPECT_EQ(Body(client->Patch((jobs + "/big").c_str(), json{{"spec", {{"b", mb}}}}.dump(), kMerge))["message"],
+            "etcdserver: request is too large");
+  json stored = Body(client->Get((jobs + "/big").c_str()));
+  EXPECT_TRUE(stored["spec"].contains("a"));
+  EXPECT_FALSE(stored["spec"].contains("b"));
+  // A dry run never reaches etcd: kube-apiserver answers it as if the object fitted.
+  EXPECT_EQ(client->Patch((jobs + "/big?dryRun=All").c_str(), json{{"spec", {{"b", mb}}}}.dump(), kMerge)->status, 200);
+  // A PUT and a create of 2 MB (under the body limit) are refused the same way.
+  stored["spec"]["b"] = mb;
+  ExpectStatus(client->Put((jobs + "/big").c_str(), stored.dump(), "application/json"), 500, "");
+  json fresh = DGLJob("fresh");
+  fresh["spec"]["a"] = mb;
+  fresh["spec"]["b"] = mb;
+  ExpectStatus(Post(jobs, fresh), 500, "");
+  // Copies within JSON patch's own 3 MiB copy bound, whose result passes 1.5 MiB.
+  json copy = json::array({{{"op", "copy"}, {"from", "/spec/a"}, {"path", "/spec/c"}}});
+  ExpectStatus(Patch(jobs + "/big", copy, "application/json-patch+json"), 500, "");
+  EXPECT_EQ(client->Get("/version")->status, 200);
+}
+
 }  // namespace
 }  // namespace fakeapi

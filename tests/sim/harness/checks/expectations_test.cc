@@ -120,9 +120,10 @@ TEST(ExpectationTest, ConfigMapLinesAndLineMatches) {
   EXPECT_EQ(Eval(e).detail, "2 lines");
   e.kind = ExpectKind::kConfigMapLine;
   e.line = 1;
-  e.matches = R"(^\S+ 30050 1 big-worker-1 8$)";
+  std::string error;
+  e.matcher = LineRegex::Compile(R"(^\S+ 30050 1 big-worker-1 8$)", &error);
   EXPECT_TRUE(Eval(e).passed);
-  e.matches = R"(^\S+ 30050 1 big-worker-3 8$)";
+  e.matcher = LineRegex::Compile(R"(^\S+ 30050 1 big-worker-3 8$)", &error);
   auto r = Eval(e);
   EXPECT_FALSE(r.passed);
   EXPECT_NE(r.detail.find("big-worker-1"), std::string::npos) << r.detail;

@@ -318,10 +318,22 @@ TEST(ScenarioTest, ExpectationShapes) {
                    "jobsTerminalOrProgressing (did you mean \"phasesMoveForward\"?)");
 }
 
+TEST(ScenarioTest, RegexesAreBoundedInLengthAndInWhatTheyCompileTo) {
+  // 30,000 nested parentheses overflowed std::regex's recursive compiler (SIGSEGV in validate).
+  const std::string deep = std::string(30000, '(') + "a" + std::string(30000, ')');
+  ExpectOneProblem(kBase + "expect:\n  - {configMap: big-config, key: ipconfig, line: 0, matches: '" + deep + "'}\n",
+                   "s.yaml:25:62: expect[0].matches: invalid regular expression \"" + std::string(60, '(') +
+                       "...\": longer than 1000 bytes (60001)");
+  ExpectOneProblem(kBase + "expect:\n  - {configMap: big-config, key: ipconfig, line: 0, matches: '((a{100}){100}){100}'}\n",
+                   "s.yaml:25:62: expect[0].matches: invalid regular expression \"((a{100}){100}){100}\": invalid repetition "
+                   "size: {100}");
+  ExpectOneProblem(kBase + "expect:\n  - {configMap: big-config, key: ipconfig, line: 0, matches: '(a)\\1'}\n",
+                   "s.yaml:25:62: expect[0].matches: invalid regular expression \"(a)\\\\1\": invalid escape sequence: \\1");
+}
+
 TEST(ScenarioTest, RegexMustCompileAndSelectorMustParse) {
   ExpectOneProblem(kBase + "expect:\n  - {configMap: big-config, key: ipconfig, line: 0, matches: \"(unclosed\"}\n",
-                   "s.yaml:25:62: expect[0].matches: invalid regular expression \"(unclosed\": Mismatched '(' and ')' "
-                   "in regular expression");
+                   "s.yaml:25:62: expect[0].matches: invalid regular expression \"(unclosed\": missing ): (unclosed");
   const std::vector<std::string> problems = Problems(kBase + "expect:\n  - {pods: {selector: \"a in (b\"}, count: 0}\n");
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_TRUE(problems[0].starts_with("s.yaml:25:23: expect[0].pods.selector: invalid label selector \"a in (b\": "))

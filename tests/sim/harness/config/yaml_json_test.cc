@@ -3,8 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 namespace harness {
@@ -217,6 +221,33 @@ TEST(YamlJsonTest, AliasBombIsAnErrorNotExhaustion) {
   YamlLoad load = LoadYamlString(yaml, "bomb.yaml", YamlLimits{.max_values = 20'000});
   ASSERT_FALSE(load.ok());
   EXPECT_NE(load.error->message.find("too large"), std::string::npos) << load.error->message;
+}
+
+TEST(YamlJsonTest, ManyShortValuesAreRefusedAsTheyAreReadBeforeATreeIsBuilt) {
+  // 50 MB of "- 1" lines once took 6 GB in yaml-cpp's nodes before the count was checked. The
+  // values are now counted as the parser streams them, so the error is the streaming count's (it
+  // says nothing of aliases) at the first value over the limit.
+  std::string yaml = "items:\n";
+  for (int i = 0; i < 200; ++i) yaml += "- 1\n";
+  YamlLoad load = LoadYamlString(yaml, "many.yaml", YamlLimits{.max_values = 100});
+  ASSERT_FALSE(load.ok());
+  EXPECT_EQ(load.error->message, "file too large: more than 100 values");
+  // The mapping, "items" and the sequence are three values (lines 1-2); the item of line 99, the
+  // 98th, is the 101st value.
+  EXPECT_EQ(load.error->pos.line, 99);
+}
+
+TEST(YamlJsonTest, FilesThatAreNotRegularOrTooLargeAreRefusedUnread) {
+  YamlLoad zero = LoadYamlFile("/dev/zero");
+  ASSERT_FALSE(zero.ok());
+  EXPECT_EQ(zero.error->ToString(),
+            "/dev/zero: is a character device (such as /dev/zero, /dev/urandom or a terminal), not a regular file");
+  const std::string path = std::filesystem::temp_directory_path() / ("yaml_json_big_" + std::to_string(::getpid()));
+  std::ofstream(path) << std::string(4096, '#');
+  YamlLoad big = LoadYamlFile(path, YamlLimits{.max_bytes = 1024});
+  std::filesystem::remove(path);
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.error->message, "is 4 KiB; files over 1 KiB are refused");
 }
 
 TEST(YamlJsonTest, DeepNestingIsAnErrorNotAStackOverflow) {
