@@ -72,6 +72,7 @@ std::string WriteTemp(const std::string& name, const std::string& text) {
 }
 
 TEST(ScenarioTest, LoadsTheFullExampleOfTheFormat) {
+  DGLSIM_REQUIRE_SHARED_EXAMPLES();  // its first job is the original GraphSAGE_dist.yaml
   ScenarioLoad load = LoadScenario(kDataDir + "/full-example.yaml");
   ASSERT_TRUE(load.ok()) << ::testing::PrintToString(load.problems);
   const Scenario& s = *load.scenario;

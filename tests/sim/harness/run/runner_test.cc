@@ -5,6 +5,7 @@
 #include "sim/harness/checks/expectations.h"
 #include "sim/harness/report/report.h"
 #include "sim/harness/run_command.h"
+#include "tests/shared_examples.h"
 #include "tests/sim/harness/harness_test_util.h"
 
 #include <gtest/gtest.h>
@@ -314,6 +315,7 @@ namespace {
 // The whole format at once (Node manifests, every fault kind, two jobs, breakdown and peakMemory
 // expectations): the run completes and the record is coherent, even where expectations fail.
 TEST(RunnerRobustnessTest, TheFullExampleRunsToItsEnd) {
+  DGLSIM_REQUIRE_SHARED_EXAMPLES();  // its first job is the original GraphSAGE_dist.yaml
   ScenarioLoad load = LoadScenario(std::string(DGLSIM_SOURCE_DIR) + "/tests/sim/data/full-example.yaml");
   ASSERT_TRUE(load.ok()) << (load.problems.empty() ? "" : load.problems[0]);
   RunRecord r = RunScenario(*load.scenario);
