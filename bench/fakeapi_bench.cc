@@ -184,22 +184,7 @@ BENCHMARK(BM_CreateDeleteWithOwner);
 // put in a map by key as an immutable shared pointer, the pointer appended to each watcher's
 // queue; no admission, no selectors, no history, no locks. Compare the two in one run:
 // reports/performance.md gives their ratio.
-void BM_StatusWriteFanOut(benchmark::State& state) {
-  Fixture f(static_cast<int>(state.range(0)));
-  f.store.Create("pods", Pod("p"));
-  std::int64_t i = 0;
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(f.store.Patch("pods", "default", "p", {{"status", {{"observed", i++}}}},
-                                           kube::PatchType::kMerge, "status"));
-    if (i % 1024 == 0) {
-      state.PauseTiming();
-      f.Drain();
-      state.ResumeTiming();
-    }
-  }
-  state.SetItemsProcessed(state.iterations());
-}
-BENCHMARK(BM_StatusWriteFanOut)->Arg(1)->Arg(5);
+BENCHMARK(BM_MergePatchStatus)->Name("BM_StatusWriteFanOut")->Arg(1)->Arg(5);
 
 void BM_StatusWriteFloor(benchmark::State& state) {
   kube::ManualClock clock;
