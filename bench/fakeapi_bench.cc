@@ -5,6 +5,9 @@
 
 #include <benchmark/benchmark.h>
 
+#include <deque>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -172,6 +175,41 @@ void BM_CreateDeleteWithOwner(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_CreateDeleteWithOwner);
+
+// Issue 15's API-write target: one write (store, version, notify the watchers it concerns) within
+// 2x of a floor that does only the unavoidable work. The write: a status merge patch of a pod with
+// range(0) watches open on pods (in a run: the scheduler, the operator, the recorder, the invariant
+// checker and the node's kubelet), each queued the event. The floor, same pod and same watchers:
+// a copy of the stored object with the patched field set and a new resourceVersion, the object
+// put in a map by key as an immutable shared pointer, the pointer appended to each watcher's
+// queue; no admission, no selectors, no history, no locks. Compare the two in one run:
+// reports/performance.md gives their ratio.
+BENCHMARK(BM_MergePatchStatus)->Name("BM_StatusWriteFanOut")->Arg(1)->Arg(5);
+
+void BM_StatusWriteFloor(benchmark::State& state) {
+  kube::ManualClock clock;
+  Store store{fakeapi::StoreOptions{.clock = &clock}};
+  std::map<std::string, kube::ObjectPtr> objects;
+  objects["default/p"] = *store.Create("pods", Pod("p"));
+  std::vector<std::deque<kube::ObjectPtr>> queues(static_cast<std::size_t>(state.range(0)));
+  std::int64_t i = 0;
+  for (auto _ : state) {
+    json patch = {{"status", {{"observed", i}}}};
+    kube::ObjectPtr& slot = objects["default/p"];
+    json next = *slot;
+    next["status"]["observed"] = patch["status"]["observed"];
+    next["metadata"]["resourceVersion"] = std::to_string(++i);
+    slot = std::make_shared<const json>(std::move(next));
+    for (auto& q : queues) q.push_back(slot);
+    if (i % 1024 == 0) {
+      state.PauseTiming();
+      for (auto& q : queues) q.clear();
+      state.ResumeTiming();
+    }
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_StatusWriteFloor)->Arg(1)->Arg(5);
 
 }  // namespace
 

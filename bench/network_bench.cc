@@ -12,6 +12,7 @@
 // Arrivals are spread over `window` simulated seconds (range argument, 0 = all at once), so the
 // number of flows alive together goes from all 10,000 down to a few hundred (except for the
 // storage fan-in, where the store's 100 GB/s keeps most flows alive for the whole run).
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -96,6 +97,32 @@ void RunPattern(benchmark::State& state, Pattern pattern) {
 void BM_JobLocal(benchmark::State& state) { RunPattern(state, Pattern::kJobLocal); }
 void BM_AllToAll(benchmark::State& state) { RunPattern(state, Pattern::kAllToAll); }
 void BM_StorageFanIn(benchmark::State& state) { RunPattern(state, Pattern::kStorageFanIn); }
+
+// Issue 15's re-rate target: 5,000 long downloads from the shared store (one link, one component)
+// stay alive while one more flow starts and is cancelled, again and again; each start and each
+// cancel re-rates the whole component. Items per second are re-rates per second (target 50,000).
+void BM_OneLinkRerate(benchmark::State& state) {
+  const int flows = static_cast<int>(state.range(0));
+  sim::Engine engine;
+  sim::Network net(engine, sim::NetworkConfig{.storage_bps = 1e9});
+  std::vector<std::string> names;
+  for (int i = 0; i < kNodes; ++i) names.push_back("node-" + std::to_string(i));
+  for (const std::string& name : names) net.AddNode(name, kNicBps, kDiskBps);
+  for (int i = 0; i < flows; ++i) net.StartFlow({sim::Endpoint::Storage(), sim::Endpoint::Memory(names[i % kNodes]), 1e15});
+  engine.Step();  // the first re-rate of all of them
+  const std::uint64_t before = net.rerates();
+  int k = 0;
+  for (auto _ : state) {
+    sim::FlowId extra = net.StartFlow({sim::Endpoint::Storage(), sim::Endpoint::Memory(names[k++ % kNodes]), 1e15});
+    engine.Step();
+    net.CancelFlow(extra);
+    engine.Step();
+  }
+  const double rerates = static_cast<double>(net.rerates() - before);
+  state.counters["rerates_per_s"] = benchmark::Counter(rerates, benchmark::Counter::kIsRate);
+  state.counters["flows_per_rerate"] = static_cast<double>(net.flows_rerated()) / static_cast<double>(std::max<std::uint64_t>(net.rerates(), 1));
+}
+BENCHMARK(BM_OneLinkRerate)->Arg(5000)->Unit(benchmark::kMillisecond);
 
 BENCHMARK(BM_JobLocal)->Arg(0)->Arg(5)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AllToAll)->Arg(0)->Arg(5)->Unit(benchmark::kMillisecond);

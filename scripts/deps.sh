@@ -10,6 +10,7 @@ packages=(
   libmetis-dev libcli11-dev libcpp-httplib-dev libre2-dev
   chromium
   python3-kubernetes  # the official Python client, for the conformance test of `dglsim serve`
+  time  # GNU time: CPU time and peak memory of whole runs (scripts/perf-report.sh)
 )
 missing=()
 for p in "${packages[@]}"; do

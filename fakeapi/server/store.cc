@@ -914,34 +914,35 @@ struct Store::Impl {
 
     bool is_pod = type.plural == "pods" && type.group.empty();
     bool is_namespace = type.plural == "namespaces" && type.group.empty();
-    json next = *current;
-    json& meta = next["metadata"];
-
     if (HasDeletionTimestamp(*current)) {
       // Already being deleted: only a shorter grace period (the kubelet's confirmation, or a force
       // delete) changes anything.
       if (is_pod && options_in.grace_period_seconds) return ShortenGrace(d, key, current, *options_in.grace_period_seconds, verb);
       return current;
     }
-
+    // The grace period and the finalizers are read from the stored object: a delete that removes
+    // it at once (most of them) copies nothing here.
     kube::PropagationPolicy policy = options_in.propagation.value_or(kube::PropagationPolicy::kBackground);
-    if (policy == kube::PropagationPolicy::kForeground) AddFinalizer(next, kForegroundFinalizer);
-    if (policy == kube::PropagationPolicy::kOrphan) AddFinalizer(next, kOrphanFinalizer);
-
     std::int64_t grace = 0;
     if (is_pod) {
-      std::string phase = StringOr(Find(next, "status", "phase"));
-      const json* spec_grace = Find(next, "spec", "terminationGracePeriodSeconds");
+      std::string phase = StringOr(Find(*current, "status", "phase"));
+      const json* spec_grace = Find(*current, "spec", "terminationGracePeriodSeconds");
       grace = options_in.grace_period_seconds.value_or(
           spec_grace && spec_grace->is_number_integer() ? spec_grace->get<std::int64_t>() : 30);
       // Unscheduled and finished pods have no kubelet to wait for.
-      if (NodeNameOf(next).empty() || phase == "Succeeded" || phase == "Failed") grace = 0;
+      if (NodeNameOf(*current).empty() || phase == "Succeeded" || phase == "Failed") grace = 0;
       grace = std::max<std::int64_t>(0, grace);
     }
-    if (is_namespace) next["status"]["phase"] = "Terminating";
-
-    bool held = grace > 0 || !FinalizersOf(next).empty() || is_namespace;
+    const bool adds_finalizer = policy == kube::PropagationPolicy::kForeground || policy == kube::PropagationPolicy::kOrphan;
+    bool held = grace > 0 || adds_finalizer || !FinalizersOf(*current).empty() || is_namespace;
     if (!held) return dry_run ? current : Remove(d, key, verb);
+
+    json next = *current;
+    json& meta = next["metadata"];
+
+    if (policy == kube::PropagationPolicy::kForeground) AddFinalizer(next, kForegroundFinalizer);
+    if (policy == kube::PropagationPolicy::kOrphan) AddFinalizer(next, kOrphanFinalizer);
+    if (is_namespace) next["status"]["phase"] = "Terminating";
     meta["deletionTimestamp"] = kube::FormatTime(options.clock->Now() + grace * kube::kSecond);
     meta["deletionGracePeriodSeconds"] = grace;
     if (dry_run) return kube::ObjectPtr(std::make_shared<const json>(std::move(next)));
@@ -954,12 +955,12 @@ struct Store::Impl {
   // force delete); at 0 it is removed.
   kube::Result<kube::ObjectPtr> ShortenGrace(ResourceData& d, const std::string& key, const kube::ObjectPtr& current,
                                              std::int64_t grace_seconds, const char* verb) {
-    json next = *current;
-    json& meta = next["metadata"];
-    const json* g = Find(meta, "deletionGracePeriodSeconds");
+    const json* g = Find(*current, "metadata", "deletionGracePeriodSeconds");
     std::int64_t was = g && g->is_number_integer() ? g->get<std::int64_t>() : 0;
     std::int64_t now = std::max<std::int64_t>(0, grace_seconds);
     if (now >= was) return current;
+    json next = *current;
+    json& meta = next["metadata"];
     meta["deletionGracePeriodSeconds"] = now;
     meta["deletionTimestamp"] = kube::FormatTime(options.clock->Now() + now * kube::kSecond);
     if (dry_run) return kube::ObjectPtr(std::make_shared<const json>(std::move(next)));

@@ -5,6 +5,8 @@
 
 #include "operator/controller/builders.h"
 
+#include <algorithm>
+#include <functional>
 #include <string_view>
 #include <utility>
 
@@ -14,6 +16,26 @@ using kube::ObjectPtr;
 using kube::Status;
 using nlohmann::json;
 
+namespace {
+
+// The value at an owned field's path ("data", or "spec.x": one level deep is enough for what we
+// own) in `obj`; null when absent.
+const json& OwnedField(const json& obj, std::string_view field) {
+  static const json kAbsent;
+  auto at = [](const json& parent, std::string_view key) -> const json& {
+    if (!parent.is_object()) return kAbsent;
+    auto it = parent.find(key);
+    return it == parent.end() ? kAbsent : *it;
+  };
+  auto dot = field.find('.');
+  if (dot == std::string_view::npos) return at(obj, field);
+  return at(at(obj, field.substr(0, dot)), field.substr(dot + 1));
+}
+
+}  // namespace
+
+// Most passes find every object as it should be: the owned fields are compared in place, and the
+// object is copied only when one of them drifted.
 Status ReconcilePass::EnsureObject(const std::string& resource, json desired,
                                    const std::vector<const char*>& owned_fields) {
   const std::string obj_name = kube::NameOf(desired);
@@ -26,23 +48,29 @@ Status ReconcilePass::EnsureObject(const std::string& resource, json desired,
   if (Terminating(*current)) return Status::Ok();
   const json* owner = kube::ControllerRefOf(*current);
   if (owner == nullptr || StringField(*owner, {"uid"}) != kube::UidOf(job_)) return Status::Ok();  // not ours
+  const bool drifted = std::any_of(owned_fields.begin(), owned_fields.end(), [&](const char* field) {
+    return OwnedField(*current, field) != OwnedField(desired, field);
+  });
+  if (!drifted) return Status::Ok();
   json next = *current;
-  bool changed = false;
   for (const char* field : owned_fields) {
-    // "spec.x" paths one level deep are enough for what we own.
     std::string_view f(field);
     auto dot = f.find('.');
     json& have = dot == std::string_view::npos ? next[field] : next[std::string(f.substr(0, dot))][std::string(f.substr(dot + 1))];
     const json& want = dot == std::string_view::npos ? desired[field]
                                                     : desired[std::string(f.substr(0, dot))][std::string(f.substr(dot + 1))];
-    if (have != want) {
-      have = want;
-      changed = true;
-    }
+    if (have != want) have = want;
   }
-  if (!changed) return Status::Ok();
   auto updated = r_.client_.Update(resource, std::move(next));
   return updated.status();
+}
+
+// An object the operator only creates (it owns none of its fields): looked up by name, built only
+// when missing.
+Status ReconcilePass::EnsureCreated(const std::string& resource, const std::string& obj_name,
+                                    const std::function<json()>& build) {
+  if (r_.reader_.Get(resource, ns_, obj_name) != nullptr) return Status::Ok();
+  return EnsureObject(resource, build(), {});
 }
 
 // `workers_stage`: the workers (servers, samplers, trainers) are wanted now, so the hostfile names
@@ -90,9 +118,15 @@ Status ReconcilePass::EnsureSupportObjects(bool workers_stage) {
   if (mode_ != PartitionMode::kSkip) {
     for (const char* role : {kRoleLauncher, kRolePartitioner}) {
       if (std::string_view(role) == kRolePartitioner && !RunsPartitionerPod(job_)) continue;
-      if (Status s = EnsureObject("serviceaccounts", BuildServiceAccount(job_, role), {}); !s.ok()) return s;
+      const std::string rbac_name = name_ + "-" + role;  // the builders' name of the role's RBAC
+      if (Status s = EnsureCreated("serviceaccounts", rbac_name, [&] { return BuildServiceAccount(job_, role); });
+          !s.ok()) {
+        return s;
+      }
       if (Status s = EnsureObject("roles", BuildRole(job_, role), {"rules"}); !s.ok()) return s;
-      if (Status s = EnsureObject("rolebindings", BuildRoleBinding(job_, role), {}); !s.ok()) return s;
+      if (Status s = EnsureCreated("rolebindings", rbac_name, [&] { return BuildRoleBinding(job_, role); }); !s.ok()) {
+        return s;
+      }
     }
     // One headless Service per role that serves DGL.
     for (const char* role : {kRoleWorker, kRoleServer}) {

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,8 +70,13 @@ class ReconcilePass {
   kube::Status CleanUpTerminal();
 
   // ---- support objects (pass_objects.cc) ----
+  // Creates `desired` when missing; when it exists and is the job's, corrects the owned fields
+  // that drifted (copying it only then).
   kube::Status EnsureObject(const std::string& resource, nlohmann::json desired,
                             const std::vector<const char*>& owned_fields);
+  // Creates the object named `name` from `build()` when missing; never changes an existing one.
+  kube::Status EnsureCreated(const std::string& resource, const std::string& name,
+                             const std::function<nlohmann::json()>& build);
   kube::Status EnsureSupportObjects(bool workers_stage);
   PodAddresses Addresses(bool workers_stage) const;
   std::int64_t StageSize(bool workers_stage) const;
