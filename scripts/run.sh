@@ -4,11 +4,11 @@
 # shared folder is beside the clone, the original DGL Operator's six examples (../shared), and runs
 # the default scenario suite (scenarios/), writing a JUnit report to reports/scenarios.junit.xml.
 # Needs nothing beside the clone. Exits non-zero on any failure.
-# DGLSIM_JOBS sets build parallelism (default 2).
+# DGLSIM_JOBS sets build parallelism (default: the number of cores, as scripts/test.sh).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-jobs=${DGLSIM_JOBS:-2}
+jobs=${DGLSIM_JOBS:-$(nproc)}
 originals=../shared/reference/dgl-operator-examples
 
 bash scripts/deps.sh
