@@ -99,6 +99,9 @@ struct PartFiles {
   double feature_bytes = 0;  // node_feat.dgl
   double total() const { return graph_bytes + feature_bytes; }
 };
+// graph.dgl holds the part's share of the graph as loaded (DatasetInfo::LoadedEdges, half its
+// symmetrised edges for a directed graph) at partition_bytes_per_loaded_edge; node_feat.dgl the
+// features of its nodes.
 std::vector<PartFiles> PartitionFiles(const DatasetInfo& d, const Calibration& c, const PartSizes& parts);
 
 // The DGL server's load of one partition read at `read_bytes_per_second` (the disk or NFS it comes
