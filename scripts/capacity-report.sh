@@ -97,9 +97,9 @@ These sentences were written against the tables below; the tables and plots are 
   count: partitioning dominates) and MSP, which is 2.7 (4 workers) to 15 (64 workers) times faster and a fraction of the price on
   the m5n-like node; the big node never pays for itself with MSP (same time, 4.7 times the price).
 - **Cheapest per deadline** (each sweep's table "Cheapest configuration per deadline"): for
-  ogbn-papers100M, MSP on m5n-like nodes at every deadline it can meet (7m47s and up), more workers
+  ogbn-papers100M, MSP on m5n-like nodes at every deadline it can meet (7m44s and up), more workers
   the tighter the deadline (4 workers from 42 minutes, 64 for under 8); for ogbn-products, SMP on 2
-  workers for any deadline of 5m31s or more, and MSP with more workers for tighter ones. The m5n-like
+  workers for any deadline of 6m5s or more, and MSP with more workers for tighter ones. The m5n-like
   node is the cheaper choice wherever both work.
 - **Fleet sizing.** For the mixed workload (three in four jobs on ogbn-products with SMP and 2
   workers, one in four on ogbn-papers100M with MSP and 8 workers, one job every 15 minutes), the

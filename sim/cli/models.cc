@@ -1,10 +1,13 @@
 // `dglsim models validate`: every published figure the workload models are fitted to or checked
-// against (sim/dgl/published.h), with the prediction, its range and the ratio, as a Markdown table.
+// against (sim/dgl/published.h), with the prediction, its 90 % band and the ratio, as a Markdown
+// table, and how many checks fall inside their bands.
 //
 // Writes --out (default reports/model-validation.md; "-" for stdout) and prints one summary line
-// and every fitted point that drifted past the tolerance. Exit codes: 0 every fitted point within
+// (with the checks' coverage against the bands' claim) and every fitted point that drifted past the
+// tolerance. Exit codes: 0 every fitted point within
 // the tolerance, 1 one drifted, 2 bad usage or a file that cannot be read or written.
 #include "sim/cli/commands.h"
+#include "sim/dgl/fits.h"
 #include "sim/dgl/published.h"
 #include "sim/harness/config/calibration_file.h"
 
@@ -63,9 +66,13 @@ int RunValidate(const ModelsArgs& args) {
   const auto drifted = sim::dglmodels::DriftedPoints(checks);
   for (const auto* c : drifted)
     std::cerr << "drifted: " << c->point->id << " (" << c->point->what << "): ratio " << c->ratio << "\n";
+  const sim::dglmodels::Coverage all = sim::dglmodels::CoverageByLaw(checks).front();
   std::fprintf(args.out == "-" ? stderr : stdout,
-               "%zu points, %d modelled, %d fitted: %zu drifted past %.0f %%%s%s\n", checks.size(), modelled, fitted,
-               drifted.size(), 100 * args.tolerance, args.out == "-" ? "" : "; wrote ", args.out == "-" ? "" : args.out.c_str());
+               "%zu points, %d modelled, %d fitted: %zu drifted past %.0f %%; %d of %d checks inside their %.0f %% "
+               "bands%s%s\n",
+               checks.size(), modelled, fitted, drifted.size(), 100 * args.tolerance, all.covered, all.checks,
+               100 * sim::dglmodels::kBandCoverage, args.out == "-" ? "" : "; wrote ",
+               args.out == "-" ? "" : args.out.c_str());
   return drifted.empty() ? kExitOk : kExitFailed;
 }
 

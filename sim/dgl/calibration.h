@@ -5,7 +5,9 @@
 // shared/reference/calibration.md, arithmetic on those (*derived*), a measurement made here with
 // `dglsim calibrate` (*measured here*, the points are in sim/dgl/published.cc), or a planning value
 // (*unconfirmed*). Every unconfirmed value carries a range (UncertainParameters below); the
-// predictions are also evaluated at the ends of the ranges (sim/dgl/uncertainty.h).
+// predictions are also evaluated at the ends of the ranges (sim/dgl/uncertainty.h). A law fitted
+// over enough measured points (sim/dgl/fits.h) carries an error factor instead, nominally 1, whose
+// range is the law's leave-one-out error band: its fitted constants then carry no range of their own.
 //
 // Most laws are *anchored*: they are written as a published figure times a ratio of shape functions
 // (law(x) = published * shape(x) / shape(published point)), so that they hold the published point
@@ -65,8 +67,11 @@ struct Calibration {
   // feature value = 82.7 GB; *derived*).
   double ogb_peak_factor = 400e9 / (16 * kPapersStoredEdges + 4 * kPapersNodes * kPapersFeatureDim);
   // What the loader saves (graph 13 GB and features 53 GB on disk afterwards, DGL's disk-based
-  // feature example): 8.05 B per stored edge; the features at feature_bytes_per_value.
-  double processed_bytes_per_stored_edge = 13e9 / kPapersStoredEdges;
+  // feature example): the sizes `du -h` prints, GiB: the features are exactly 111 M x 128 float32 =
+  // 56.86 GB = 52.96 GiB. The graph 13 GiB = 13.96 GB: 8.64 B per stored edge (*derived*; an int64
+  // CSC of the directed graph would be 8 B per edge + 8 B per node); the features at
+  // feature_bytes_per_value.
+  double processed_bytes_per_stored_edge = 13.0 * 1024 * 1024 * 1024 / kPapersStoredEdges;
 
   // ---- dgl.distributed.partition_graph in one process (SSP), the published log (anchors) -----------
   // to homogeneous 6.9 s / 190 GB, to bidirected 152.9 s / 234 GB, constraint weights 40.5 s /
@@ -90,7 +95,9 @@ struct Calibration {
   //           x C(ncon)/C(4) x structure / cpuSpeed,   W = E + metis_edges_per_node x N.
   double metis_reference_seconds = 4845.8;
   // Edge-equivalents of work per node: 2-4 *measured here* (R-MAT, edge factors 4/8/32 at 131 K and
-  // 524 K nodes; sim/dgl/published.cc), range 2-6.
+  // 524 K nodes; sim/dgl/fits.h), range 2-6. Not refitted over all the runs measured here: their
+  // best fit (about 20, with the Barabasi-Albert runs) predicts mt-metis's products -> papers100M
+  // ratio (calibration.md) 40 % too high, and lowers the runs' leave-one-out error by 1 % only.
   double metis_edges_per_node = 3.0;
   // Per-edge cost growing with the graph (caches, NUMA): time ~ E^(1 + size_exponent). *Measured
   // here*: 0.03-0.19 over 1.8 M-63.5 M edges (R-MAT, 16 and 64 parts); mt-metis' products -> papers100M
@@ -101,8 +108,11 @@ struct Calibration {
   double metis_parts_share = 0.1927;
   double metis_parts_exponent = 0.646;
   // Graphs without locality grow faster with the parts (*measured here*: R-MAT from 64 to 1,024
-  // parts 4.8-5.3x, Barabasi-Albert from 16 to 64 parts 1.6-1.9x): their share, range 0.4-3.
-  double metis_random_parts_share = 1.0;
+  // parts 4.8-5.3x, Barabasi-Albert from 16 to 64 parts 1.6-1.9x): their share, fitted over the 30
+  // runs of reports/metis-measured/ (least squares in log space, the machine's speed fitted with
+  // it: FitRandomPartsShare in fits.h). No range: the runs' leave-one-out error (metis_time_error)
+  // holds what is uncertain about it.
+  double metis_random_parts_share = 0.51;
   // Constraints: C(ncon) = 1 + cost x (ncon - 1), C(4) at the anchor. `cost` is not a constant of its
   // own: it is fitted (MetisConstraintCost in laws.h) so that plain METIS on ogbn-products at 64
   // parts takes the published 20.8 s on a "home machine" metis_home_machine_speed times as fast as
@@ -112,28 +122,44 @@ struct Calibration {
   // real ones (calibration.md); *unconfirmed* factor, range 2.5-6.7 (6.7: R-MAT measured here at
   // 0.98 M edges/s against products' 5.95 M/s on the home machine, were the machines alike).
   double metis_random_structure = 4.0;
-  // Memory of METIS's own arrays (64-bit indices in DGL's build), anchored to the log: 599.2 GB at
-  // the METIS step = the bidirected graph (234 GB) + constraint weights (8 B x 4 x N) + workspace
-  // 361.6 GB (*derived*). The workspace grows as E + metis_memory_edges_per_node x N: 168 B per node
-  // against 58 B per edge *measured here* (R-MAT, edge factors 4 and 32 at 524 K nodes), 2.9; range
-  // 1.5-6. Without balance constraints METIS holds the same workspace (the constraint arrays are
-  // about 2 % of it).
-  double metis_memory_edges_per_node = 2.9;
-  // Debian's 32-bit METIS measured here: 58 B per edge + 168 B per node including the input arrays
-  // (*measured here*); the workspace of DGL's 64-bit build is 1.76 times that (*derived*: 361.6 GB
-  // against 206 GB for papers100M).
-  double metis32_bytes_per_edge = 58;
-  double metis32_bytes_per_node = 168;
+  // The METIS time law's error (*measured here*): 1 at its value; its range is the 90 % band of the
+  // law's leave-one-out errors over the 30 runs of reports/metis-measured/ (each run predicted with
+  // this machine's speed fitted over the other 29): rms 0.41 in log, t(29) = 1.70, x/÷ 2.02. It
+  // holds timing noise on a shared machine (the same 262 K-node, 64-part partition took 5.4 s and
+  // 6.4 s of CPU in two runs), METIS's irregular part-count behaviour (R-MAT at 16 parts slower
+  // than at 64) and structure (Barabasi-Albert about twice R-MAT's time per edge). Real graphs have
+  // no such runs: they borrow this band (the products and papers100M points are one run each).
+  double metis_time_error = 1.0;
+  // Memory of METIS's own arrays (64-bit indices in DGL's build), anchored to the log: 599.2 GB at the
+  // METIS step = the bidirected graph (234 GB) + constraint weights (8 B x 4 x N) + workspace 361.6 GB
+  // (*derived*). The workspace grows as E + metis_memory_edges_per_node x N: the ratio of the 32-bit
+  // fit below, 155.7 B per node to 60.4 B per edge (*measured here*), no range of its own (the error
+  // factor below holds it). Without balance constraints METIS holds the same workspace (about 2 % less).
+  double metis_memory_edges_per_node = 2.58;
+  // Debian's 32-bit METIS measured here: 60.4 B per edge + 155.7 B per node including the input
+  // arrays, least squares on the relative error over the 30 runs of reports/metis-measured/
+  // (FitMetis32Memory in fits.h; *measured here*); the workspace of DGL's 64-bit build is 1.70
+  // times that (*derived*: 361.6 GB against 212 GB for papers100M).
+  double metis32_bytes_per_edge = 60.4;
+  double metis32_bytes_per_node = 155.7;
+  // The METIS memory laws' error (*measured here*): 1 at its value; its range is the 90 % band of the
+  // 32-bit law's leave-one-out errors over the 30 runs (rms 0.075, t(29) = 1.70: x/÷ 1.14). It
+  // applies to the 64-bit workspace too.
+  double metis_memory_error = 1.0;
   // Edge cut of METIS as a share of random assignment's (1 - 1/k): q64 x (log2 k / 6)^growth, at
   // most 1. Real graphs: 16.7 M of 121.8 M symmetrised edges at 64 parts on ogbn-products
   // (calibration.md), q64 = 0.137; other real graphs cut more or less (*unconfirmed* 0.10-0.25);
-  // growth with log2 k *unconfirmed* 0.5-1.5. Random structure: *measured here* on R-MAT, 0.66 of
-  // random assignment's cut at 2 parts, 0.68 at 8, 0.77 at 16, 0.925 at 64, 0.945 at 1,024:
-  // q64 0.925, growth 0.3 (Barabasi-Albert: 0.76 at 16, 0.80 at 64).
+  // growth with log2 k *unconfirmed* 0.5-1.5. Random structure (*measured here*: R-MAT 0.66 of
+  // random assignment's cut at 2 parts, 0.68 at 8, 0.77 at 16, 0.92 at 64, 0.95 at 1,024 and 4,096;
+  // Barabasi-Albert 0.76 at 16, 0.80 at 64): q64 0.845, growth 0.192, a least-squares line in log
+  // space over the 30 runs of reports/metis-measured/ (FitRandomCut in fits.h).
   double metis_cut_q64 = 16.7 / 121.8;
   double metis_cut_growth = 1.0;
-  double metis_random_cut_q64 = 0.925;
-  double metis_random_cut_growth = 0.3;
+  double metis_random_cut_q64 = 0.845;
+  double metis_random_cut_growth = 0.192;
+  // The random-structure cut's error (*measured here*): 1 at its value; its range is the 90 % band
+  // of the fit's leave-one-out errors over the 30 runs (rms 0.071, t(29) = 1.70: x/÷ 1.13).
+  double metis_cut_error = 1.0;
 
   // ---- random partitioning: 0.02 s for ogbn-products' 2.45 M nodes on the home machine -----------
   // (calibration.md), 8.2 ns per node there; "well under a second per 100 M nodes".
@@ -174,10 +200,14 @@ struct Calibration {
   // shared out over the ranks (*unconfirmed*).
 
   // ---- files ----------------------------------------------------------------------------------
-  // Partition graph.dgl: 1.5 / 1.6 GB for products (25 B per edge) and 23 / 22 GB for papers100M
-  // (14 B per edge) with 2 parts: "about 14-25 bytes per symmetrised edge" (calibration.md,
-  // derived); no law in nodes and edges fits both, so the middle with that range (*unconfirmed*).
-  double partition_bytes_per_edge = 19.5;
+  // Partition graph.dgl: 1.5 / 1.6 GB for products and 23 / 22 GB for papers100M with 2 parts (DGL's
+  // distributed GraphSAGE README). A part holds the graph as DGL loaded it, not symmetrised: OGB
+  // adds the reverse edges of products (123.7 M edges loaded) but not of papers100M (1.616 G, a
+  // citation graph; the example partitions without --undirected). Per loaded edge: 24.3-25.9 B
+  // (products), 27.2-28.5 B (papers100M); calibration.md's "14-25 B per symmetrised edge" counted
+  // papers100M's edges twice. 26.4 B, the geometric mean of the two middles (*derived*); range
+  // 24-29, both graphs' spread.
+  double partition_bytes_per_loaded_edge = 26.4;
   double feature_bytes_per_value = 4;  // float32 node features, 4 B x featureDim per node
 
   // ---- the DGL server's partition load (DGL issue #4514: 15 GB graph + 25 GB features over NFS,
@@ -233,12 +263,15 @@ struct Calibration {
   // Remote features: each seed's sampled neighbourhood holds sampled_nodes_per_seed input nodes
   // (fan-out 10,25 after de-duplication in a batch, *unconfirmed* 100-300); the share of them on
   // other machines is remote_hops x the METIS cut, at most 1 - 1/machines (each hop may leave the
-  // part; *unconfirmed* 1.5-3). Fetching them took remote_share of DistDGL's 13 s epoch
-  // (*unconfirmed* 0.15-0.6): that part of the epoch grows with the remote fraction, the rest
-  // shrinks with the machines.
+  // part; *unconfirmed* 1.5-3). Fetching them took remote_share of DistDGL's 13 s epoch: that part
+  // of the epoch grows with the remote fraction, the rest shrinks with the machines. Fitted to
+  // DistDGL's "linear speed-up" (calibration.md; the speed-up from 8 to 16 machines, 2.0, is a
+  // fitted point): 0.35, the planning value before, gave 1.77; no share reaches 2.0 (the sampling
+  // requests to every other machine flatten it too), 0.10 gives 1.89, within 10 %, and keeps the
+  // fetches visible (*derived*; range 0.05-0.35).
   double sampled_nodes_per_seed = 200;
   double remote_hops = 2.0;
-  double remote_share = 0.35;
+  double remote_share = 0.10;
   // Every step, each sampling layer sends one request to every other machine (2 layers): fixed
   // cost per request (*unconfirmed*, 50-300 us).
   double rpc_seconds_per_request = 100e-6;
@@ -251,10 +284,11 @@ struct Calibration {
   // ---- tri-workload jobs (sim/dgl/tri_workload.h): sampling across pods ---------------------------
   // Sampled edges per training seed with train_dist.py's fan-out 15,10,5 before de-duplication:
   // 15 + 15x10 + 15x10x5 = 915; each travels as two int64 node ids, 16 B (*unconfirmed*: no
-  // published measurement of DGL's sampling traffic).
+  // published measurement of DGL's sampling traffic; ranges 450-915 edges, de-duplication in a
+  // batch halving them at most, and 8-24 B, int32 ids to int64 ids with framing).
   double sampled_edges_per_seed = 915;
   double bytes_per_sampled_edge = 16;
-  // Memory of one sampler process in a sampler pod (*unconfirmed*: planning value).
+  // Memory of one sampler process in a sampler pod (*unconfirmed*: planning value, 256 MiB - 1 GiB).
   double sampler_bytes = 512.0 * 1024 * 1024;
 
   // ---- DGL-KE (dglkerun: dglke_partition, whole dataset to every worker, dglke_dist_train) ------

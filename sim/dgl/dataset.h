@@ -1,7 +1,7 @@
 // The dataset catalog the DGL programs read, and the environment they share.
 //
-// A DatasetInfo is one graph as the models need it: nodes, stored edges (symmetrised = 2 x), feature
-// dimension, training nodes, its download URL and, for a real edge-list graph partitioned with
+// A DatasetInfo is one graph as the models need it: nodes, stored edges (symmetrised = 2 x), whether
+// DGL loads it directed (as stored) or with the reverse edges added, feature dimension, training nodes, its download URL and, for a real edge-list graph partitioned with
 // sim/graph, the measured parts (nodes, owned edges, halo) and edge cut per part count. The catalog
 // holds the scenario's datasets; a job finds its dataset by, in order: the harness's job -> dataset
 // map (`dataset:` of the job entry or the dglsim.io/dataset annotation on the DGLJob), the
@@ -49,6 +49,11 @@ struct DatasetInfo {
   std::string name;
   std::int64_t nodes = 0;
   std::int64_t edges = 0;  // as stored (undirected, each once)
+  // DGL holds a directed graph as stored (ogbn-papers100M, ogbn-arxiv: OGB's add_inverse_edge is
+  // false) and an undirected one with both directions (the default; OGB adds the reverse edges of
+  // ogbn-products and ogbn-proteins). Partition files hold the graph as loaded; METIS always sees
+  // it symmetrised.
+  bool directed = false;
   std::int64_t feature_dim = 0;
   std::int64_t train_nodes = 0;  // training seeds per epoch
   std::string url;
@@ -62,6 +67,7 @@ struct DatasetInfo {
   std::string measure_error;     // why the graph could not be read or partitioned
 
   double SymEdges() const { return 2.0 * static_cast<double>(edges); }
+  double LoadedEdges() const { return directed ? static_cast<double>(edges) : SymEdges(); }
 };
 
 // The per-part figures the models use: measured when the graph was partitioned for real, else the

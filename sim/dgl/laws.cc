@@ -65,17 +65,17 @@ double MetisConstraintCost(const Calibration& c) {
 
 double MetisSeconds(const Calibration& c, const GraphShape& g, int parts, int constraints) {
   const double seconds = MetisReferenceSeconds(c, g, parts, constraints, MetisConstraintCost(c));
-  return seconds / std::max(1e-6, c.metis_machine_speed);
+  return seconds * c.metis_time_error / std::max(1e-6, c.metis_machine_speed);
 }
 
 double MetisWorkspaceBytes(const Calibration& c, const GraphShape& g) {
   const double rho = c.metis_memory_edges_per_node;
   const double shape = (g.sym_edges + rho * g.nodes) / (kPapersSymEdges + rho * kPapersNodes);
-  return MetisAnchorWorkspace(c) * shape * c.metis_memory_scale;
+  return MetisAnchorWorkspace(c) * shape * c.metis_memory_scale * c.metis_memory_error;
 }
 
 double Metis32Bytes(const Calibration& c, const GraphShape& g) {
-  return c.metis32_bytes_per_edge * g.sym_edges + c.metis32_bytes_per_node * g.nodes;
+  return (c.metis32_bytes_per_edge * g.sym_edges + c.metis32_bytes_per_node * g.nodes) * c.metis_memory_error;
 }
 
 double RandomCutFraction(int parts) { return parts <= 1 ? 0.0 : 1.0 - 1.0 / parts; }
@@ -85,7 +85,8 @@ double MetisCutFraction(const Calibration& c, int parts, Structure s) {
   const bool random = s == Structure::kRandom;
   const double q64 = random ? c.metis_random_cut_q64 : c.metis_cut_q64;
   const double growth = random ? c.metis_random_cut_growth : c.metis_cut_growth;
-  const double q = std::min(1.0, q64 * std::pow(Log2(parts) / Log2(kReferenceParts), growth));
+  const double error = random ? c.metis_cut_error : 1.0;
+  const double q = std::min(1.0, q64 * std::pow(Log2(parts) / Log2(kReferenceParts), growth) * error);
   return RandomCutFraction(parts) * q;
 }
 

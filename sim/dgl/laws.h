@@ -3,15 +3,26 @@
 // program runs; sim/dgl/published.cc evaluates them at every published point.
 //
 // Each law says where it comes from and where it was checked; the constants are in calibration.h.
-// Ranges checked (inside them the laws were compared with published or measured figures; outside
-// they extrapolate):
-//   METIS time     1.8 M - 63.5 M edges measured here (R-MAT), 124 M (ogbn-products) and 3.2 G
-//                  (ogbn-papers100M) published; 2 - 4,096 parts; 1 or 4 constraints.
+// The laws fitted over the METIS runs measured here (sim/dgl/fits.h) multiply by an error factor,
+// nominally 1, whose range is their leave-one-out band: metis_time_error (METIS time, x/÷ 2.0),
+// metis_memory_error (both memory laws, x/÷ 1.14), metis_cut_error (the random-structure cut,
+// x/÷ 1.13). Ranges checked (inside them the laws were compared with published or measured
+// figures; outside they extrapolate):
+//   METIS time     1.0 M - 63.5 M edges measured here (R-MAT, Barabasi-Albert), 124 M
+//                  (ogbn-products) and 3.2 G (ogbn-papers100M) published; 2 - 4,096 parts; 1 or 4
+//                  constraints.
 //   METIS memory   1.0 M - 63.5 M edges measured here, 124 M and 3.2 G published (mt-metis, DGL).
-//   edge cut       2 - 4,096 parts measured here (R-MAT); 64 parts published (ogbn-products).
+//   edge cut       2 - 4,096 parts measured here (R-MAT, Barabasi-Albert); 64 parts published
+//                  (ogbn-products).
 //   ParMETIS       the MPI message limit at 1 B and 2.19 B edges (ParMETIS issue #8); no published
 //                  timing: efficiency and communication are planning values.
-//   epoch          16 machines (DistDGL), 8 x 8 GPUs (DistDGLv2), sampling on 2 machines (GraphBolt).
+//   random         ogbn-products' 2.45 M nodes (0.02 s, published) and 100 M nodes ("well under a
+//   assignment     second", calibration.md).
+//   epoch          16 machines (DistDGL), its speed-up from 8 to 16, 8 x 8 GPUs (DistDGLv2);
+//                  sampling on 2 machines with 4 trainers each, ogbn-products and ogbn-papers100M
+//                  (GraphBolt). Other machine counts are extrapolation.
+//   worker memory  2 machines, ogbn-products and ogbn-papers100M (GraphBolt): an exact two-point fit
+//                  with no further point to check it against.
 // Pure functions; nothing here reads a clock or draws a random number.
 #pragma once
 
@@ -41,15 +52,17 @@ int MetisConstraints(bool balance_train, bool balance_edges);
 // plain METIS on ogbn-products at 64 parts takes 20.8 s on the home machine (calibration.h).
 double MetisConstraintCost(const Calibration& c);
 // METIS_PartGraphKway's time on a machine of cpu speed 1 (the DGL log's), divided by the calibration
-// file's metis_machine_speed.
+// file's metis_machine_speed, times metis_time_error.
 double MetisSeconds(const Calibration& c, const GraphShape& g, int parts, int constraints);
 // The workspace of DGL's 64-bit METIS (its own arrays, not the DGL graph it is called on), anchored
-// at 361.6 GB for ogbn-papers100M; scaled by the calibration file's metis_memory_scale.
+// at 361.6 GB for ogbn-papers100M; scaled by the calibration file's metis_memory_scale and by
+// metis_memory_error.
 double MetisWorkspaceBytes(const Calibration& c, const GraphShape& g);
 // A standalone 32-bit METIS process (Debian's libmetis, mt-metis-like baselines): its input arrays
-// and workspace, as `dglsim calibrate` measures them.
+// and workspace, as `dglsim calibrate` measures them, times metis_memory_error.
 double Metis32Bytes(const Calibration& c, const GraphShape& g);
-// The share of the symmetrised edges METIS cuts into `parts` parts, and random assignment's.
+// The share of the symmetrised edges METIS cuts into `parts` parts (for graphs without locality
+// times metis_cut_error, at most random assignment's), and random assignment's.
 double MetisCutFraction(const Calibration& c, int parts, Structure s);
 double RandomCutFraction(int parts);
 // Random assignment (numpy's randint over the nodes) on a machine of cpu speed 1.

@@ -164,9 +164,11 @@ double DispatchShuffleBytesPerMachine(const DatasetInfo& d, const Calibration& c
 
 std::vector<PartFiles> PartitionFiles(const DatasetInfo& d, const Calibration& c, const PartSizes& parts) {
   std::vector<PartFiles> out;
+  // A part's share of the graph as loaded: its symmetrised edges, halved for a directed graph.
+  const double loaded = d.SymEdges() > 0 ? d.LoadedEdges() / d.SymEdges() : 1.0;
   for (std::size_t i = 0; i < parts.nodes.size(); ++i) {
     PartFiles f;
-    f.graph_bytes = c.partition_bytes_per_edge * parts.edges[i];
+    f.graph_bytes = c.partition_bytes_per_loaded_edge * parts.edges[i] * loaded;
     f.feature_bytes = c.feature_bytes_per_value * static_cast<double>(d.feature_dim) * parts.nodes[i];
     out.push_back(f);
   }

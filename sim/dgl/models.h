@@ -12,6 +12,17 @@
 //   load         the DGL server's partition load (DGL issue #4514's five steps)
 //   training     epochs of sampling, compute and remote feature fetches
 //
+// Where each stage was checked (sim/dgl/published.cc; elsewhere the laws extrapolate):
+//   download, prepare   ogbn-papers100M only (57 GB archive, about 400 GB through OGB's loader;
+//                       a secondary source), the files it saves (DGL's disk-based feature example)
+//   partition (SSP)     the published log's steps on ogbn-papers100M at 64 parts; ogbn-products in 2
+//                       parts below the original example's 20 GiB limit; METIS as laws.h says
+//   partition (ParMETIS, chunked)  the MPI message limit only: no published timing
+//   dispatch            partition files of 2 parts, ogbn-products and ogbn-papers100M; the chunked
+//                       pipeline's 2-3x memory rule as DGL states it
+//   load                DGL issue #4514's one partition (15 GB graph + 25 GB features over NFS)
+//   training            as laws.h's epoch and worker memory
+//
 // The programs (sim/dgl/programs.h) turn these into simulated time, memory and network flows; they
 // evaluate the same functions at the optimistic and pessimistic calibrations for the ranges the
 // reports show. The tests check them against the published figures (sim/dgl/published.h).
@@ -99,6 +110,9 @@ struct PartFiles {
   double feature_bytes = 0;  // node_feat.dgl
   double total() const { return graph_bytes + feature_bytes; }
 };
+// graph.dgl holds the part's share of the graph as loaded (DatasetInfo::LoadedEdges, half its
+// symmetrised edges for a directed graph) at partition_bytes_per_loaded_edge; node_feat.dgl the
+// features of its nodes.
 std::vector<PartFiles> PartitionFiles(const DatasetInfo& d, const Calibration& c, const PartSizes& parts);
 
 // The DGL server's load of one partition read at `read_bytes_per_second` (the disk or NFS it comes

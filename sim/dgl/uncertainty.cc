@@ -21,18 +21,32 @@ ParameterEnds::ParameterEnds(const Calibration& nominal) : nominal_(nominal) {
 Estimate ParameterEnds::Evaluate(const std::function<double(const Calibration&)>& model) const {
   Estimate e;
   e.value = model(nominal_);
+  const bool logs = e.value > 0 && std::isfinite(e.value);
+  // Sums of squared changes: in log space for a positive prediction, else in its units.
   double down = 0, up = 0;
   for (std::size_t i = 0; i + 1 < ends_.size(); i += 2) {
-    const double a = model(ends_[i]) - e.value;
-    const double b = model(ends_[i + 1]) - e.value;
+    double a = model(ends_[i]), b = model(ends_[i + 1]);
     if (!std::isfinite(a) || !std::isfinite(b)) continue;
-    down += std::min({0.0, a, b});
-    up += std::max({0.0, a, b});
+    if (logs) {
+      // An end that takes the quantity to zero or below counts as a millionth of it.
+      a = std::log(std::max(a, 1e-6 * e.value) / e.value);
+      b = std::log(std::max(b, 1e-6 * e.value) / e.value);
+    } else {
+      a -= e.value, b -= e.value;
+    }
+    const double low = std::min({0.0, a, b}), high = std::max({0.0, a, b});
+    down += low * low;
+    up += high * high;
   }
-  e.low = e.value + down;
-  e.high = e.value + up;
-  // A quantity that cannot go below zero keeps a non-negative low end.
-  if (e.value >= 0) e.low = std::max(0.0, e.low);
+  if (logs) {
+    e.low = e.value * std::exp(-std::sqrt(down));
+    e.high = e.value * std::exp(std::sqrt(up));
+  } else {
+    e.low = e.value - std::sqrt(down);
+    e.high = e.value + std::sqrt(up);
+    // A quantity that cannot go below zero keeps a non-negative low end.
+    if (e.value >= 0) e.low = std::max(0.0, e.low);
+  }
   return e;
 }
 

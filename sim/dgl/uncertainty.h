@@ -1,8 +1,13 @@
 // Predictions with their ranges. A model is any closed-form function of a Calibration; it is
 // evaluated at the calibration's values and once with each unconfirmed parameter at each end of its
-// range (calibration.h, UncertainParameters). The low end of the prediction adds every parameter's
-// downward change, the high end every upward one: a linearised worst case over all parameters at
-// once, with no need to know in which direction a parameter pushes which prediction.
+// range (calibration.h, UncertainParameters). Each range is read as a 90 % interval of its
+// parameter (kBandCoverage in fits.h): a planning range as its author's 90 %, a law's error factor
+// as the 90 % band of its leave-one-out errors. The prediction's band combines the parameters'
+// changes root-sum-square in log space, the downward ones for its low end and the upward ones for
+// its high end: independent errors, so the band is a 90 % band too, and never narrower than any
+// one parameter's change (a run never looks more certain than any of its inputs). No parameter
+// needs a direction: whichever end makes a prediction smaller counts towards its low.
+// A prediction that is not positive (a count of failures, a difference) combines linearly instead.
 //
 // ParameterEnds precomputes the 2 x (number of uncertain parameters) calibrations once; Evaluate
 // costs that many evaluations of the model, so programs evaluate a stage once, not per event.

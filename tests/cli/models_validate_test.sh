@@ -14,7 +14,8 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 "$dglsim" models validate --out "$tmp/table.md" >"$tmp/out" 2>"$tmp/err"
 code=$?
 [ "$code" -eq 0 ] || { fail "validate exited $code"; cat "$tmp/out" "$tmp/err"; }
-grep -qE '^[0-9]+ points, [0-9]+ modelled, [0-9]+ fitted: 0 drifted past 10 %' "$tmp/out" || fail "no summary line: $(cat "$tmp/out")"
+grep -qE '^[0-9]+ points, [0-9]+ modelled, [0-9]+ fitted: 0 drifted past 10 %; [0-9]+ of [0-9]+ checks inside their 90 % bands' \
+  "$tmp/out" || fail "no summary line: $(cat "$tmp/out")"
 grep -q '^# Model validation' "$tmp/table.md" || fail "the table has no title"
 grep -q '| METIS, time | 4846 s |' "$tmp/table.md" || fail "the table lacks the METIS step of the published log"
 grep -q '## Unconfirmed parameters and their ranges' "$tmp/table.md" || fail "the table lacks the parameter ranges"
@@ -29,6 +30,15 @@ fi
 # The README shows the table's summary line.
 summary=$(grep '^\*\*[0-9]* points\*\*' "$tmp/table.md")
 grep -qF "$summary" "$source_dir/README.md" || fail "the README's calibration section does not show the table's summary: $summary"
+# Every row of the tables the README shows in its validation section is a row of the table.
+rows=0
+while IFS= read -r row; do
+  rows=$((rows + 1))
+  grep -qxF -- "$row" "$tmp/table.md" || fail "the README shows a row the table does not have: $row"
+done < <(sed -n '/^#### Validation: `dglsim models validate`/,/^## /p' "$source_dir/README.md" | grep '^| ')
+[ "$rows" -ge 40 ] || fail "the README's validation section shows only $rows table rows"
+grep -q '^## Coverage of the checks by law' "$tmp/table.md" || fail "the table lacks the coverage by law"
+grep -q '^## Leave-one-out bands' "$tmp/table.md" || fail "the table lacks the leave-one-out bands"
 
 # A tighter tolerance makes fitted points drift: exit 1, each named on stderr.
 "$dglsim" models validate --out "$tmp/tight.md" --tolerance 0.001 >"$tmp/tight.out" 2>"$tmp/tight.err"

@@ -56,6 +56,7 @@ void Loader::LoadDataset(const json& item, const std::string& path, Scenario& s)
           d.edges = p.edges;
           d.feature_dim = p.feature_dim;
           d.url = p.url;
+          d.directed = p.directed;
         }
       }
     }

@@ -96,12 +96,13 @@ const char* ToString(ExpectKind kind) {
 
 const std::vector<DatasetPreset>& DatasetPresets() {
   // Node and edge counts as OGB publishes them (calibration.md, "Datasets"); edges as stored, not
-  // symmetrised.
+  // symmetrised; directed as OGB's master.csv says (add_inverse_edge false: papers100M, arxiv).
   static const std::vector<DatasetPreset> kPresets = {
-      {"ogbn-products", 2'449'029, 61'859'140, 100, "http://snap.stanford.edu/ogb/data/nodeproppred/products.zip"},
-      {"ogbn-papers100M", 111'059'956, 1'615'685'872, 128, "http://snap.stanford.edu/ogb/data/nodeproppred/papers100M-bin.zip"},
-      {"ogbn-arxiv", 169'343, 1'166'243, 128, "http://snap.stanford.edu/ogb/data/nodeproppred/arxiv.zip"},
-      {"ogbn-proteins", 132'534, 39'561'252, 8, "http://snap.stanford.edu/ogb/data/nodeproppred/proteins.zip"},
+      {"ogbn-products", 2'449'029, 61'859'140, 100, "http://snap.stanford.edu/ogb/data/nodeproppred/products.zip", false},
+      {"ogbn-papers100M", 111'059'956, 1'615'685'872, 128,
+       "http://snap.stanford.edu/ogb/data/nodeproppred/papers100M-bin.zip", true},
+      {"ogbn-arxiv", 169'343, 1'166'243, 128, "http://snap.stanford.edu/ogb/data/nodeproppred/arxiv.zip", true},
+      {"ogbn-proteins", 132'534, 39'561'252, 8, "http://snap.stanford.edu/ogb/data/nodeproppred/proteins.zip", false},
   };
   return kPresets;
 }

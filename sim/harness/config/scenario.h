@@ -190,6 +190,7 @@ struct DatasetSpec {
   std::string edge_list;       // a real graph file, resolved; "" when sizes are given
   std::shared_ptr<const sim::graph::Graph> graph;  // edge_list as read and parsed by the loader
   std::string structure = "real";  // "real" (locality, the default) or "random" (R-MAT-like): METIS's laws
+  bool directed = false;           // the preset's graph is loaded directed (as stored): partition files
 };
 
 // The built-in dataset presets (calibration.md and the OGB leaderboards).
@@ -199,6 +200,7 @@ struct DatasetPreset {
   std::int64_t edges;
   std::int64_t feature_dim;
   const char* url;
+  bool directed;  // OGB's add_inverse_edge is false: DGL loads the graph as stored
 };
 const std::vector<DatasetPreset>& DatasetPresets();
 

@@ -50,6 +50,7 @@ std::shared_ptr<const sim::dglmodels::DglEnvironment> MakeDglEnvironment(const S
     d.nodes = spec.nodes;
     d.edges = spec.edges;
     d.feature_dim = spec.feature_dim;
+    d.directed = spec.directed;
     d.url = spec.url;
     d.edge_list = spec.edge_list;
     d.graph = spec.graph;

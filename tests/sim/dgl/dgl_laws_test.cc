@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 
 namespace sim::dglmodels {
 namespace {
@@ -16,10 +17,17 @@ namespace {
 const GraphShape kPapers{kPapersNodes, kPapersSymEdges, kPapersFeatureDim, Structure::kReal};
 const GraphShape kProducts{kProductsNodes, kProductsSymEdges, kProductsFeatureDim, Structure::kReal};
 
-// The calibration with each uncertain parameter at each end of its range, and the defaults.
+bool IsErrorFactor(const UncertainParameter& p) {
+  const std::string key = p.key;
+  return key.size() > 5 && key.compare(key.size() - 5, 5, "Error") == 0;
+}
+
+// The calibration with each uncertain shape parameter at each end of its range, and the defaults.
+// (The laws' error factors move every prediction of their law, anchors included, on purpose.)
 std::vector<Calibration> EveryEnd() {
   std::vector<Calibration> out{Calibration{}};
   for (const UncertainParameter& p : UncertainParameters()) {
+    if (IsErrorFactor(p)) continue;
     out.push_back(AtRangeEnd(Calibration{}, p, false));
     out.push_back(AtRangeEnd(Calibration{}, p, true));
   }
@@ -62,6 +70,33 @@ TEST(MetisLawTest, AnchoredAtThePublishedLogAtEveryEndOfEveryRange) {
     EXPECT_NEAR(MetisSeconds(c, kPapers, 64, 4), 4845.8, 1e-6);
     EXPECT_NEAR(MetisWorkspaceBytes(c, kPapers) + 234e9 + 8.0 * 4 * kPapersNodes, 599.2e9, 1e3);
   }
+}
+
+TEST(MetisLawTest, ErrorFactorsScaleTheirLawsAndNothingElse) {
+  Calibration c;
+  const double seconds = MetisSeconds(c, kPapers, 64, 4), workspace = MetisWorkspaceBytes(c, kPapers);
+  const double cut = MetisCutFraction(c, 16, Structure::kRandom), real_cut = MetisCutFraction(c, 16, Structure::kReal);
+  c.metis_time_error = 2;
+  c.metis_memory_error = 1.5;
+  c.metis_cut_error = 1.1;
+  EXPECT_NEAR(MetisSeconds(c, kPapers, 64, 4), 2 * seconds, 1e-6);
+  EXPECT_NEAR(MetisWorkspaceBytes(c, kPapers), 1.5 * workspace, 1e3);
+  EXPECT_NEAR(Metis32Bytes(c, kProducts), 1.5 * Metis32Bytes(Calibration{}, kProducts), 1);
+  EXPECT_NEAR(MetisCutFraction(c, 16, Structure::kRandom), 1.1 * cut, 1e-12);
+  EXPECT_EQ(MetisCutFraction(c, 16, Structure::kReal), real_cut);
+  // A cut never exceeds random assignment's, whatever the factor.
+  c.metis_cut_error = 5;
+  EXPECT_LE(MetisCutFraction(c, 4096, Structure::kRandom), RandomCutFraction(4096));
+  // Every error factor is one at its value and has a range on both sides of it.
+  int factors = 0;
+  for (const UncertainParameter& p : UncertainParameters()) {
+    if (!IsErrorFactor(p)) continue;
+    ++factors;
+    EXPECT_EQ(Calibration{}.*(p.member), 1.0) << p.key;
+    EXPECT_LT(p.low, 1.0) << p.key;
+    EXPECT_GT(p.high, 1.0) << p.key;
+  }
+  EXPECT_EQ(factors, 3);
 }
 
 TEST(MetisLawTest, ConstraintsAreFittedToPlainMetisOnProductsAtTheHomeMachinesSpeed) {

@@ -385,8 +385,11 @@ TEST_F(DglProgramsTest, MspOnPapers100MNoLongerHalvesPerDoublingOfTheWorkers) {
 }
 
 TEST_F(DglProgramsTest, DispatchFlowsShareTheLaunchersNic) {
-  // Part files of 19.5 B per symmetrised edge: 100 M edges -> 3.9 GB in all; a 1 GB/s NIC.
+  // Part files of partition_bytes_per_loaded_edge (26.4 B) per edge as loaded: 100 M undirected
+  // edges, loaded in both directions -> 5.28 GB in all; a 1 GB/s NIC.
   DatasetInfo g = Sized("g", 10'000'000, 100'000'000, 0);
+  const double seconds = Calibration{}.partition_bytes_per_loaded_edge * g.LoadedEdges() / 1e9;
+  EXPECT_NEAR(seconds, 5.28, 0.01);
   std::map<int, double> dispatch;
   for (int workers : {1, 2}) {
     Build(workers + 1, {g}, 1e9);
@@ -397,10 +400,10 @@ TEST_F(DglProgramsTest, DispatchFlowsShareTheLaunchersNic) {
     ASSERT_EQ(ExitCode("j-launcher"), 0) << Logs("j-launcher", "n-0");
     dispatch[workers] = observer_.Seconds("j-launcher", "dispatch");
   }
-  // One flow of 3.9 GB alone, or two flows of 1.95 GB that share the launcher's egress: each of
-  // the two takes twice as long as it would alone, so both cases take 3.9 s.
-  EXPECT_NEAR(dispatch[1], 3.9, 0.01);
-  EXPECT_NEAR(dispatch[2], 3.9, 0.01);
+  // One flow of 5.28 GB alone, or two flows of 2.64 GB that share the launcher's egress: each of
+  // the two takes twice as long as it would alone, so both cases take 5.28 s.
+  EXPECT_NEAR(dispatch[1], seconds, 0.01);
+  EXPECT_NEAR(dispatch[2], seconds, 0.01);
 }
 
 TEST_F(DglProgramsTest, DistDglEpochOnPapers100MSizedGraphOnSixteenMachinesTakes13Seconds) {

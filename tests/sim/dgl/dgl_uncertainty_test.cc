@@ -1,10 +1,12 @@
 // Ranges of predictions (sim/dgl/uncertainty.h): each unconfirmed parameter at each end of its
-// range, the changes added up; a range never hides the value, never goes below zero for a
-// quantity that cannot, and follows a calibration file's change of a value.
+// range, the changes combined root-sum-square in log space (linearly for a quantity that is not
+// positive); a range never hides the value, is never narrower than one parameter's change, never
+// goes below zero for a quantity that cannot, and follows a calibration file's change of a value.
 #include "sim/dgl/uncertainty.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <set>
 
 namespace sim::dglmodels {
@@ -42,13 +44,33 @@ TEST(UncertaintyTest, OneParameterGivesTheModelAtTheEndsOfItsRange) {
   EXPECT_EQ(sensitivities[0].key, "unpackBytesPerSecond");
 }
 
-TEST(UncertaintyTest, TwoParametersAddUpAndALowEndStaysAtOrAboveZero) {
+TEST(UncertaintyTest, TwoParametersCombineRootSumSquareInLogSpace) {
   const ParameterEnds ends{Calibration{}};
+  // gpuSpeedup 2 (1.5 - 4) and trainerExponent 0.5 (0.3 - 0.7): the sum 2.5 moves to 2.0 / 4.5 and
+  // to 2.3 / 2.7.
   const Estimate e = ends.Evaluate([](const Calibration& c) { return c.gpu_speedup + c.trainer_exponent; });
-  EXPECT_NEAR(e.low, 1.5 + 0.3, 1e-9);
-  EXPECT_NEAR(e.high, 4.0 + 0.7, 1e-9);
-  const Estimate positive = ends.Evaluate([](const Calibration& c) { return 10 * (c.remote_share - 0.34); });
-  EXPECT_GE(positive.low, 0.0);
+  const double down = std::hypot(std::log(2.0 / 2.5), std::log(2.3 / 2.5));
+  const double up = std::hypot(std::log(4.5 / 2.5), std::log(2.7 / 2.5));
+  EXPECT_NEAR(e.low, 2.5 * std::exp(-down), 1e-9);
+  EXPECT_NEAR(e.high, 2.5 * std::exp(up), 1e-9);
+  // Never narrower than the widest parameter alone, never wider than their changes added up.
+  EXPECT_LT(e.low, 2.0);
+  EXPECT_GT(e.high, 4.5);
+  EXPECT_GT(e.low, 2.5 * (2.0 / 2.5) * (2.3 / 2.5));
+  EXPECT_LT(e.high, 2.5 * (4.5 / 2.5) * (2.7 / 2.5));
+}
+
+TEST(UncertaintyTest, AQuantityThatIsNotPositiveCombinesLinearlyAndALowEndStaysAtOrAboveZero) {
+  const ParameterEnds ends{Calibration{}};
+  // remoteShare 0.10 (0.05 - 0.35) and gpuSpeedup 2 (1.5 - 4) around a value of zero.
+  const Estimate zero = ends.Evaluate([](const Calibration& c) { return (c.remote_share - 0.10) + (c.gpu_speedup - 2); });
+  EXPECT_NEAR(zero.value, 0.0, 1e-12);
+  EXPECT_NEAR(zero.high, std::hypot(0.25, 2.0), 1e-9);
+  EXPECT_EQ(zero.low, 0.0);  // a zero that cannot go below zero
+  // A positive value whose low end would go below zero keeps a positive low end.
+  const Estimate positive = ends.Evaluate([](const Calibration& c) { return 10 * (c.remote_share - 0.09); });
+  EXPECT_GT(positive.low, 0.0);
+  EXPECT_LT(positive.low, 1e-6);
 }
 
 TEST(UncertaintyTest, AChangedValueKeepsItsRangeRelativeToIt) {
