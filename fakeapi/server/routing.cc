@@ -89,7 +89,7 @@ void HttpServer::Impl::OpenApi(const httplib::Request& req, httplib::Response& r
     // kubectl and client-go ask for protobuf; a client that asks for JSON gets JSON.
     if (req.get_header_value("Accept").find("protobuf") != std::string::npos) {
       res.status = 200;
-      res.set_content(OpenApiV2Protobuf(swagger), "application/com.github.proto-openapi.spec.v2@v1.0+protobuf");
+      res.set_content(OpenApiV2Protobuf(swagger), kOpenApiV2ProtobufType);
       return;
     }
     return SendJson(res, 200, swagger);

@@ -30,7 +30,9 @@ TEST_F(HttpApiTest, OpenApiV2IsServedAsJsonAndAsTheProtobufKubectl127Reads) {
   auto proto = client->Get("/openapi/v2", {{"Accept", "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"}});
   ASSERT_TRUE(proto);
   EXPECT_EQ(proto->status, 200);
-  EXPECT_EQ(proto->get_header_value("Content-Type"), "application/com.github.proto-openapi.spec.v2@v1.0+protobuf");
+  // Asked for with "@" (kubectl 1.27), served with "." as kube-apiserver does: Go's mime parser
+  // refuses "@" in a media type.
+  EXPECT_EQ(proto->get_header_value("Content-Type"), "application/com.github.proto-openapi.spec.v2.v1.0+protobuf");
   // Field 1 (swagger), length-delimited: 0x0a, 3, "2.0"; the definition names appear as strings.
   EXPECT_EQ(proto->body.substr(0, 5), std::string("\x0a\x03" "2.0", 5));
   EXPECT_NE(proto->body.find("org.kubeflow.v1alpha1.DGLJob"), std::string::npos);
