@@ -3,9 +3,10 @@
 // Python client): version, legacy discovery (discovery.h: the store's kinds, an events.k8s.io/v1
 // view of the events, bindings, evictions, access reviews), OpenAPI v2 (JSON and protobuf) and v3,
 // list (at a resourceVersion, in pages), get, watch, create, update, the four patch types with
-// field ownership, delete and deletecollection, dryRun=All on every write, pods/log, every answer
-// as JSON or YAML, objects, Tables or PartialObjectMetadata as the Accept header asks (406 when it
-// asks only for protobuf), and every error as a metav1.Status. See
+// field ownership, delete and deletecollection, dryRun=All on every write, pods/log, request
+// bodies as JSON, YAML or, for the kinds client-go's typed clients post, protobuf (protobuf_body.h;
+// 415 for other kinds), every answer as JSON or YAML, objects, Tables or PartialObjectMetadata as
+// the Accept header asks (406 when it asks only for protobuf), and every error as a metav1.Status. See
 // shared/reference/kubectl-surface.md for what kubectl needs and why.
 //
 // It is generic: it knows the kinds only through the store's Registry. Anything specific to a
