@@ -162,7 +162,7 @@ def _():
     assert any("dgljobs" in (r.resources or []) for r in role.rules)
 
 
-@check("Leases: create, read, update (coordination.k8s.io/v1)")
+@check("Leases: create, read, update (coordination.k8s.io/v1); a stale update is 409, as leader election needs")
 def _():
     leases = client.CoordinationV1Api(api_client)
     lease = client.V1Lease(metadata=client.V1ObjectMeta(name="l"), spec=client.V1LeaseSpec(holder_identity="a", lease_duration_seconds=15))
@@ -170,6 +170,10 @@ def _():
     got = leases.read_namespaced_lease("l", NS)
     got.spec.holder_identity = "b"
     assert leases.replace_namespaced_lease("l", NS, got).spec.holder_identity == "b"
+    # A second candidate that read the lease before b took it must not take it over.
+    got.spec.holder_identity = "c"
+    expect_api_error(lambda: leases.replace_namespaced_lease("l", NS, got), 409, "the object has been modified")
+    assert leases.read_namespaced_lease("l", NS).spec.holder_identity == "b"
 
 
 @check("pods/binding and pods/eviction over HTTP")
