@@ -727,8 +727,9 @@ struct Store::Impl {
   // Shared by update, status update and both patch forms: `incoming` is the full desired object.
   // `prebuilt`: a status update whose `incoming` is already the current object with only its
   // status changed (the status-patch path), so it is used as is instead of copied again.
+  // `managed_fields`: a status update's new managedFields (WriteOptions::managed_fields).
   kube::Result<kube::ObjectPtr> UpdateLocked(ResourceData& d, json incoming, bool status_only, const char* verb,
-                                 bool prebuilt = false) {
+                                 bool prebuilt = false, const json* managed_fields = nullptr) {
     if (!incoming.is_object()) return kube::Status::BadRequest("the object to update must be a JSON object");
     const kube::ResourceType& type = *d.type;
     std::string name = StringOr(Find(incoming, "metadata", "name"));
@@ -759,6 +760,7 @@ struct Store::Impl {
         next["status"] = std::move(incoming["status"]);
       else
         next.erase("status");
+      if (managed_fields) next["metadata"]["managedFields"] = *managed_fields;
     } else {
       next = std::move(incoming);
       next["apiVersion"] = type.ApiVersion();
@@ -1421,7 +1423,7 @@ kube::Result<kube::ObjectPtr> Store::UpdateStatus(const std::string& resource, n
   Impl::DryRun scope(*impl_, write.dry_run);
   auto d = impl_->Resolve(resource);
   if (!d.ok()) return d.status();
-  auto result = impl_->UpdateLocked(**d, std::move(object), true, "updateStatus");
+  auto result = impl_->UpdateLocked(**d, std::move(object), true, "updateStatus", false, write.managed_fields);
   if (result.ok() && !write.dry_run) impl_->AfterWrite();
   impl_->FireNotifications(lock);
   return result;

@@ -74,6 +74,28 @@ TEST_F(HttpApiTest, ASecondManagerConflictsUnlessItForcesAndManagedFieldsSayWhoO
   EXPECT_EQ(Body(shrunk)["data"]["mode"], "DGL-API");
 }
 
+TEST_F(HttpApiTest, StatusWritesAreAttributedToTheirManagerWithTheStatusSubresource) {
+  ASSERT_EQ(client->Post((jobs + "?fieldManager=kubectl-create").c_str(), DGLJob("j").dump(), "application/json")->status, 201);
+  json job = Body(client->Get((jobs + "/j").c_str()));
+  job["status"] = {{"phase", "Pending"}};
+  auto put = client->Put((jobs + "/j/status?fieldManager=dgl-operator").c_str(), job.dump(), "application/json");
+  ASSERT_EQ(put->status, 200) << put->body;
+  auto patched = Patch(jobs + "/j/status?fieldManager=dgl-operator", {{"status", {{"restartCount", 0}}}}, kMerge);
+  ASSERT_EQ(patched->status, 200) << patched->body;
+  const json stored = Body(client->Get((jobs + "/j").c_str()));
+  std::map<std::string, json> entries;
+  for (const json& e : stored["metadata"]["managedFields"])
+    entries[e["manager"].get<std::string>() + "/" + e.value("subresource", "")] = e["fieldsV1"];
+  EXPECT_EQ(entries["dgl-operator/status"], json::parse(R"({"f:status":{"f:phase":{},"f:restartCount":{}}})"));
+  EXPECT_EQ(entries["kubectl-create/"], json::parse(R"({"f:spec":{"f:partitionMode":{}}})")) << stored.dump();
+  // An in-process status update (an actor writing from its copy) leaves what was recorded.
+  json unattributed = Body(patched);
+  unattributed["metadata"]["managedFields"] = json::array();
+  unattributed["status"]["phase"] = "Training";
+  ASSERT_TRUE(store.UpdateStatus("dgljobs.kubeflow.org", unattributed).ok());
+  EXPECT_EQ(Body(client->Get((jobs + "/j").c_str()))["metadata"]["managedFields"].size(), 2u);
+}
+
 TEST_F(HttpApiTest, DryRunAllRunsEveryCheckAndStoresNothing) {
   const std::int64_t rv = store.CurrentResourceVersion();
   ASSERT_EQ(client->Post((cms + "?dryRun=All").c_str(), ConfigMap("dry").dump(), "application/json")->status, 201);
