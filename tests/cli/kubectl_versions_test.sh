@@ -3,7 +3,8 @@
 # run with that version's own binary (CTest runs this once per version, cli.kubectl_1.NN). version,
 # wait (for a condition and for a deletion), get, get -w, describe, explain, create -f, the typed
 # creates (`create configmap|namespace|serviceaccount|role|rolebinding|service`, which 1.32 and
-# later send as protobuf), apply (client-side, then server-side), patch (merge, strategic and JSON),
+# later send as protobuf), apply (client-side, then server-side), apply --dry-run=server, diff,
+# get --chunk-size, patch (merge, strategic and JSON),
 # logs (--tail, -f), `auth can-i` (a protobuf SelfSubjectAccessReview from 1.32 on) and delete.
 # tests/cli/kubectl_e2e_test.sh goes deeper with the kubectl on PATH; this one goes wide.
 #
@@ -114,6 +115,18 @@ out=$(k apply -f "$tmp/configmap2.yaml")
 expect_in "apply -f (changed): a strategic merge patch" "$out" "configmap/e2e-settings configured"
 out=$(k apply --server-side --force-conflicts -f "$data/configmap.yaml")
 expect_in "apply --server-side" "$out" "configmap/e2e-settings serverside-applied"
+# What people run before a change: a server dry run and diff (both send dryRun=All).
+sed 's/e2e-settings/e2e-dry/' "$data/configmap.yaml" >"$tmp/dry.yaml"
+out=$(k apply --dry-run=server -f "$tmp/dry.yaml")
+expect_in "apply --dry-run=server" "$out" "configmap/e2e-dry created (server dry run)"
+out=$(k get configmap e2e-dry)
+expect_in "a server dry run stores nothing" "$out" "NotFound"
+out=$(k diff -f "$tmp/configmap2.yaml")
+code=$?
+expect_in "diff: the change a manifest would make" "$out" '-  epochs: "1"' '+  epochs: "3"'
+[ "$code" -eq 1 ] && pass "diff exits 1 when there are differences" || fail "diff exited $code"
+out=$(k get configmaps --chunk-size=1 -o name)
+expect_in "get --chunk-size=1 pages through every object" "$out" "configmap/e2e-typed" "configmap/e2e-settings"
 
 out=$(k patch dgljob e2e-created --type=merge -p '{"metadata":{"labels":{"stage":"patched"}}}')
 expect_in "patch --type=merge" "$out" "dgljob.kubeflow.org/e2e-created patched"
