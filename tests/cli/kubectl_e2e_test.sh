@@ -202,6 +202,9 @@ expect_in "namespaces carry kubernetes.io/metadata.name" "$out" "kubernetes.io/m
 # kubectl 1.32 sends `auth can-i`'s SelfSubjectAccessReview as protobuf (protobuf_body.h).
 out=$(k auth can-i create pods)
 expect_re "auth can-i create pods (a protobuf review) answers yes" "$out" "^yes$"
+# A departure (README): no authentication API, refused as a cluster without it refuses (404).
+out=$(k auth whoami)
+expect_in "auth whoami: the selfsubjectreviews API is not served" "$out" "the selfsubjectreviews API is not enabled"
 out=$(k apply -f "$HERE/../../deploy/rbac.yaml")
 expect_in "deploy/rbac.yaml applies (ClusterRole, ClusterRoleBinding, the leader election Role)" "$out" \
   "clusterrole.rbac.authorization.k8s.io/dgl-operator created" \
