@@ -93,6 +93,9 @@ constexpr PbField kRulesReviewSpecFields[] = {Field(1, "namespace", T::kString)}
 constexpr PbMessage kRulesReviewSpec{"SelfSubjectRulesReviewSpec", kRulesReviewSpecFields};
 constexpr PbField kRulesReviewFields[] = {Sub(1, "metadata", kObjectMeta), Sub(2, "spec", kRulesReviewSpec)};
 constexpr PbMessage kSelfSubjectRulesReview{"SelfSubjectRulesReview", kRulesReviewFields};
+// k8s.io/api authentication/v1 and v1beta1: the request carries only metadata.
+constexpr PbField kSelfSubjectReviewFields[] = {Sub(1, "metadata", kObjectMeta)};
+constexpr PbMessage kSelfSubjectReview{"SelfSubjectReview", kSelfSubjectReviewFields};
 
 // k8s.io/api core/v1
 constexpr PbField kObjectReferenceFields[] = {
@@ -213,6 +216,8 @@ struct DecodableKind {
 constexpr DecodableKind kDecodable[] = {
     {"authorization.k8s.io/v1", "SelfSubjectAccessReview", &kSelfSubjectAccessReview},
     {"authorization.k8s.io/v1", "SelfSubjectRulesReview", &kSelfSubjectRulesReview},
+    {"authentication.k8s.io/v1", "SelfSubjectReview", &kSelfSubjectReview},
+    {"authentication.k8s.io/v1beta1", "SelfSubjectReview", &kSelfSubjectReview},
     {"v1", "ConfigMap", &kConfigMap},
     {"v1", "Namespace", &kNamespace},
     {"v1", "ServiceAccount", &kServiceAccount},

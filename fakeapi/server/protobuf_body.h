@@ -13,7 +13,8 @@
 // back from the envelope. Field numbers of the decoded kinds are those of k8s.io/api's and
 // k8s.io/apimachinery's generated.proto files; field names are their JSON names.
 //
-// Decoded kinds (DecodableProtobufKinds): SelfSubjectAccessReview and SelfSubjectRulesReview,
+// Decoded kinds (DecodableProtobufKinds): SelfSubjectAccessReview, SelfSubjectRulesReview and
+// SelfSubjectReview (`auth whoami`),
 // ConfigMap, Namespace, ServiceAccount, Service, Event (core and events.k8s.io/v1), Binding,
 // Role, ClusterRole, RoleBinding, ClusterRoleBinding, Lease, Eviction and DeleteOptions (in any
 // group version). Any other kind (a Pod, whose spec is hundreds of fields) is 415

@@ -4,7 +4,7 @@
 # (404, 409, 422), a DGLJob created over HTTP reconciled to Succeeded by the operator inside the
 # simulation, and what issue 16 added: complete nodeInfo, namespace labels, deploy/rbac.yaml
 # (cluster-scoped RBAC), Leases, server dry runs and `diff`, paged lists, server-side apply
-# conflicts and force, `explain`; `auth can-i` (which kubectl 1.32 sends as protobuf).
+# conflicts and force, `explain`; `auth can-i` and `auth whoami` (which kubectl 1.32 sends as protobuf).
 #
 # Usage: kubectl_e2e_test.sh DGLSIM
 # Exits 77 (CTest SKIP_RETURN_CODE) when kubectl is not installed.
@@ -202,9 +202,8 @@ expect_in "namespaces carry kubernetes.io/metadata.name" "$out" "kubernetes.io/m
 # kubectl 1.32 sends `auth can-i`'s SelfSubjectAccessReview as protobuf (protobuf_body.h).
 out=$(k auth can-i create pods)
 expect_re "auth can-i create pods (a protobuf review) answers yes" "$out" "^yes$"
-# A departure (README): no authentication API, refused as a cluster without it refuses (404).
 out=$(k auth whoami)
-expect_in "auth whoami: the selfsubjectreviews API is not served" "$out" "the selfsubjectreviews API is not enabled"
+expect_in "auth whoami: every request is anonymous" "$out" "system:anonymous" "system:unauthenticated"
 out=$(k apply -f "$HERE/../../deploy/rbac.yaml")
 expect_in "deploy/rbac.yaml applies (ClusterRole, ClusterRoleBinding, the leader election Role)" "$out" \
   "clusterrole.rbac.authorization.k8s.io/dgl-operator created" \

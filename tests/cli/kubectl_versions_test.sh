@@ -5,7 +5,7 @@
 # creates (`create configmap|namespace|serviceaccount|role|rolebinding|service`, which 1.32 and
 # later send as protobuf), apply (client-side, then server-side), apply --dry-run=server, diff,
 # get --chunk-size, patch (merge, strategic and JSON),
-# logs (--tail, -f), `auth can-i` (a protobuf SelfSubjectAccessReview from 1.32 on) and delete.
+# logs (--tail, -f), `auth can-i` and `auth whoami` (protobuf reviews from 1.32 on) and delete.
 # tests/cli/kubectl_e2e_test.sh goes deeper with the kubectl on PATH; this one goes wide.
 #
 # Usage: kubectl_versions_test.sh DGLSIM MINOR DATA_DIR   (DATA_DIR: tests/cli/kubectl-e2e)
@@ -90,6 +90,8 @@ out=$(k auth can-i create pods)
 expect_re "auth can-i create pods" "$out" "^yes$"
 out=$(k auth can-i --list)
 expect_in "auth can-i --list" "$out" "*.*"
+out=$(k auth whoami)
+expect_in "auth whoami (SelfSubjectReview: v1beta1 for 1.27, v1 after, protobuf from 1.32 on)" "$out" "system:anonymous"
 
 while IFS='|' read -r args created; do
   out=$(k create $args </dev/null)

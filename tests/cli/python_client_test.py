@@ -294,11 +294,15 @@ def _():
     assert core.read_namespaced_event("e1", NS).message == "seen by both"
 
 
-@check("kubectl auth can-i: SelfSubjectAccessReview allows")
+@check("kubectl auth can-i and whoami: SelfSubjectAccessReview allows, SelfSubjectReview says anonymous")
 def _():
     review = client.V1SelfSubjectAccessReview(spec=client.V1SelfSubjectAccessReviewSpec(
         resource_attributes=client.V1ResourceAttributes(verb="create", resource="pods", namespace=NS)))
     assert client.AuthorizationV1Api(api_client).create_self_subject_access_review(review).status.allowed
+    # This client predates SelfSubjectReview (Kubernetes 1.28): its dynamic client finds it.
+    whoami = DynamicClient(api_client).resources.get(api_version="authentication.k8s.io/v1", kind="SelfSubjectReview")
+    answer = whoami.create(body={"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"})
+    assert answer.status.userInfo.username == "system:anonymous", answer
 
 
 @check("deletecollection with a label selector")

@@ -188,6 +188,22 @@ TEST_F(HttpApiTest, AccessReviewsAllowEverything) {
   ExpectStatus(client->Get("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"), 405, "MethodNotAllowed");
 }
 
+// `kubectl auth whoami`: v1 from kubectl 1.28 on, v1beta1 for 1.27; nobody is authenticated.
+TEST_F(HttpApiTest, SelfSubjectReviewSaysEveryRequestIsAnonymous) {
+  auto group = client->Get("/apis/authentication.k8s.io");
+  ASSERT_EQ(group->status, 200) << group->body;
+  EXPECT_EQ(Body(group)["preferredVersion"]["version"], "v1");
+  for (const std::string version : {"v1", "v1beta1"}) {
+    json review = {{"apiVersion", "authentication.k8s.io/" + version}, {"kind", "SelfSubjectReview"}, {"metadata", json::object()}};
+    auto r = Post("/apis/authentication.k8s.io/" + version + "/selfsubjectreviews", review);
+    ASSERT_EQ(r->status, 201) << r->body;
+    EXPECT_EQ(Body(r)["apiVersion"], "authentication.k8s.io/" + version);
+    EXPECT_EQ(Body(r)["status"]["userInfo"]["username"], "system:anonymous");
+    EXPECT_EQ(Body(r)["status"]["userInfo"]["groups"], json::array({"system:unauthenticated"}));
+  }
+  ExpectStatus(client->Get("/apis/authentication.k8s.io/v1/selfsubjectreviews"), 405, "MethodNotAllowed");
+}
+
 TEST_F(HttpApiTest, EventsK8sIoV1IsAViewOfTheCoreEvents) {
   json event = {{"apiVersion", "events.k8s.io/v1"}, {"kind", "Event"},
                 {"metadata", {{"name", "e1"}, {"namespace", "default"}}},

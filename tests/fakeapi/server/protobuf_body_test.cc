@@ -213,6 +213,19 @@ TEST_F(ProtobufHttpTest, AuthCanIAsKubectl133SendsItIsAnsweredInJson) {
   EXPECT_EQ(Body(rules)["status"]["resourceRules"][0]["verbs"][0], "*");
 }
 
+// kubectl 1.32 and later send `auth whoami`'s SelfSubjectReview as protobuf: these are the bytes
+// kubectl 1.33 printed with -v=8 (an empty metadata and an empty status, which is not read).
+TEST_F(ProtobufHttpTest, AuthWhoamiAsProtobufIsAnswered) {
+  constexpr std::string_view kAuthWhoami =
+      "6b3873000a2d0a1861757468656e7469636174696f6e2e6b38732e696f2f7631121153656c665375626a656374526576696577121a0a"
+      "100a0012001a0022002a0032003800420012060a040a0012001a002200";
+  EXPECT_EQ(Decoded(FromHex(kAuthWhoami)),
+            json::parse(R"({"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview","metadata":{}})"));
+  auto r = PostProtobuf("/apis/authentication.k8s.io/v1/selfsubjectreviews", kAuthWhoami);
+  ASSERT_EQ(r->status, 201) << r->body;
+  EXPECT_EQ(Body(r)["status"]["userInfo"]["username"], "system:anonymous");
+}
+
 TEST_F(ProtobufHttpTest, AProtobufCreateStoresWhatTheJsonOneWouldAndDeleteOptionsMayBeProtobuf) {
   auto r = PostProtobuf("/api/v1/namespaces/default/configmaps", kCreateConfigMap);
   ASSERT_EQ(r->status, 201) << r->body;
