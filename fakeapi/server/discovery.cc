@@ -76,6 +76,12 @@ ApiCatalog::ApiCatalog(const kube::Registry& registry) {
   Add(Virtual(authz, "SelfSubjectRulesReview", "selfsubjectrulesreviews", false, Serving::kAccessReview));
   Add(Virtual(authz, "SubjectAccessReview", "subjectaccessreviews", false, Serving::kAccessReview));
   Add(Virtual(authz, "LocalSubjectAccessReview", "localsubjectaccessreviews", true, Serving::kAccessReview));
+  for (const char* version : {"v1", "v1beta1"}) {  // v1 first: the group's preferred version
+    ApiResource whoami =
+        Virtual("authentication.k8s.io", "SelfSubjectReview", "selfsubjectreviews", false, Serving::kAccessReview);
+    whoami.version = version;
+    Add(std::move(whoami));
+  }
 }
 
 void ApiCatalog::Add(ApiResource resource) {

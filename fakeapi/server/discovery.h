@@ -9,7 +9,10 @@
 // - core v1 bindings (and the pods/binding, pods/eviction subresources);
 // - authorization.k8s.io/v1 SelfSubjectAccessReview, SelfSubjectRulesReview, SubjectAccessReview
 //   and LocalSubjectAccessReview: create-only reviews that answer "allowed" (the fake authorizes
-//   every request, as a cluster with the AlwaysAllow authorizer does).
+//   every request, as a cluster with the AlwaysAllow authorizer does);
+// - authentication.k8s.io SelfSubjectReview (`kubectl auth whoami`), in v1 (kubectl 1.28 and later)
+//   and v1beta1 (kubectl 1.27): it answers system:anonymous in system:unauthenticated, which is who
+//   every request is, since the fake authenticates nobody.
 #pragma once
 
 #include "fakeapi/client/resource.h"
@@ -29,7 +32,7 @@ enum class Serving {
   kStored,       // a store kind, as it is stored
   kEventsView,   // events.k8s.io/v1 events over the core v1 events
   kBinding,      // core v1 bindings: create binds a pod
-  kAccessReview, // authorization.k8s.io reviews: create answers allowed
+  kAccessReview, // authorization.k8s.io reviews: create answers allowed; SelfSubjectReview too
 };
 
 struct ApiResource {

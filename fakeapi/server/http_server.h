@@ -1,12 +1,13 @@
 // The HttpServer serves a Store over HTTP/1.1 with the Kubernetes REST protocol, well enough for
 // real kubectl (1.27-1.33) and for clients written against kube-apiserver (client-go, the official
 // Python client): version, legacy discovery (discovery.h: the store's kinds, an events.k8s.io/v1
-// view of the events, bindings, evictions, access reviews), OpenAPI v2 (JSON and protobuf) and v3,
-// list (at a resourceVersion, in pages), get, watch, create, update, the four patch types with
-// field ownership, delete and deletecollection, dryRun=All on every write, pods/log, every answer
-// as JSON or YAML, objects, Tables or PartialObjectMetadata as the Accept header asks (406 when it
-// asks only for protobuf), and every error as a metav1.Status. See
-// shared/reference/kubectl-surface.md for what kubectl needs and why.
+// view of the events, bindings, evictions, access reviews, SelfSubjectReview), OpenAPI v2 (JSON and
+// protobuf) and v3, list (at a resourceVersion, in pages), get, watch, create, update, the four
+// patch types with field ownership, delete and deletecollection, dryRun=All on every write,
+// pods/log, request bodies as JSON, YAML or, for the kinds client-go's typed clients post, protobuf
+// (protobuf_body.h; 415 for other kinds), every answer as JSON or YAML, objects, Tables or
+// PartialObjectMetadata as the Accept header asks (406 when it asks only for protobuf), and every
+// error as a metav1.Status. See shared/reference/kubectl-surface.md for what kubectl needs and why.
 //
 // It is generic: it knows the kinds only through the store's Registry. Anything specific to a
 // deployment comes in through hooks: Table converters per resource, OpenAPI schemas per resource,

@@ -95,7 +95,8 @@ struct HttpServer::Impl {
   void Resource(const httplib::Request& req, httplib::Response& res, const Target& t);
   void Collection(const httplib::Request& req, httplib::Response& res, const Target& t);
   void Subresource(const httplib::Request& req, httplib::Response& res, const Target& t);
-  // JSON, or YAML when the content type says so and `yaml_allowed`; refused when nested too deep.
+  // JSON, YAML when the content type says so and `yaml_allowed`, or protobuf for the kinds
+  // protobuf_body.h decodes; refused when nested too deep.
   kube::Result<nlohmann::json> ParseBody(const httplib::Request& req, bool yaml_allowed);
   const TableConverter& ConverterFor(const kube::ResourceType& type);
 

@@ -14,6 +14,12 @@
 
 namespace fakeapi {
 
+// The Content-Type it is served with, as kube-apiserver (kube-openapi) serves it: the subtype with
+// "." where clients ask with "@". "@" is not allowed in a media type, and Go's mime parser in
+// kubectl 1.27 and 1.28 refuses a response that has it ("mime: unexpected content after media
+// subtype"), so that `create`, `apply` and `explain` failed.
+inline constexpr const char* kOpenApiV2ProtobufType = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
+
 std::string OpenApiV2Protobuf(const nlohmann::json& swagger);
 
 }  // namespace fakeapi

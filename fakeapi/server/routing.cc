@@ -3,6 +3,7 @@
 #include "fakeapi/server/http_server_impl.h"
 #include "fakeapi/server/json_bounds.h"
 #include "fakeapi/server/openapi_proto.h"
+#include "fakeapi/server/protobuf_body.h"
 #include "fakeapi/server/wire.h"
 
 #include <algorithm>
@@ -89,7 +90,7 @@ void HttpServer::Impl::OpenApi(const httplib::Request& req, httplib::Response& r
     // kubectl and client-go ask for protobuf; a client that asks for JSON gets JSON.
     if (req.get_header_value("Accept").find("protobuf") != std::string::npos) {
       res.status = 200;
-      res.set_content(OpenApiV2Protobuf(swagger), "application/com.github.proto-openapi.spec.v2@v1.0+protobuf");
+      res.set_content(OpenApiV2Protobuf(swagger), kOpenApiV2ProtobufType);
       return;
     }
     return SendJson(res, 200, swagger);
@@ -186,10 +187,12 @@ void HttpServer::Impl::Subresource(const httplib::Request& req, httplib::Respons
 kube::Result<json> HttpServer::Impl::ParseBody(const httplib::Request& req, bool yaml_allowed) {
   const std::string type = wire::MediaParams(req.get_header_value("Content-Type"))[""];
   const bool yaml = type == "application/yaml" || type == "application/apply-patch+yaml";
-  if (!type.empty() && !yaml && type.find("json") == std::string::npos)
+  const bool protobuf = type == kProtobufContentType;
+  if (!type.empty() && !yaml && !protobuf && type.find("json") == std::string::npos)
     return kube::Status::UnsupportedMediaType("the body of the request was in an unknown format - accepted media types include: "
-                                              "application/json, application/yaml");
+                                              "application/json, application/yaml, application/vnd.kubernetes.protobuf");
   if (req.body.empty()) return kube::Status::BadRequest("the request has no body");
+  if (protobuf) return DecodeProtobufBody(req.body);  // bounded by the kinds' own nesting
   // Nothing recursive may see a document nested deeper than the limit (json_bounds.h); YAML's
   // flow style uses the same brackets, so the scan holds for both.
   const kube::Status too_deep = kube::Status::BadRequest("the body of the request could not be decoded: it nests deeper than " +

@@ -11,6 +11,7 @@
 #include "fakeapi/client/selector.h"
 #include "fakeapi/server/json_bounds.h"
 #include "fakeapi/server/merge_patch.h"
+#include "fakeapi/server/wire.h"
 
 #include <algorithm>
 #include <tuple>
@@ -300,46 +301,15 @@ kube::Status ValidateWatchOptions(const kube::WatchOptions& o) {
   return kube::Status::Ok();
 }
 
-std::string Base64(std::string_view in) {
-  static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  std::uint32_t buf = 0;
-  int bits = 0;
-  for (unsigned char c : in) {
-    buf = (buf << 8) | c;
-    bits += 8;
-    while (bits >= 6) out += kAlphabet[(buf >> (bits -= 6)) & 63];
-  }
-  if (bits > 0) out += kAlphabet[(buf << (6 - bits)) & 63];
-  while (out.size() % 4) out += '=';
-  return out;
-}
-
-std::optional<std::string> FromBase64(std::string_view in) {
-  std::string out;
-  std::uint32_t buf = 0;
-  int bits = 0;
-  for (char c : in) {
-    int v = c >= 'A' && c <= 'Z' ? c - 'A' : c >= 'a' && c <= 'z' ? c - 'a' + 26 : c >= '0' && c <= '9' ? c - '0' + 52
-            : c == '+' || c == '-' ? 62 : c == '/' || c == '_' ? 63 : c == '=' ? -2 : -1;
-    if (v == -2) break;
-    if (v < 0) return std::nullopt;
-    buf = (buf << 6) | static_cast<std::uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) out += static_cast<char>((buf >> (bits -= 8)) & 0xff);
-  }
-  return out;
-}
-
 // A continue token as kube-apiserver's etcd3 store writes one: base64 of
 // {"v":"meta.k8s.io/v1","rv":N,"start":"KEY\u0000"}, the next page starting at KEY (rv -1: the
 // latest state, handed out when the snapshot is gone).
 std::string EncodeContinue(std::int64_t rv, const std::string& start) {
-  return Base64(json{{"v", "meta.k8s.io/v1"}, {"rv", rv}, {"start", start}}.dump());
+  return wire::Base64(json{{"v", "meta.k8s.io/v1"}, {"rv", rv}, {"start", start}}.dump());
 }
 
 kube::Status DecodeContinue(const std::string& token, std::int64_t* rv, std::string* start) {
-  auto text = FromBase64(token);
+  auto text = wire::FromBase64(token);
   json parsed = text ? json::parse(*text, nullptr, false) : json();
   if (!parsed.is_object() || parsed.value("v", "") != "meta.k8s.io/v1" || !parsed.contains("rv") ||
       !parsed["rv"].is_number_integer() || !parsed.contains("start") || !parsed["start"].is_string())
@@ -757,8 +727,9 @@ struct Store::Impl {
   // Shared by update, status update and both patch forms: `incoming` is the full desired object.
   // `prebuilt`: a status update whose `incoming` is already the current object with only its
   // status changed (the status-patch path), so it is used as is instead of copied again.
+  // `managed_fields`: a status update's new managedFields (WriteOptions::managed_fields).
   kube::Result<kube::ObjectPtr> UpdateLocked(ResourceData& d, json incoming, bool status_only, const char* verb,
-                                 bool prebuilt = false) {
+                                 bool prebuilt = false, const json* managed_fields = nullptr) {
     if (!incoming.is_object()) return kube::Status::BadRequest("the object to update must be a JSON object");
     const kube::ResourceType& type = *d.type;
     std::string name = StringOr(Find(incoming, "metadata", "name"));
@@ -789,6 +760,7 @@ struct Store::Impl {
         next["status"] = std::move(incoming["status"]);
       else
         next.erase("status");
+      if (managed_fields) next["metadata"]["managedFields"] = *managed_fields;
     } else {
       next = std::move(incoming);
       next["apiVersion"] = type.ApiVersion();
@@ -1451,7 +1423,7 @@ kube::Result<kube::ObjectPtr> Store::UpdateStatus(const std::string& resource, n
   Impl::DryRun scope(*impl_, write.dry_run);
   auto d = impl_->Resolve(resource);
   if (!d.ok()) return d.status();
-  auto result = impl_->UpdateLocked(**d, std::move(object), true, "updateStatus");
+  auto result = impl_->UpdateLocked(**d, std::move(object), true, "updateStatus", false, write.managed_fields);
   if (result.ok() && !write.dry_run) impl_->AfterWrite();
   impl_->FireNotifications(lock);
   return result;

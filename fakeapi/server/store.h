@@ -70,6 +70,10 @@ struct WriteOptions {
   // dryRun=All: admission, validation and every precondition run, nothing is stored, no version is
   // used and no watcher hears of it; the result is what would have been stored.
   bool dry_run = false;
+  // UpdateStatus only: the metadata.managedFields to store with the new status, which is otherwise
+  // all a status update changes (field_manager.h computes them for an HTTP write of /status, which
+  // kube-apiserver attributes like any other write). Unset: the stored managedFields stay.
+  const nlohmann::json* managed_fields = nullptr;
 };
 
 struct StoreOptions {

@@ -68,4 +68,35 @@ std::optional<std::int64_t> ParseInt(const std::string& text) {
   return std::stoll(text);
 }
 
+std::string Base64(std::string_view in) {
+  static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  std::uint32_t buf = 0;
+  int bits = 0;
+  for (unsigned char c : in) {
+    buf = (buf << 8) | c;
+    bits += 8;
+    while (bits >= 6) out += kAlphabet[(buf >> (bits -= 6)) & 63];
+  }
+  if (bits > 0) out += kAlphabet[(buf << (6 - bits)) & 63];
+  while (out.size() % 4) out += '=';
+  return out;
+}
+
+std::optional<std::string> FromBase64(std::string_view in) {
+  std::string out;
+  std::uint32_t buf = 0;
+  int bits = 0;
+  for (char c : in) {
+    int v = c >= 'A' && c <= 'Z' ? c - 'A' : c >= 'a' && c <= 'z' ? c - 'a' + 26 : c >= '0' && c <= '9' ? c - '0' + 52
+            : c == '+' || c == '-' ? 62 : c == '/' || c == '_' ? 63 : c == '=' ? -2 : -1;
+    if (v == -2) break;
+    if (v < 0) return std::nullopt;
+    buf = (buf << 6) | static_cast<std::uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) out += static_cast<char>((buf >> (bits -= 8)) & 0xff);
+  }
+  return out;
+}
+
 }  // namespace fakeapi::wire

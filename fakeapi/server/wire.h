@@ -1,6 +1,7 @@
 // The wire details every part of the HTTP facade shares: content types, JSON text that never
 // throws, metav1.Status bodies for failures the store has no factory for, and the small parsers of
-// header and query values (media ranges, booleans, integers) that kube-apiserver's own accept.
+// header and query values (media ranges, booleans, integers) that kube-apiserver's own accept, and
+// base64.
 #pragma once
 
 #include "fakeapi/client/status.h"
@@ -44,5 +45,10 @@ std::map<std::string, std::string> MediaParams(const std::string& range);
 bool Truthy(const std::string& v);
 // A decimal integer of at most 18 digits (optionally negative); nullopt for anything else.
 std::optional<std::int64_t> ParseInt(const std::string& text);
+
+// Standard base64 with padding (RFC 4648), as Go's encoding/json writes []byte.
+std::string Base64(std::string_view in);
+// Standard or URL-safe base64, padding optional; nullopt on a character of neither alphabet.
+std::optional<std::string> FromBase64(std::string_view in);
 
 }  // namespace fakeapi::wire

@@ -79,6 +79,19 @@ kube::Status FitsInEtcd(const json& obj, const WriteOptions& write) {
                                  {"message", "etcdserver: request is too large"}, {"code", 500}});
 }
 
+// An update of the object, or of its status with the managedFields RecordUpdate or Apply gave
+// `next` (the store keeps nothing else of a status write's object).
+kube::Result<kube::ObjectPtr> StoreUpdate(Store& store, const std::string& resource, const Target& t, json next,
+                                          WriteOptions write) {
+  if (t.subresource != "status") return store.Update(resource, std::move(next), write);
+  json managed;
+  if (const json* fields = kube::JsonAt(next, {"metadata", "managedFields"}); fields && fields->is_array()) {
+    managed = *fields;
+    write.managed_fields = &managed;
+  }
+  return store.UpdateStatus(resource, std::move(next), write);
+}
+
 }  // namespace
 
 void HttpServer::Impl::Create(const httplib::Request& req, httplib::Response& res, const Target& t) {
@@ -110,8 +123,7 @@ void HttpServer::Impl::Update(const httplib::Request& req, httplib::Response& re
     if (!current.ok()) return SendStatus(res, Qualify(current.status(), t));
     if (t.resource->serving == Serving::kStored) RecordUpdate(&**current, next, FieldWriteFor(t, write->field_manager));
     if (kube::Status s = FitsInEtcd(next, write->store); !s.ok()) return SendStatus(res, s);
-    auto updated = t.subresource == "status" ? store.UpdateStatus(resource, std::move(next), write->store)
-                                             : store.Update(resource, std::move(next), write->store);
+    auto updated = StoreUpdate(store, resource, t, std::move(next), write->store);
     if (!updated.ok()) return SendStatus(res, Qualify(updated.status(), t));
     SendJson(res, 200, Present(t, **updated));
   });
@@ -158,8 +170,7 @@ void HttpServer::Impl::Patch(const httplib::Request& req, httplib::Response& res
       return SendJson(res, 201, Present(t, **created));
     }
     KeepIdentity(**current, next);
-    auto patched = t.subresource == "status" ? store.UpdateStatus(resource, std::move(next), write->store)
-                                             : store.Update(resource, std::move(next), write->store);
+    auto patched = StoreUpdate(store, resource, t, std::move(next), write->store);
     if (!patched.ok()) return SendStatus(res, Qualify(patched.status(), t));
     SendJson(res, 200, Present(t, **patched));
   });

@@ -4,7 +4,7 @@
 # (404, 409, 422), a DGLJob created over HTTP reconciled to Succeeded by the operator inside the
 # simulation, and what issue 16 added: complete nodeInfo, namespace labels, deploy/rbac.yaml
 # (cluster-scoped RBAC), Leases, server dry runs and `diff`, paged lists, server-side apply
-# conflicts and force, `explain`; `auth can-i` refused (kubectl sends it as protobuf).
+# conflicts and force, `explain`; `auth can-i` and `auth whoami` (which kubectl 1.32 sends as protobuf).
 #
 # Usage: kubectl_e2e_test.sh DGLSIM
 # Exits 77 (CTest SKIP_RETURN_CODE) when kubectl is not installed.
@@ -13,6 +13,8 @@ set -uo pipefail
 DGLSIM=${1:?usage: kubectl_e2e_test.sh DGLSIM}
 HERE=$(cd "$(dirname "$0")" && pwd)
 DATA=$HERE/kubectl-e2e
+source "$HERE/dglsim_lib.sh"   # fail
+source "$HERE/kubectl_lib.sh"  # pass, expect_in, expect_re
 
 if ! command -v kubectl >/dev/null 2>&1; then
   echo "SKIP: kubectl not found on PATH; the kubectl end-to-end test needs it"
@@ -36,32 +38,6 @@ export KUBECONFIG=$WORK/kubeconfig-none
 mkdir -p "$HOME"
 
 failures=0
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
-pass() { echo "ok: $*"; }
-# expect_in WHAT OUTPUT NEEDLE...: every needle (a fixed string) is in OUTPUT.
-expect_in() {
-  local what=$1 out=$2
-  shift 2
-  local needle
-  for needle in "$@"; do
-    if ! grep -qF -- "$needle" <<<"$out"; then
-      fail "$what: expected to see [$needle] in:"
-      echo "$out" | sed 's/^/    | /'
-      return
-    fi
-  done
-  pass "$what"
-}
-# expect_re WHAT OUTPUT REGEX: an extended regex matches a line of OUTPUT.
-expect_re() {
-  if grep -qE -- "$3" <<<"$2"; then pass "$1"; else
-    fail "$1: expected a line matching /$3/ in:"
-    echo "$2" | sed 's/^/    | /'
-  fi
-}
 
 "$DGLSIM" serve "$DATA/scenario.yaml" --port 0 --speed max >"$WORK/serve.out" 2>"$WORK/serve.err" &
 SERVER_PID=$!
@@ -223,11 +199,11 @@ expect_re "get nodes -o wide shows OS image, kernel and runtime" "$out" \
   "^gpu-0 +Ready .*dglsim simulated node +simulated +dglsim://simulated"
 out=$(k get namespace default --show-labels)
 expect_in "namespaces carry kubernetes.io/metadata.name" "$out" "kubernetes.io/metadata.name=default"
-# kubectl's typed commands (`auth can-i`, `create configmap`, `create secret`, ...) send protobuf
-# bodies, which the fake refuses as kube-apiserver refuses an unknown format (a departure, README).
+# kubectl 1.32 sends `auth can-i`'s SelfSubjectAccessReview as protobuf (protobuf_body.h).
 out=$(k auth can-i create pods)
-expect_in "auth can-i is refused as protobuf, with the formats the server takes" "$out" \
-  "UnsupportedMediaType" "accepted media types include: application/json, application/yaml"
+expect_re "auth can-i create pods (a protobuf review) answers yes" "$out" "^yes$"
+out=$(k auth whoami)
+expect_in "auth whoami: every request is anonymous" "$out" "system:anonymous" "system:unauthenticated"
 out=$(k apply -f "$HERE/../../deploy/rbac.yaml")
 expect_in "deploy/rbac.yaml applies (ClusterRole, ClusterRoleBinding, the leader election Role)" "$out" \
   "clusterrole.rbac.authorization.k8s.io/dgl-operator created" \

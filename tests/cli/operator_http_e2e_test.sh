@@ -2,7 +2,8 @@
 # End to end over real HTTP: `dglsim serve --no-operator` runs a simulated cluster behind the fake
 # API server, `dgl-operator --server URL` runs as a process of its own, a DGLJob is POSTed with curl,
 # and the job must end exactly as the same job does with the operator inside the simulation
-# (`dglsim run`): Succeeded, no restarts, the same conditions and the worker ipconfig in order.
+# (`dglsim run`): Succeeded, no restarts, the same conditions and the worker ipconfig in order;
+# every write of the operator carries its field manager, dgl-operator.
 # Then both processes stop cleanly on SIGTERM.
 # Usage: operator_http_e2e_test.sh DGLSIM DGL_OPERATOR DATA_DIR   (CTest passes all three)
 #
@@ -120,6 +121,15 @@ curl -s "$api/$job" >"$tmp/job.json"
 curl -s "$url/api/v1/namespaces/default/configmaps/$job-config" | jq -r '.data.ipconfig' >"$tmp/ipconfig"
 awk 'NF {print $4}' "$tmp/ipconfig" | paste -sd' ' | grep -qx "$job-worker-0 $job-worker-1" ||
   fail "ipconfig is not worker-0 then worker-1: $(cat "$tmp/ipconfig")"
+
+# Every write of the operator names it as field manager (issue 16): the objects it made are owned
+# by dgl-operator alone, and the job's status by dgl-operator through the status subresource.
+managers() { curl -s "$url/$1" | jq -r '[.metadata.managedFields[]? | "\(.manager)/\(.operation)/\(.subresource // "")"] | unique | join(" ")'; }
+for made in "api/v1/namespaces/default/configmaps/$job-config" "api/v1/namespaces/default/pods/$job-launcher"; do
+  [ "$(managers "$made")" = "dgl-operator/Update/" ] || fail "$made: managedFields [$(managers "$made")], expected dgl-operator/Update/ only"
+done
+grep -qw "dgl-operator/Update/status" <<<"$(managers "${api#"$url/"}/$job")" ||
+  fail "the job's managedFields [$(managers "${api#"$url/"}/$job")] have no dgl-operator/Update/status"
 
 # Its writes went over HTTP, logged one line each.
 grep -q "create pods default/$job-launcher: ok" "$tmp/operator.err" || fail "the operator log has no launcher creation"

@@ -3,7 +3,7 @@
 # one becomes the leader and reconciles (the other writes nothing); a DGLJob is reconciled by the
 # leader; the leader is killed (SIGKILL: no release) and the other takes over once the lease
 # has expired (never before), and reconciles the next job; on SIGTERM the new leader releases
-# the Lease and exits 0.
+# the Lease and exits 0. deploy/operator.yaml runs two replicas with --leader-elect.
 # Usage: operator_leader_election_test.sh DGLSIM DGL_OPERATOR DATA_DIR   (CTest passes all three)
 set -uo pipefail
 
@@ -38,6 +38,11 @@ fail() {
 }
 
 source "$(dirname "${BASH_SOURCE[0]}")/serve_lib.sh"  # wait_for, start_serve
+
+# deploy/operator.yaml runs what this test runs: two replicas, each with --leader-elect.
+deploy="$data/../../deploy/operator.yaml"
+grep -qE '^  replicas: 2$' "$deploy" || fail "$deploy does not run two replicas"
+grep -qE '^ +args: \[.*"--leader-elect"' "$deploy" || fail "$deploy does not pass --leader-elect"
 
 lease=3   # seconds; renew deadline 2 s, retry period 0.5 s
 start_serve "$dglsim" "$data/operator_http_e2e.yaml" --speed 30 --no-operator
