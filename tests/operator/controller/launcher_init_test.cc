@@ -123,6 +123,7 @@ TEST_F(LauncherInitTest, PhaseFollowsTheInitContainerAndWorkersComeAfterIt) {
   EXPECT_NE(Condition("Partitioning").value("message", "").find("init container partitioner of j-launcher"),
             std::string::npos);
   EXPECT_EQ(Status()["replicaStatuses"]["Partitioner"]["active"], 1);
+  EXPECT_TRUE(HasEvent("PartitionerRunning"));
   EXPECT_FALSE(Exists("pods", "j-worker-0"));
 
   SetInit("succeeded");
@@ -167,6 +168,7 @@ TEST_F(LauncherInitTest, FailedPartitionerInitContainerIsRetriedWithTheLauncher)
   Reconcile();
   EXPECT_EQ(Phase(), "Restarting");
   EXPECT_EQ(Condition("Restarting").value("reason", ""), "PartitionerFailed");
+  EXPECT_TRUE(HasEvent("PartitionerFailed"));
   EXPECT_EQ(Status()["restartCount"], 1);
   // The failed launcher goes; the next pass creates it again, in the new epoch.
   EXPECT_FALSE(Exists("pods", "j-launcher"));

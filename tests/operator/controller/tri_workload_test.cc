@@ -163,6 +163,8 @@ TEST_F(TriWorkloadTest, AFailedServerRestartsTheStage) {
   EXPECT_EQ(Phase(), "Restarting");
   EXPECT_EQ(Condition("Restarting").value("reason", ""), "ServerFailed");
   EXPECT_NE(Condition("Restarting").value("message", "").find("partitioning again"), std::string::npos);
+  EXPECT_TRUE(HasEvent("ServerFailed"));
+  EXPECT_TRUE(HasEvent("PodFailed"));
   EXPECT_FALSE(Exists("pods", "j-launcher"));
   EXPECT_FALSE(Exists("pods", "j-server-1"));
   EXPECT_FALSE(Exists("pods", "j-partitioner"));
@@ -179,6 +181,7 @@ TEST_F(TriWorkloadTest, AFailedTrainerReplacesOnlyItself) {
   EXPECT_EQ(Phase(), "Restarting");
   EXPECT_EQ(Condition("Restarting").value("reason", ""), "TrainerFailed");
   EXPECT_NE(Condition("Restarting").value("message", "").find("the servers keep their partitions"), std::string::npos);
+  EXPECT_TRUE(HasEvent("TrainerFailed"));
   EXPECT_EQ(Status()["restartCount"], 1);
   const json launcher = Get("pods", "j-launcher");
   EXPECT_EQ(kube::UidOf(launcher), launcher_uid);
@@ -201,6 +204,7 @@ TEST_F(TriWorkloadTest, ALostSamplerDuringTrainingIsASamplerRestart) {
   Reconcile();
   EXPECT_EQ(Phase(), "Restarting");
   EXPECT_EQ(Condition("Restarting").value("reason", ""), "SamplerLost");
+  EXPECT_TRUE(HasEvent("SamplerLost"));
   EXPECT_TRUE(Exists("pods", "j-launcher"));
 }
 
