@@ -177,6 +177,27 @@ TEST_F(LauncherInitTest, FailedPartitionerInitContainerIsRetriedWithTheLauncher)
   EXPECT_FALSE(Exists("pods", "j-partitioner"));
 }
 
+// Each retry of the init container is a restart of the job, counted against backoffLimit: the
+// second failure with backoffLimit 1 fails the job, naming the init container.
+TEST_F(LauncherInitTest, RetriesOfThePartitionerInitContainerCountAgainstBackoffLimit) {
+  json job = LauncherInitJob();
+  job["spec"]["runPolicy"] = {{"backoffLimit", 1}};
+  CreateJob(job);
+  Reconcile();
+  SetInit("failed", 1, "Error");
+  Reconcile();
+  ASSERT_EQ(Phase(), "Restarting");
+  Reconcile();
+  SetInit("failed", 1, "Error");
+  Reconcile();
+  EXPECT_EQ(Phase(), "Failed");
+  EXPECT_EQ(Condition("Failed").value("reason", ""), "PartitionerFailed");
+  const std::string message = Condition("Failed").value("message", "");
+  EXPECT_NE(message.find("init container partitioner of j-launcher"), std::string::npos) << message;
+  EXPECT_NE(message.find("backoffLimit 1"), std::string::npos) << message;
+  EXPECT_EQ(Status()["restartCount"], 1);
+}
+
 TEST_F(LauncherInitTest, PartitionerRestartPolicyNeverFailsTheJob) {
   json job = LauncherInitJob();
   job["spec"]["dglReplicaSpecs"]["Partitioner"]["restartPolicy"] = "Never";
