@@ -11,42 +11,8 @@
 #
 # DGLSIM_JOBS: runs at once (default 2). About half a minute on two cores.
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
-
-check=0
-if [[ ${1:-} == --check ]]; then check=1; shift; fi
-dglsim=${1:-build/sim/dglsim}
-jobs=${DGLSIM_JOBS:-2}
-if [[ ! -x $dglsim ]]; then
-  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-  cmake --build build -j "$jobs" --target dglsim
-  dglsim=build/sim/dglsim
-fi
-
-src=reports/capacity-planning
-if ((check)); then
-  out=$(mktemp -d)
-  trap 'rm -rf "$out"' EXIT
-  cp "$src"/*.yaml "$out"/
-  dir=$out/capacity-planning
-  mkdir -p "$dir"
-  mv "$out"/*.yaml "$dir"/
-  report=$out/capacity-planning.md
-else
-  dir=$src
-  report=reports/capacity-planning.md
-  rm -f "$dir"/*.svg
-fi
-
-# One section per sweep: dglsim sweep writes it with its SVG files beside it; the report takes the
-# section in, its image links made relative to the report.
-section() {
-  local name=$1
-  echo "sweep $name ..." >&2
-  "$dglsim" sweep "$dir/$name.yaml" --jobs "$jobs" --quiet --markdown "$dir/$name.md"
-  sed "s#](\($name-[^)]*\.svg\))#](capacity-planning/\1)#" "$dir/$name.md"
-  rm -f "$dir/$name.md"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/report_lib.sh"
+report_init capacity-planning "$@"
 
 {
   cat <<'EOF'
@@ -124,27 +90,18 @@ These sentences were written against the tables below; the tables and plots are 
 EOF
   echo "## ogbn-products"
   echo
-  section products
+  report_section products
   echo
   echo "## ogbn-papers100M"
   echo
-  section papers100m
+  report_section papers100m
   echo
   echo "## Fleet sizing: p95 queueing delay against node count"
   echo
-  section fleet
+  report_section fleet
   echo
   echo "## Failure cost: the partitions in an emptyDir or a PersistentVolumeClaim"
   echo
-  section failures
+  report_section failures
 } >"$report.tmp"
-mv "$report.tmp" "$report"
-
-if ((check)); then
-  status=0
-  diff -u reports/capacity-planning.md "$report" >&2 || status=1
-  for f in "$dir"/*.svg; do cmp -s "$f" "$src/$(basename "$f")" || { echo "differs: $src/$(basename "$f")" >&2; status=1; }; done
-  ((status == 0)) && echo "reports/capacity-planning.md matches a fresh run"
-  exit $status
-fi
-echo "wrote $report and $(ls "$dir"/*.svg | wc -l) SVG files in $dir"
+report_finish

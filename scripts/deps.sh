@@ -9,6 +9,7 @@ packages=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev lcov
   libmetis-dev libcli11-dev libcpp-httplib-dev libre2-dev
   chromium
+  python3             # scripts/proposal_conclusions.py (the standard library only)
   python3-kubernetes  # the official Python client, for the conformance test of `dglsim serve`
   time  # GNU time: CPU time and peak memory of whole runs (scripts/perf-report.sh)
 )

@@ -177,7 +177,7 @@ EpochTime Epoch(const Calibration& c, const GraphShape& g, double train_nodes, c
   const double cpu = config.cpu_speed > 0 ? config.cpu_speed : 1.0;
   const double seeds = std::max(1.0, train_nodes) / machines / std::max(1, config.trainers);
   const double cut = config.cut_fraction >= 0 ? config.cut_fraction : MetisCutFraction(c, machines, g.structure);
-  const double remote = RemoteFraction(c, machines, cut);
+  const double remote = config.remote_fraction >= 0 ? std::min(1.0, config.remote_fraction) : RemoteFraction(c, machines, cut);
   const TrainBudget budget = AnchorBudget(c);
   const double remote_ratio = budget.remote_anchor > 0 ? remote / budget.remote_anchor : 0.0;
   const double compute = (1.0 - c.remote_share) / (config.gpus > 0 ? std::max(1e-3, c.gpu_speedup) : 1.0);

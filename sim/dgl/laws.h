@@ -98,6 +98,9 @@ struct EpochConfig {
   int batch = 1000;   // seeds per trainer per step
   double cpu_speed = 1.0;
   double cut_fraction = -1;  // of the partition the machines hold; < 0: METIS's, from the law
+  // Of a seed's sampled features held on other machines; < 0: RemoteFraction of the cut. A pod that
+  // holds no partition (a tri-workload job's trainer pod) fetches every one of them: 1.
+  double remote_fraction = -1;
 };
 struct EpochTime {
   double fixed = 0;     // per-epoch start of the data loaders

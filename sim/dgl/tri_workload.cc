@@ -12,10 +12,17 @@ TriEpochCost TriEpoch(const DatasetInfo& d, const Calibration& c, const PartSize
   const int samplers = config.sampler_pods > 0
                            ? std::max(0, config.sampler_pods * config.samplers / training)
                            : config.samplers;
-  const EpochTime epoch = TrainingEpoch(d, c, parts,
-                                        {.machines = training, .trainers = config.trainers_per_pod, .samplers = samplers,
-                                         .gpus = config.gpus, .cpu_speed = config.cpu_speed});
-  out.compute_seconds = epoch.total;
+  const EpochConfig pods{.machines = training, .trainers = config.trainers_per_pod, .samplers = samplers,
+                         .gpus = config.gpus, .cpu_speed = config.cpu_speed};
+  // Worker pods fetch the cut's share of the features; trainer pods hold no partition and fetch them
+  // all. The training pods run in step, so the epoch is the slower pod's.
+  const EpochTime epoch = TrainingEpoch(d, c, parts, pods);
+  if (config.worker_pods > 0) out.compute_seconds = epoch.total;
+  if (config.trainer_pods > 0) {
+    EpochConfig fetching = pods;
+    fetching.remote_fraction = 1.0;
+    out.compute_seconds = std::max(out.compute_seconds, TrainingEpoch(d, c, parts, fetching).total);
+  }
 
   const double seeds_per_pod = static_cast<double>(std::max<std::int64_t>(1, d.train_nodes)) / training;
   const double feature_bytes = c.feature_bytes_per_value * static_cast<double>(d.feature_dim);

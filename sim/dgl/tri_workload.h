@@ -4,8 +4,11 @@
 // extends: what changes when the roles leave the worker pod is where the bytes go.
 //
 //  - Seeds are split over the training pods (workers and trainer pods); compute per epoch is that of
-//    models.h's TrainingEpoch with the training pods as machines. Sampler pods add sampler processes: each
-//    runs --num-samplers of them, shared by the training pods (samplers per training pod =
+//    models.h's TrainingEpoch with the training pods as machines, where a worker pod fetches the
+//    cut's share of its seeds' features and a trainer pod all of them (laws.h's remote_fraction 1).
+//    The training pods run in step: with trainer pods the epoch is theirs, whatever the partitions'
+//    cut, and never shorter than the workers' on as many pods. Sampler pods add sampler processes:
+//    each runs --num-samplers of them, shared by the training pods (samplers per training pod =
 //    sampler pods x --num-samplers / training pods); without sampler pods each training pod samples
 //    with its own --num-samplers, as a worker does.
 //  - A worker pod holds a partition: it fetches only the remote share of its sampled neighbourhood's

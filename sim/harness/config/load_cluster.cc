@@ -283,9 +283,13 @@ void Loader::LoadNodeManifest(NodeManifestSpec& manifest, const std::string& fie
           }
         }
         if (const json* a = Get(*annotations, kPriceAnnotation)) {
-          if (auto price = PriceAnnotation(*a)) manifest.price_per_hour_total += *price;
-          else problem(JoinPath(path, std::string("metadata.annotations[") + kPriceAnnotation + "]"),
-                       "must be a price per hour such as \"32.77\", got " + a->dump());
+          if (auto price = PriceAnnotation(*a)) {
+            manifest.price_per_hour_total += *price;
+            if (*price > 0) manifest.prices[node_name] = *price;
+          } else {
+            problem(JoinPath(path, std::string("metadata.annotations[") + kPriceAnnotation + "]"),
+                    "must be a price per hour such as \"32.77\", got " + a->dump());
+          }
         }
       }
       manifest.nodes.push_back(std::move(node));

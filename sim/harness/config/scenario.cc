@@ -129,6 +129,17 @@ double ClusterSpec::PricePerHour() const {
   return price;
 }
 
+std::map<std::string, double> ClusterSpec::PricesPerHour() const {
+  std::map<std::string, double> prices;
+  for (const NodeGroup& group : nodes) {
+    if (const auto& t = group.node_template; t && t->price_per_hour > 0) {
+      for (int i = 0; i < t->count; ++i) prices[t->name + "-" + std::to_string(i)] = t->price_per_hour;
+    }
+    if (group.manifest) prices.insert(group.manifest->prices.begin(), group.manifest->prices.end());
+  }
+  return prices;
+}
+
 std::int64_t ClusterSpec::PodCapacity() const {
   std::int64_t pods = 0;
   for (const NodeGroup& group : nodes) {

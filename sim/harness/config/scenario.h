@@ -121,8 +121,9 @@ struct NodeTemplateSpec {
 struct NodeManifestSpec {
   std::string path;  // resolved against the scenario file's folder
   std::vector<nlohmann::json> nodes;
-  // The nodes' annotation dglsim.io/price-per-hour ("32.77"), summed.
+  // The nodes' annotation dglsim.io/price-per-hour ("32.77"), summed, and per node name.
   double price_per_hour_total = 0;
+  std::map<std::string, double> prices;
 };
 
 // One entry of cluster.nodes: a template or a manifest.
@@ -164,6 +165,8 @@ struct ClusterSpec {
   std::vector<std::string> NodeNames() const;
   // The whole cluster's price per hour: every node's pricePerHour (or price annotation), summed.
   double PricePerHour() const;
+  // Each priced node's price per hour, by node name (unpriced nodes are left out).
+  std::map<std::string, double> PricesPerHour() const;
   // The pods the cluster can hold at once: every node's `pods` capacity (110 when not given), summed.
   std::int64_t PodCapacity() const;
 };

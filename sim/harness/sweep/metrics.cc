@@ -1,5 +1,8 @@
 #include "sim/harness/sweep/metrics.h"
 
+#include "fakeapi/client/json_path.h"
+#include "operator/api/command_line.h"
+#include "sim/dgl/flags.h"
 #include "sim/harness/config/units.h"
 
 #include <algorithm>
@@ -77,6 +80,27 @@ double LostGpuSeconds(const JobRecord& job, const std::vector<const PodRecord*>&
   return lost;
 }
 
+using Intervals = std::vector<std::pair<Micros, Micros>>;
+
+// `intervals` as sorted, disjoint intervals covering the same time.
+Intervals Merged(Intervals intervals) {
+  std::sort(intervals.begin(), intervals.end());
+  Intervals out;
+  for (const auto& [begin, end] : intervals) {
+    if (end <= begin) continue;
+    if (!out.empty() && begin <= out.back().second) out.back().second = std::max(out.back().second, end);
+    else out.emplace_back(begin, end);
+  }
+  return out;
+}
+
+// The length of the union of `intervals`.
+Micros UnionLength(const Intervals& intervals) {
+  Micros total = 0;
+  for (const auto& [begin, end] : Merged(intervals)) total += end - begin;
+  return total;
+}
+
 // How long the job waited for the cluster: the time during which some pod of its first attempt
 // (created before any restart) was created and not yet bound to a node (the union of those
 // intervals), so an SMP job's partitioner wait and its workers' later wait both count, and the
@@ -86,19 +110,77 @@ double QueueingSeconds(const JobRecord& job, const std::vector<const PodRecord*>
   std::optional<Micros> restart;
   for (const PhaseChange& change : job.phases)
     if (change.phase == "Restarting" && !restart) restart = change.at;
-  std::vector<std::pair<Micros, Micros>> waits;
+  Intervals waits;
   for (const PodRecord* pod : pods) {
     if (!pod->created || (restart && *pod->created >= *restart)) continue;
     waits.emplace_back(*pod->created, pod->bound.value_or(pod->deleted ? *pod->deleted : end_of_run));
   }
-  std::sort(waits.begin(), waits.end());
-  Micros total = 0, covered = 0;
-  for (const auto& [from, to] : waits) {
-    const Micros begin = std::max(from, covered);
-    if (to > begin) total += to - begin;
-    covered = std::max(covered, to);
+  return Seconds(UnionLength(waits));
+}
+
+// The epochs a job's launcher runs: dglrun's --num-epochs (the training script's default when it is
+// not given), one run of dglkerun; 0 for any other launcher (no epochs to speak of).
+int EpochsOf(const nlohmann::json& job, const Scenario& scenario) {
+  const json* containers = kube::JsonAt(job, {"spec", "dglReplicaSpecs", "Launcher", "template", "spec", "containers"});
+  if (containers == nullptr || !containers->is_array() || containers->empty()) return 0;
+  const json& launcher = (*containers)[0];
+  if (dgl::CommandRuns(launcher, "dglkerun")) return 1;
+  if (!dgl::CommandRuns(launcher, "dglrun")) return 0;
+  auto strings = [&](const char* field) {
+    std::vector<std::string> out;
+    if (const json* list = kube::JsonAt(launcher, {field}); list != nullptr && list->is_array())
+      for (const json& item : *list)
+        if (item.is_string()) out.push_back(item.get<std::string>());
+    return out;
+  };
+  const sim::dglmodels::DglFlags flags = sim::dglmodels::ParseDglFlags(strings("command"), strings("args"));
+  if (flags.num_epochs > 0) return flags.num_epochs;
+  return scenario.calibration.value_or(sim::dglmodels::Calibration{}).default_epochs;
+}
+
+// Each submitted job's manifest (as the scenario holds it), by key.
+std::map<JobKey, const json*> SubmittedJobs(const Scenario& scenario) {
+  std::map<JobKey, const json*> out;
+  for (const JobEntry& entry : scenario.jobs) {
+    if (entry.action != JobAction::kSubmit) continue;
+    for (std::size_t i = 0; i < entry.targets.size() && i < entry.objects.size(); ++i) out.emplace(entry.targets[i], &entry.objects[i]);
   }
-  return Seconds(total);
+  return out;
+}
+
+// The length of the overlap of [from, to) with sorted, disjoint `intervals`.
+Micros Overlap(const Intervals& intervals, Micros from, Micros to) {
+  Micros total = 0;
+  for (const auto& [begin, end] : intervals) total += std::max<Micros>(0, std::min(end, to) - std::max(begin, from));
+  return total;
+}
+
+// GPU-seconds the job's pods held while the job trained (its training stage's union).
+double TrainingGpuSeconds(const JobRecord& job, const std::vector<const PodRecord*>& pods, Micros end_of_run) {
+  auto it = job.stage_intervals.find("training");
+  if (it == job.stage_intervals.end()) return 0;
+  const Intervals merged = Merged(it->second);
+  double seconds = 0;
+  for (const PodRecord* pod : pods) {
+    if (pod->gpus == 0 || !pod->started) continue;
+    seconds += static_cast<double>(pod->gpus) * Seconds(Overlap(merged, *pod->started, pod->released.value_or(end_of_run)));
+  }
+  return seconds;
+}
+
+// What the run costs when a node is paid for only while it holds a pod: each priced node's price
+// times the union of its pods' intervals from binding to release. nullopt when no node has a price.
+std::optional<double> BusyCost(const Scenario& scenario, const RunRecord& record) {
+  const std::map<std::string, double> prices = scenario.cluster.PricesPerHour();
+  if (prices.empty()) return std::nullopt;
+  std::map<std::string, Intervals> held;
+  for (const PodRecord& pod : record.pods) {
+    if (pod.node.empty() || !pod.bound || !prices.contains(pod.node)) continue;
+    held[pod.node].emplace_back(*pod.bound, pod.released.value_or(record.end));
+  }
+  double cost = 0;
+  for (const auto& [node, intervals] : held) cost += prices.at(node) * Seconds(UnionLength(intervals)) / 3600;
+  return cost;
 }
 
 }  // namespace
@@ -120,7 +202,9 @@ json RowOf(const Scenario& scenario, const RunRecord& record) {
   std::map<std::string, std::int64_t> peaks;
   std::vector<double> queueing;
   std::int64_t restarts = 0;
-  double lost = 0;
+  double lost = 0, training_gpu_seconds = 0;
+  std::vector<double> epoch_seconds;
+  const std::map<JobKey, const json*> manifests = SubmittedJobs(scenario);
   PodsOf pods_of;
   for (const PodRecord& pod : record.pods)
     if (pod.job) pods_of[*pod.job].push_back(&pod);
@@ -143,6 +227,11 @@ json RowOf(const Scenario& scenario, const RunRecord& record) {
     for (const auto& [role, bytes] : job.peak_memory) peaks[role] = std::max(peaks[role], bytes);
     restarts += job.restarts;
     lost += LostGpuSeconds(job, pods, record.end);
+    training_gpu_seconds += TrainingGpuSeconds(job, pods, record.end);
+    auto manifest = manifests.find(key);
+    const int epochs = manifest == manifests.end() ? 0 : EpochsOf(*manifest->second, scenario);
+    if (auto training = stages.find("training"); epochs > 0 && training != stages.end() && training->second > 0)
+      epoch_seconds.push_back(Seconds(training->second) / epochs);
   }
   const std::size_t jobs = record.job_order.size();
   for (auto& [stage, seconds] : breakdown) seconds = jobs == 0 ? 0 : seconds / static_cast<double>(jobs);
@@ -163,11 +252,18 @@ json RowOf(const Scenario& scenario, const RunRecord& record) {
   row["peakMemoryBytes"] = peaks;
   row["restarts"] = restarts;
   row["cost"] = price > 0 ? json(price * span / 3600) : json(nullptr);
+  const std::optional<double> busy = BusyCost(scenario, record);
+  row["busyCost"] = busy ? json(*busy) : json(nullptr);
   json q = json::object();
   for (int p : kQueueingPercentiles) q["p" + std::to_string(p)] = Percentile(queueing, p);
   q["max"] = queueing.empty() ? 0.0 : queueing.back();
   row["queueingSeconds"] = q;
-  row["gpuUtilization"] = record.gpus > 0 && span > 0 ? json(record.gpu_seconds / (static_cast<double>(record.gpus) * span)) : json(nullptr);
+  const double gpu_capacity = static_cast<double>(record.gpus) * span;
+  row["gpuUtilization"] = gpu_capacity > 0 ? json(record.gpu_seconds / gpu_capacity) : json(nullptr);
+  row["trainingGpuUtilization"] = gpu_capacity > 0 ? json(training_gpu_seconds / gpu_capacity) : json(nullptr);
+  double epoch_sum = 0;
+  for (double e : epoch_seconds) epoch_sum += e;
+  row["epochSeconds"] = epoch_seconds.empty() ? json(nullptr) : json(epoch_sum / static_cast<double>(epoch_seconds.size()));
   row["nodes"] = record.nodes;
   row["gpus"] = record.gpus;
   row["simulatedSeconds"] = Seconds(record.end);

@@ -23,11 +23,22 @@
 //   restarts       summed over the jobs
 //   cost           the span times the cluster's price per hour (nodes' pricePerHour); null when no
 //                  node has a price
+//   busyCost       what the nodes cost if each is paid for only while it holds a pod (an autoscaled
+//                  cluster without scale-up delay or minimum billing): each priced node's price
+//                  times the union of its pods' times from binding to release; null when no node
+//                  has a price
 //   queueing       per-job queueing delays: the time some pod of the job's first attempt waited
 //                  between its creation and its binding (the union of those waits; an SMP job's
 //                  partitioning between its partitioner's and its workers' waits does not count):
 //                  p50, p90, p95, p99, max
 //   gpuUtilization GPU-hours held / (the cluster's GPUs x span); null without GPUs
+//   trainingGpuUtilization  GPU-hours held by a job's pods while that job was in its training stage
+//                  (the union of its training intervals), summed over the jobs, / (the cluster's
+//                  GPUs x span): the share of the GPU time paid for that trained; null without GPUs
+//   epochSeconds   the time per epoch: a job's training stage / the epochs its launcher runs
+//                  (dglrun's --num-epochs, else the training script's default; dglkerun: one run),
+//                  the mean over the jobs that trained; epochs run again after a restart count in
+//                  the stage, so a restarted training shows a longer epoch; null when no job trained
 #pragma once
 
 #include "sim/harness/config/scenario.h"

@@ -76,6 +76,7 @@ json SweepHeader(const SweepSpec& spec) {
   header["seeds"] = spec.seeds;
   header["objective"] = ObjectiveToJson(spec.objective);
   header["lineBy"] = spec.line_by;
+  if (!spec.plots.empty()) header["plots"] = spec.plots;  // absent: the default charts
   header["runs"] = RunCount(spec);
   std::uint64_t h = Fnv1a(14695981039346656037ull, header.dump());
   for (const std::string& text : spec.point_texts) h = Fnv1a(h, text);
@@ -163,9 +164,13 @@ std::vector<json> PointSummaries(const SweepResult& result) {
     point["failedSeeds"] = failed;
     point["seeds"] = rows.size();
     point["partitionMode"] = rows.empty() ? json("") : (*rows.front()).value("partitionMode", json(""));
-    for (const char* figure : {"makespanSeconds", "spanSeconds", "cost", "gpuHours", "idleGpuHours", "lostGpuHours", "restarts", "gpuUtilization"}) {
+    for (const char* figure : {"makespanSeconds", "spanSeconds", "cost", "busyCost", "gpuHours", "idleGpuHours", "lostGpuHours", "restarts",
+                               "gpuUtilization", "trainingGpuUtilization", "epochSeconds"}) {
       point[figure] = Mean(rows, json::json_pointer("/" + std::string(figure)));
     }
+    json breakdown = json::object();
+    for (const char* stage : kBreakdownStages) breakdown[stage] = Mean(rows, json::json_pointer("/breakdownSeconds/" + std::string(stage)));
+    point["breakdownSeconds"] = breakdown;
     if (failed > 0) point["makespanSeconds"] = nullptr;
     json queueing = json::object();
     for (int q : kQueueingPercentiles) queueing["p" + std::to_string(q)] = Mean(rows, json::json_pointer("/queueingSeconds/p" + std::to_string(q)));
@@ -192,9 +197,10 @@ std::string ResultCsv(const SweepResult& result) {
   for (const char* role : kMemoryRoles) columns.push_back({std::string(role) + "PeakMemoryBytes", "/peakMemoryBytes/" + std::string(role)});
   columns.push_back({"restarts", "/restarts"});
   columns.push_back({"cost", "/cost"});
+  columns.push_back({"busyCost", "/busyCost"});
   for (int q : kQueueingPercentiles) columns.push_back({"queueingP" + std::to_string(q) + "Seconds", "/queueingSeconds/p" + std::to_string(q)});
   columns.push_back({"queueingMaxSeconds", "/queueingSeconds/max"});
-  for (const char* figure : {"gpuUtilization", "jobs", "nodes", "gpus", "simulatedSeconds", "traceHash"})
+  for (const char* figure : {"gpuUtilization", "trainingGpuUtilization", "epochSeconds", "jobs", "nodes", "gpus", "simulatedSeconds", "traceHash"})
     columns.push_back({figure, std::string("/") + figure});
 
   std::string out = "run,point,seed";

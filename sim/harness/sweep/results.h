@@ -22,7 +22,8 @@ inline constexpr const char* kSliceKind = "SweepSlice";
 inline constexpr const char* kResultKind = "SweepResult";
 
 // The sweep as the outputs describe it (name, description, base as written, parameters with their
-// value labels and axis numbers, points, seeds, objective, lineBy, runs, fingerprint).
+// value labels and axis numbers, points, seeds, objective, lineBy, plots when the file lists them,
+// runs, fingerprint).
 nlohmann::json SweepHeader(const SweepSpec& spec);
 
 // What one shard writes: the header, the shard, and the rows of its runs.
@@ -43,7 +44,8 @@ std::optional<SweepResult> MergeSlices(const std::vector<nlohmann::json>& slices
                                        std::vector<std::string>* problems);
 
 // Per point, over its seeds: outcome (Succeeded when every seed did), the first failing seed's
-// reason and lostTo, and the means of the figures (makespan only when every seed succeeded).
+// reason and lostTo, and the means of the figures and of the stage breakdown (makespan only when
+// every seed succeeded; a figure some seed has no value for is null).
 std::vector<nlohmann::json> PointSummaries(const SweepResult& result);
 
 // One line per run; columns: run, point, seed, each parameter, then the row's figures.

@@ -98,7 +98,7 @@ class SweepReader {
       Problem("", "must be a mapping (apiVersion, kind, base, parameters, ...), got " + TypeName(top));
       return false;
     }
-    CheckFields(top, "", {"apiVersion", "kind", "metadata", "base", "seeds", "parameters", "points", "objective", "lineBy"});
+    CheckFields(top, "", {"apiVersion", "kind", "metadata", "base", "seeds", "parameters", "points", "objective", "lineBy", "plots"});
     if (auto v = String(top, "apiVersion", "", true); v && *v != kScenarioApiVersion)
       Problem("apiVersion", "unsupported value " + Quoted(*v) + ": must be " + Quoted(kScenarioApiVersion));
     if (auto k = String(top, "kind", "", true); k && *k != kSweepKind)
@@ -126,8 +126,30 @@ class SweepReader {
       if (!known) Problem("lineBy", "no parameter named " + Quoted(*line_by));
       spec.line_by = *line_by;
     }
+    ReadPlots(top, spec);
     if (out_->problems.empty()) ReadPoints(top, spec);
     return true;
+  }
+
+  void ReadPlots(const json& top, SweepSpec& spec) {
+    auto it = top.find("plots");
+    if (it == top.end() || it->is_null()) return;
+    std::vector<std::string> known(std::begin(kPlotFigures), std::end(kPlotFigures));
+    std::string list;
+    for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+    if (!it->is_array() || it->empty()) return Problem("plots", "must be a non-empty list of figures (" + list + "), got " + it->dump());
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const json& figure = (*it)[i];
+      const std::string name = figure.is_string() ? figure.get<std::string>() : figure.dump();
+      if (std::find(known.begin(), known.end(), name) == known.end()) {
+        const std::string near = SuggestName(name, known);
+        Problem(Item("plots", i), "unknown figure " + Quoted(name) + (near.empty() ? ": one of " + list : " (did you mean " + Quoted(near) + "?)"));
+      } else if (std::find(spec.plots.begin(), spec.plots.end(), name) != spec.plots.end()) {
+        Problem(Item("plots", i), "figure " + Quoted(name) + " is listed twice");
+      } else {
+        spec.plots.push_back(name);
+      }
+    }
   }
 
   // The base scenario must load on its own: its problems are reported as the loader words them.

@@ -72,6 +72,10 @@ struct Objective {
   std::optional<double> queueing_under_seconds;  // ... at most this
 };
 
+// The figures `plots:` may ask charts of, each drawn against every parameter (sweeps.md).
+inline constexpr const char* kPlotFigures[] = {"makespan", "cost", "busyCost", "epochTime", "gpuUtilization",
+                                              "trainingGpuUtilization", "queueing"};
+
 struct SweepSpec {
   std::string file;      // as given
   std::string name;
@@ -85,6 +89,9 @@ struct SweepSpec {
   std::vector<std::uint64_t> seeds;  // never empty after loading
   Objective objective;
   std::string line_by;  // a parameter's name, or "" = the partition mode
+  // `plots:` (kPlotFigures), in the file's order; empty: makespan and cost, plus queueing and GPU
+  // utilisation when points run several jobs.
+  std::vector<std::string> plots;
   // The scenario text of each point for its first seed, as checked (point_document.h).
   std::vector<std::string> point_texts;
   // "workers=8 mode=SSP" for point i.

@@ -150,19 +150,22 @@ std::string Row(const std::vector<std::string>& cells, const char* tag = "td") {
 
 std::string Maybe(const json& v, double scale, int digits) { return v.is_number() ? Fixed(v.get<double>() / scale, digits) : "-"; }
 
+std::string Percent(const json& share) { return share.is_number() ? Fixed(100 * share.get<double>(), 1) + "%" : "-"; }
+
 std::vector<std::string> PointCells(const View& view, const json& p) {
   std::string queue = view.fleet ? FormatSeconds(Figure(p, "/queueingSeconds/p95", 1)) : "-";
   return {p["point"].dump(), p["label"].get<std::string>(), p["partitionMode"].get<std::string>(),
           p["outcome"] == "Succeeded" ? "Succeeded" : p["lostTo"].get<std::string>(),
           p["makespanSeconds"].is_number() ? FormatSeconds(p["makespanSeconds"].get<double>()) : "-", Maybe(p["cost"], 1, 2),
+          Maybe(p["busyCost"], 1, 2),
           Maybe(p["gpuHours"], 1, 2), Maybe(p["idleGpuHours"], 1, 2), Maybe(p["lostGpuHours"], 1, 2), Maybe(p["restarts"], 1, 1), queue,
-          p["gpuUtilization"].is_number() ? Fixed(100 * p["gpuUtilization"].get<double>(), 1) + "%" : "-",
-          view.r.why_lost[p["point"].get<std::size_t>()]};
+          p["epochSeconds"].is_number() ? Fixed(p["epochSeconds"].get<double>(), 2) + "s" : "-",
+          Percent(p["gpuUtilization"]), Percent(p["trainingGpuUtilization"]), view.r.why_lost[p["point"].get<std::size_t>()]};
 }
 
 const std::vector<std::string> kPointColumns = {"point", "configuration", "partition mode", "outcome", "makespan", "cost",
-                                                "GPU-hours", "idle GPU-hours", "lost GPU-hours", "restarts", "queueing p95",
-                                                "GPU utilisation", "why it lost"};
+                                                "busy cost", "GPU-hours", "idle GPU-hours", "lost GPU-hours", "restarts", "queueing p95",
+                                                "time per epoch", "GPU utilisation", "GPU time training", "why it lost"};
 
 // "from 1h5m: point 3 workers=8 (cost 32.10)" per Pareto point, fastest first.
 std::vector<std::vector<std::string>> DeadlineRows(const View& view) {
@@ -186,26 +189,48 @@ std::vector<std::string> RecommendationLines(const View& view) {
   return lines;
 }
 
+// The figures charted against each parameter: `plots:` when the sweep file lists them, else
+// makespan and cost, plus queueing and GPU utilisation when points run several jobs.
+std::vector<std::string> PlottedFigures(const View& view) {
+  if (view.header.contains("plots")) return view.header["plots"].get<std::vector<std::string>>();
+  std::vector<std::string> figures = {"makespan", "cost"};
+  if (view.fleet) figures.insert(figures.end(), {"queueing", "gpuUtilization"});
+  return figures;
+}
+
+// One chart of a kPlotFigures figure against parameter `p`: its file id and the chart.
+NamedChart PlotOf(const View& view, const std::string& figure, std::size_t p) {
+  const std::string name = Id(view.Parameter(p)["name"].get<std::string>());
+  if (figure == "makespan") {
+    const double scale = MakespanScale(view);
+    return {"makespan-vs-" + name,
+            FigureChart(view, p, "/makespanSeconds", std::string("makespan (") + (scale == 3600 ? "hours" : "minutes") + ")", scale, true)};
+  }
+  if (figure == "cost")
+    return {"cost-vs-" + name, FigureChart(view, p, "/" + view.CostBasis(), view.CostBasis() == "cost" ? "cost" : "GPU-hours", 1, true)};
+  if (figure == "busyCost") return {"busy-cost-vs-" + name, FigureChart(view, p, "/busyCost", "cost, nodes paid while busy", 1, true)};
+  if (figure == "queueing") {
+    const std::string q = std::to_string(ObjectiveFromJson(view.header["objective"]).queueing_percentile.value_or(95));
+    return {"queueing-vs-" + name, FigureChart(view, p, "/queueingSeconds/p" + q, "queueing p" + q + " (minutes)", 60, true)};
+  }
+  if (figure == "epochTime") return {"epoch-vs-" + name, FigureChart(view, p, "/epochSeconds", "time per epoch (seconds)", 1, true)};
+  if (figure == "trainingGpuUtilization")
+    return {"training-utilisation-vs-" + name,
+            FigureChart(view, p, "/trainingGpuUtilization", "share of GPU time training", 1, false)};
+  return {"utilisation-vs-" + name, FigureChart(view, p, "/gpuUtilization", "GPU utilisation", 1, false)};
+}
+
 }  // namespace
 
 std::vector<NamedChart> SweepCharts(const SweepResult& result) {
   const View view(result);
   std::vector<NamedChart> charts;
-  const double scale = MakespanScale(view);
-  const std::string unit = scale == 3600 ? "hours" : "minutes";
-  const std::string cost = view.CostBasis() == "cost" ? "cost" : "GPU-hours";
+  const std::vector<std::string> figures = PlottedFigures(view);
   const std::size_t n = result.header["parameters"].size();
   for (std::size_t p = 0; p < n; ++p) {
     const std::string name = view.Parameter(p)["name"].get<std::string>();
     if (n > 1 && name == result.header.value("lineBy", "")) continue;
-    charts.push_back({"makespan-vs-" + Id(name), FigureChart(view, p, "/makespanSeconds", "makespan (" + unit + ")", scale, true)});
-    charts.push_back({"cost-vs-" + Id(name), FigureChart(view, p, "/" + view.CostBasis(), cost, 1, true)});
-    if (view.fleet) {
-      const int q = ObjectiveFromJson(result.header["objective"]).queueing_percentile.value_or(95);
-      charts.push_back({"queueing-vs-" + Id(name),
-                        FigureChart(view, p, "/queueingSeconds/p" + std::to_string(q), "queueing p" + std::to_string(q) + " (minutes)", 60, true)});
-      charts.push_back({"utilisation-vs-" + Id(name), FigureChart(view, p, "/gpuUtilization", "GPU utilisation", 1, false)});
-    }
+    for (const std::string& figure : figures) charts.push_back(PlotOf(view, figure, p));
   }
   charts.push_back({"pareto", ParetoChart(view)});
   return charts;

@@ -1,13 +1,14 @@
 // The human outputs of a sweep, built from its SweepResult only (so a merge gives the same):
 //
-// - SweepCharts: for each swept parameter, makespan and cost against it, one line per partition
-//   mode (or per value of `lineBy`) and per combination of the other parameters, failed points as
-//   red crosses with their reason; the Pareto front of makespan against cost; and, when points run
-//   several jobs (fleet sizing), the queueing percentile and GPU utilisation against each numeric
-//   parameter.
+// - SweepCharts: for each swept parameter (but lineBy), each figure the sweep file's `plots:` lists
+//   against it (by default makespan and cost, and, when points run several jobs (fleet sizing), the
+//   queueing percentile and GPU utilisation), one line per partition mode (or per value of `lineBy`)
+//   and per combination of the other parameters, failed points as red crosses with their reason
+//   (not on the utilisation charts); and the Pareto front of makespan against cost.
 // - SweepHtml: one self-contained page (inline CSS and SVG): the objective, the recommendation, the
 //   runner-up and why the others lost, the charts, the cheapest configuration per deadline (the
-//   Pareto front), crossovers, and a table of every point.
+//   Pareto front), crossovers, and a table of every point (with its time per epoch, GPU utilisation
+//   and share of GPU time training).
 // - SweepMarkdown: the same as a Markdown section whose charts are SVG files beside it.
 // - SweepTable: the terminal's table, one line per point.
 #pragma once

@@ -201,6 +201,40 @@ TEST_F(DGLJobAdmission, EveryCombinationThatCannotRunIsRefused) {
          j["spec"]["dglReplicaSpecs"]["Partitioner"] = Replica(0);
        },
        "spec.dglReplicaSpecs.Partitioner.replicas"},
+      {"a LauncherInit partitioner with two replicas",
+       [](json& j) {
+         j["spec"]["partitionerPlacement"] = "LauncherInit";
+         j["spec"]["dglReplicaSpecs"]["Partitioner"] = Replica(2);
+       },
+       "spec.dglReplicaSpecs.Partitioner.replicas"},
+      {"LauncherInit in Skip mode",
+       [](json& j) {
+         j["spec"]["partitionMode"] = "Skip";
+         j["spec"]["dglReplicaSpecs"].erase("Worker");
+         j["spec"]["partitionerPlacement"] = "LauncherInit";
+       },
+       "spec.partitionerPlacement"},
+      {"a LauncherInit partitioner with two containers",
+       [](json& j) {
+         j["spec"]["partitionerPlacement"] = "LauncherInit";
+         j["spec"]["dglReplicaSpecs"]["Partitioner"] = Replica(1);
+         j["spec"]["dglReplicaSpecs"]["Partitioner"]["template"]["spec"]["containers"].push_back(
+             {{"name", "sidecar"}, {"image", "x:1"}});
+       },
+       "spec.dglReplicaSpecs.Partitioner.template.spec.containers"},
+      {"a LauncherInit partitioner with labels of its own",
+       [](json& j) {
+         j["spec"]["partitionerPlacement"] = "LauncherInit";
+         j["spec"]["dglReplicaSpecs"]["Partitioner"] = Replica(1);
+         j["spec"]["dglReplicaSpecs"]["Partitioner"]["template"]["metadata"] = {{"labels", {{"pool", "big"}}}};
+       },
+       "spec.dglReplicaSpecs.Partitioner.template.metadata.labels"},
+      {"more partitions than worker pods",
+       [](json& j) {
+         j["spec"]["dglReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0]["command"] =
+             json::array({"dglrun", "--num-partitions", "3"});
+       },
+       "spec.dglReplicaSpecs.Worker.replicas"},
   };
   for (const auto& c : cases) {
     json job = MinimalJob(2);

@@ -123,6 +123,7 @@ TEST_F(LauncherInitTest, PhaseFollowsTheInitContainerAndWorkersComeAfterIt) {
   EXPECT_NE(Condition("Partitioning").value("message", "").find("init container partitioner of j-launcher"),
             std::string::npos);
   EXPECT_EQ(Status()["replicaStatuses"]["Partitioner"]["active"], 1);
+  EXPECT_TRUE(HasEvent("PartitionerRunning"));
   EXPECT_FALSE(Exists("pods", "j-worker-0"));
 
   SetInit("succeeded");
@@ -167,12 +168,34 @@ TEST_F(LauncherInitTest, FailedPartitionerInitContainerIsRetriedWithTheLauncher)
   Reconcile();
   EXPECT_EQ(Phase(), "Restarting");
   EXPECT_EQ(Condition("Restarting").value("reason", ""), "PartitionerFailed");
+  EXPECT_TRUE(HasEvent("PartitionerFailed"));
   EXPECT_EQ(Status()["restartCount"], 1);
   // The failed launcher goes; the next pass creates it again, in the new epoch.
   EXPECT_FALSE(Exists("pods", "j-launcher"));
   Reconcile();
   EXPECT_EQ(Get("pods", "j-launcher")["metadata"]["annotations"][kAnnotationRestartEpoch], "1");
   EXPECT_FALSE(Exists("pods", "j-partitioner"));
+}
+
+// Each retry of the init container is a restart of the job, counted against backoffLimit: the
+// second failure with backoffLimit 1 fails the job, naming the init container.
+TEST_F(LauncherInitTest, RetriesOfThePartitionerInitContainerCountAgainstBackoffLimit) {
+  json job = LauncherInitJob();
+  job["spec"]["runPolicy"] = {{"backoffLimit", 1}};
+  CreateJob(job);
+  Reconcile();
+  SetInit("failed", 1, "Error");
+  Reconcile();
+  ASSERT_EQ(Phase(), "Restarting");
+  Reconcile();
+  SetInit("failed", 1, "Error");
+  Reconcile();
+  EXPECT_EQ(Phase(), "Failed");
+  EXPECT_EQ(Condition("Failed").value("reason", ""), "PartitionerFailed");
+  const std::string message = Condition("Failed").value("message", "");
+  EXPECT_NE(message.find("init container partitioner of j-launcher"), std::string::npos) << message;
+  EXPECT_NE(message.find("backoffLimit 1"), std::string::npos) << message;
+  EXPECT_EQ(Status()["restartCount"], 1);
 }
 
 TEST_F(LauncherInitTest, PartitionerRestartPolicyNeverFailsTheJob) {

@@ -1,7 +1,8 @@
 // Tri-workload jobs: Server, Sampler and Trainer pods beside or instead of workers. The builders
 // list the server pods in ipconfig and hostfile, the trainer and sampler pods in trainerfile and
 // samplerfile, and make the launcher wait for and reach all of them; the reconciler creates them in
-// the workers' stage, reports a replica status per role, and restarts what a lost role needs.
+// the workers' stage, reports a replica status per role, restarts what a lost role needs, and fails
+// the job when that role's restartPolicy does not retry it.
 #include "tests/operator/controller/reconcile_fixture.h"
 
 #include <gtest/gtest.h>
@@ -163,6 +164,8 @@ TEST_F(TriWorkloadTest, AFailedServerRestartsTheStage) {
   EXPECT_EQ(Phase(), "Restarting");
   EXPECT_EQ(Condition("Restarting").value("reason", ""), "ServerFailed");
   EXPECT_NE(Condition("Restarting").value("message", "").find("partitioning again"), std::string::npos);
+  EXPECT_TRUE(HasEvent("ServerFailed"));
+  EXPECT_TRUE(HasEvent("PodFailed"));
   EXPECT_FALSE(Exists("pods", "j-launcher"));
   EXPECT_FALSE(Exists("pods", "j-server-1"));
   EXPECT_FALSE(Exists("pods", "j-partitioner"));
@@ -179,6 +182,7 @@ TEST_F(TriWorkloadTest, AFailedTrainerReplacesOnlyItself) {
   EXPECT_EQ(Phase(), "Restarting");
   EXPECT_EQ(Condition("Restarting").value("reason", ""), "TrainerFailed");
   EXPECT_NE(Condition("Restarting").value("message", "").find("the servers keep their partitions"), std::string::npos);
+  EXPECT_TRUE(HasEvent("TrainerFailed"));
   EXPECT_EQ(Status()["restartCount"], 1);
   const json launcher = Get("pods", "j-launcher");
   EXPECT_EQ(kube::UidOf(launcher), launcher_uid);
@@ -201,7 +205,68 @@ TEST_F(TriWorkloadTest, ALostSamplerDuringTrainingIsASamplerRestart) {
   Reconcile();
   EXPECT_EQ(Phase(), "Restarting");
   EXPECT_EQ(Condition("Restarting").value("reason", ""), "SamplerLost");
+  EXPECT_TRUE(HasEvent("SamplerLost"));
   EXPECT_TRUE(Exists("pods", "j-launcher"));
+}
+
+// A server pod deleted under a running job (its node drained, say) takes its partition with it:
+// the stage restarts as for a failed server.
+TEST_F(TriWorkloadTest, ALostServerDuringTrainingRestartsTheStage) {
+  CreateJob(TriJob(0, 2, 1, 2));
+  DriveToTraining();
+  ASSERT_EQ(Phase(), "Training");
+  auto deleted = store_.Delete("pods", "ns", "j-server-0", kube::DeleteOptions{});
+  ASSERT_TRUE(deleted.ok()) << deleted.status().ToString();
+  Reconcile();
+  EXPECT_EQ(Phase(), "Restarting");
+  EXPECT_EQ(Condition("Restarting").value("reason", ""), "ServerLost");
+  const std::string message = Condition("Restarting").value("message", "");
+  EXPECT_NE(message.find("Server j-server-0 disappeared during training"), std::string::npos) << message;
+  EXPECT_NE(message.find("partitioning again"), std::string::npos) << message;
+  EXPECT_TRUE(HasEvent("ServerLost"));
+  EXPECT_EQ(Status()["restartCount"], 1);
+  EXPECT_FALSE(Exists("pods", "j-launcher"));
+}
+
+// A trainer and a server failing together: the server's stage restart covers both (stage-scope
+// roles are judged first), not the trainers-only restart.
+TEST_F(TriWorkloadTest, AServerFailingWithATrainerRestartsTheStage) {
+  CreateJob(TriJob(0, 2, 1, 2));
+  DriveToTraining();
+  FailPod("j-trainer-0", 137);
+  FailPod("j-server-1", 137);
+  Reconcile();
+  EXPECT_EQ(Phase(), "Restarting");
+  EXPECT_EQ(Condition("Restarting").value("reason", ""), "ServerFailed");
+  EXPECT_NE(Condition("Restarting").value("message", "").find("partitioning again"), std::string::npos);
+  EXPECT_FALSE(Exists("pods", "j-launcher"));
+  EXPECT_EQ(Status()["restartCount"], 1);
+}
+
+// Each role's restartPolicy is its own: a trainer that must not be retried fails the job, however
+// cheap its restart would be (under the default OnFailure it restarts the trainers only, above).
+TEST_F(TriWorkloadTest, ATrainerExitingPermanentlyUnderExitCodeFailsTheJob) {
+  json job = TriJob(0, 2, 1, 2);
+  job["spec"]["dglReplicaSpecs"]["Trainer"]["restartPolicy"] = "ExitCode";
+  CreateJob(job);
+  DriveToTraining();
+  FailPod("j-trainer-1", 1);  // ExitCode: 1-127 is permanent
+  Reconcile();
+  EXPECT_EQ(Phase(), "Failed");
+  EXPECT_EQ(Condition("Failed").value("reason", ""), "TrainerFailed");
+  EXPECT_NE(Condition("Failed").value("message", "").find("its restartPolicy does not retry it"), std::string::npos);
+  EXPECT_EQ(Status()["restartCount"], 0);
+}
+
+TEST_F(TriWorkloadTest, ASamplerWithRestartPolicyNeverFailsTheJob) {
+  json job = TriJob(0, 2, 1, 2);
+  job["spec"]["dglReplicaSpecs"]["Sampler"]["restartPolicy"] = "Never";
+  CreateJob(job);
+  DriveToTraining();
+  FailPod("j-sampler-0", 137);
+  Reconcile();
+  EXPECT_EQ(Phase(), "Failed");
+  EXPECT_EQ(Condition("Failed").value("reason", ""), "SamplerFailed");
 }
 
 TEST_F(TriWorkloadTest, TrainersBesideWorkersShareTheWorkersStage) {

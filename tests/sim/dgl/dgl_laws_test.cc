@@ -216,6 +216,21 @@ TEST(EpochLawTest, RandomPartitionsFetchMoreAndGpusTrainersAndSamplersHelp) {
   EXPECT_GT(PapersEpoch(c, {.machines = 16, .cpu_speed = 0.5}).total, metis.total);
 }
 
+// A pod that holds no partition fetches every sampled feature: remote_fraction 1 replaces the cut's
+// share (at most 1 - 1/machines) in both the time and the bytes.
+TEST(EpochLawTest, ARemoteFractionOfOneFetchesEveryFeature) {
+  const Calibration c;
+  const EpochTime cut = PapersEpoch(c, {.machines = 16});
+  const EpochTime all = PapersEpoch(c, {.machines = 16, .remote_fraction = 1.0});
+  EXPECT_GT(all.train, cut.train);
+  EXPECT_EQ(all.sampling, cut.sampling);
+  EXPECT_DOUBLE_EQ(all.remote_bytes_per_machine,
+                   kPapersTrainNodes / 16 * c.sampled_nodes_per_seed * c.feature_bytes_per_value * kPapers.feature_dim);
+  // The cut no longer matters, and a fraction above 1 is 1.
+  EXPECT_DOUBLE_EQ(PapersEpoch(c, {.machines = 16, .cut_fraction = 0.01, .remote_fraction = 1.0}).total, all.total);
+  EXPECT_DOUBLE_EQ(PapersEpoch(c, {.machines = 16, .remote_fraction = 3.0}).total, all.total);
+}
+
 TEST(EpochLawTest, SamplingTimeIsTheGraphBoltReadmes) {
   const Calibration c;
   EXPECT_NEAR(SamplingSecondsPerEpoch(c, kProductsTrainNodes, {.machines = 2, .trainers = 4}), (1.2884 + 1.4159) / 2, 0.07);

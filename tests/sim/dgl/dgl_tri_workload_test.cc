@@ -45,6 +45,25 @@ TEST(DglTriWorkloadTest, TrainerPodsFetchEveryFeatureAndTheSampledStructure) {
   EXPECT_GT(tri.trainer_feature_bytes, TriEpoch(d, c, parts, {.worker_pods = 2}).worker_remote_bytes * 5);
 }
 
+// A trainer pod's compute is charged for fetching every feature (remote fraction 1), not the cut of
+// the serving pods' partitions: fewer, larger server partitions do not make trainer pods faster, and
+// trainer pods are never faster than as many worker pods, which hold a partition each.
+TEST(DglTriWorkloadTest, TrainerPodsPayForEveryRemoteFeatureWhateverTheCut) {
+  const DatasetInfo d = ProductsDataset();
+  const Calibration c;
+  const PartSizes two = SplitGraph(d, c, 2, false), four = SplitGraph(d, c, 4, false);
+  ASSERT_LT(two.cut_fraction, four.cut_fraction);
+  const double on_two = TriEpoch(d, c, two, {.server_pods = 2, .trainer_pods = 4, .samplers = 4}).compute_seconds;
+  const double on_four = TriEpoch(d, c, four, {.server_pods = 4, .trainer_pods = 4, .samplers = 4}).compute_seconds;
+  EXPECT_DOUBLE_EQ(on_two, on_four);
+  EpochConfig all_remote{.machines = 4, .samplers = 4, .remote_fraction = 1.0};
+  EXPECT_DOUBLE_EQ(on_four, TrainingEpoch(d, c, four, all_remote).total);
+  const double workers = TriEpoch(d, c, four, {.worker_pods = 4, .samplers = 4}).compute_seconds;
+  EXPECT_GT(on_four, workers);
+  // Beside workers, the trainer pods are the slower ones: the epoch is theirs.
+  EXPECT_DOUBLE_EQ(TriEpoch(d, c, two, {.worker_pods = 2, .trainer_pods = 2, .samplers = 4}).compute_seconds, on_two);
+}
+
 TEST(DglTriWorkloadTest, SamplerPodsFetchTheStructureAndSendTheBlocks) {
   const DatasetInfo d = ProductsDataset();
   const Calibration c;

@@ -73,6 +73,26 @@ TEST(SweepFile, ItsOwnFieldsAreChecked) {
   EXPECT_EQ(points, expected_points);
 }
 
+TEST(SweepFile, PlotsNameKnownFiguresOnce) {
+  SweepLoad load = LoadSweepString(kHead + "parameters:\n  - {name: w, set: [\"cluster.nodes[0].count\"], values: [1]}\n"
+                                           "plots: [epochTime, cost]\n",
+                                   "s.yaml", kSweepFileDataDir);
+  ASSERT_TRUE(load.ok()) << load.problems.front();
+  EXPECT_EQ(load.spec->plots, (std::vector<std::string>{"epochTime", "cost"}));
+  const auto problems = Problems("parameters:\n  - {name: w, set: [\"cluster.nodes[0].count\"], values: [1]}\n"
+                                 "plots: [epochtime, cost, cost, 3]\n");
+  const std::vector<std::string> expected = {
+      "s.yaml:6:9: plots[0]: unknown figure \"epochtime\" (did you mean \"epochTime\"?)",
+      "s.yaml:6:26: plots[2]: figure \"cost\" is listed twice",
+      "s.yaml:6:32: plots[3]: unknown figure \"3\": one of makespan, cost, busyCost, epochTime, gpuUtilization, "
+      "trainingGpuUtilization, queueing",
+  };
+  EXPECT_EQ(problems, expected);
+  EXPECT_EQ(Problems("parameters:\n  - {name: w, set: [\"cluster.nodes[0].count\"], values: [1]}\nplots: []\n"),
+            std::vector<std::string>{"s.yaml:6:1: plots: must be a non-empty list of figures (makespan, cost, busyCost, "
+                                     "epochTime, gpuUtilization, trainingGpuUtilization, queueing), got []"});
+}
+
 TEST(SweepFile, TheBaseScenarioMustLoad) {
   SweepLoad load = LoadSweepString("apiVersion: dglsim/v1\nkind: Sweep\nbase: missing.yaml\nparameters: []\n", "s.yaml", kSweepFileDataDir);
   ASSERT_FALSE(load.ok());

@@ -104,8 +104,9 @@ TEST(SweepRunner, TheOutputsCarryEveryFigure) {
             "run,point,seed,workers,minutes,memory,outcome,lostTo,reason,partitionMode,makespanSeconds,spanSeconds,queueingSeconds,"
             "imagePullSeconds,downloadSeconds,prepareSeconds,partitionSeconds,dispatchSeconds,loadSeconds,trainingSeconds,gpuHours,idleGpuHours,"
             "lostGpuHours,partitionerPeakMemoryBytes,launcherPeakMemoryBytes,workerPeakMemoryBytes,serverPeakMemoryBytes,"
-            "samplerPeakMemoryBytes,trainerPeakMemoryBytes,restarts,cost,queueingP50Seconds,"
-            "queueingP90Seconds,queueingP95Seconds,queueingP99Seconds,queueingMaxSeconds,gpuUtilization,jobs,nodes,gpus,"
+            "samplerPeakMemoryBytes,trainerPeakMemoryBytes,restarts,cost,busyCost,queueingP50Seconds,"
+            "queueingP90Seconds,queueingP95Seconds,queueingP99Seconds,queueingMaxSeconds,gpuUtilization,trainingGpuUtilization,"
+            "epochSeconds,jobs,nodes,gpus,"
             "simulatedSeconds,traceHash");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 24);
   const std::string html = SweepHtml(whole);
@@ -113,6 +114,43 @@ TEST(SweepRunner, TheOutputsCarryEveryFigure) {
   EXPECT_NE(html.find("Pareto front"), std::string::npos);
   EXPECT_NE(html.find("OOMKilled"), std::string::npos);  // failed points marked with their reason
   EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));  // nothing fetched
+  EXPECT_NE(html.find("<th>time per epoch</th>"), std::string::npos);
+  EXPECT_NE(html.find("<th>GPU time training</th>"), std::string::npos);
+}
+
+std::vector<std::string> ChartIds(const SweepResult& result) {
+  std::vector<std::string> ids;
+  for (const NamedChart& chart : SweepCharts(result)) ids.push_back(chart.id);
+  return ids;
+}
+
+TEST(SweepRunner, PlotsChartTheFiguresTheFileLists) {
+  // By default: makespan and cost against each parameter, then the Pareto front.
+  EXPECT_EQ(ChartIds(ResultOf(SweepHeader(Spec()), Rows())),
+            (std::vector<std::string>{"makespan-vs-workers", "cost-vs-workers", "makespan-vs-minutes", "cost-vs-minutes",
+                                      "makespan-vs-memory", "cost-vs-memory", "pareto"}));
+  SweepSpec spec = Spec();
+  spec.plots = {"epochTime", "trainingGpuUtilization", "gpuUtilization"};
+  // The small sweep's jobs run the generic program (no epochs): give each run a time per epoch.
+  std::vector<json> rows = Rows();
+  for (json& row : rows) row["epochSeconds"] = 1.0 + row["point"].get<double>();
+  const SweepResult result = ResultOf(SweepHeader(spec), rows);
+  const std::vector<std::string> ids = ChartIds(result);
+  ASSERT_EQ(ids.size(), 10u);
+  EXPECT_EQ(std::vector<std::string>(ids.begin(), ids.begin() + 3),
+            (std::vector<std::string>{"epoch-vs-workers", "training-utilisation-vs-workers", "utilisation-vs-workers"}));
+  const NamedChart epoch = SweepCharts(result).front();
+  EXPECT_EQ(epoch.chart.y_label, "time per epoch (seconds)");
+  // Each succeeded point is on the chart at its time per epoch.
+  std::size_t plotted = 0;
+  for (const auto& series : epoch.chart.series) plotted += series.points.size();
+  std::size_t succeeded = 0;
+  for (const json& p : PointSummaries(result)) succeeded += p["outcome"] == "Succeeded" && p["epochSeconds"].is_number();
+  EXPECT_GT(succeeded, 0u);
+  EXPECT_EQ(plotted, succeeded);
+  // The header carries the list, so merged slices chart the same.
+  EXPECT_EQ(SweepHeader(spec)["plots"], json({"epochTime", "trainingGpuUtilization", "gpuUtilization"}));
+  EXPECT_FALSE(SweepHeader(Spec()).contains("plots"));
 }
 
 }  // namespace
