@@ -145,8 +145,9 @@ void HttpServer::Impl::Patch(const httplib::Request& req, httplib::Response& res
     return SendStatus(res, kube::Status::BadRequest(*kind == PatchKind::kJsonPatch ? "a JSON patch must be a list of operations"
                                                                                    : "a patch must be a JSON object"));
   const std::string resource = t.type->QualifiedName();
-  const FieldWrite fields = FieldWriteFor(t, write->field_manager);
   Run([&] {
+    // Inside the executor: the field write's time is the clock's, which the simulation advances.
+    const FieldWrite fields = FieldWriteFor(t, write->field_manager);
     auto current = store.Get(resource, t.ns, t.name);
     const bool absent = !current.ok() && current.status().IsNotFound();
     if (!current.ok() && !(apply && absent && t.subresource.empty())) return SendStatus(res, Qualify(current.status(), t));
