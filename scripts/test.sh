@@ -10,7 +10,12 @@
 #      dgl-operator as users run them (CTest labels scenario and cli);
 #   3. a chaos campaign: 200 seeds of random faults over scenarios/chaos/three-modes.yaml, every
 #      invariant checked (CTest label chaos; the 1,000 seeds a RelWithDebInfo build runs in about a
-#      minute take 808 s here, 200 take 171 s: DGLSIM_CHAOS_SEEDS=200).
+#      minute take 808 s here, 200 take 171 s: DGLSIM_CHAOS_SEEDS=200);
+#   4. a short fuzz pass: each libFuzzer target of tests/fuzz replays its seed corpus (every crash
+#      found so far among it), then tries DGLSIM_FUZZ_RUNS new inputs from a fixed seed (default
+#      2000, cut short after DGLSIM_FUZZ_SECONDS, default 20) (CTest label fuzz; left out where
+#      clang has no libFuzzer). The rest of the build is not instrumented for coverage feedback, so
+#      these mutations are unguided: scripts/fuzz.sh runs the targets guided and longer.
 # Why this shape: on a 2-core machine the build is most of the time. clang compiles this code about
 # twice as fast as g++, a unity build of a layer about five times as fast as its files one by one,
 # and one sanitized build replaces the separate release and sanitizer builds CI used to make.
@@ -45,7 +50,8 @@ launcher=()
 if command -v ccache >/dev/null 2>&1; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 cmake -S . -B build-ci -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
   "-DCMAKE_CXX_FLAGS_DEBUG=-O0 -g1" -DDGLSIM_SANITIZE=ON -DDGLSIM_UNITY=ON -DDGLSIM_WERROR=ON \
-  -DDGLSIM_CHAOS_SEEDS=200 "${launcher[@]}" >/dev/null
+  -DDGLSIM_CHAOS_SEEDS=200 -DDGLSIM_FUZZ=ON -DDGLSIM_FUZZ_FEEDBACK=OFF \
+  -DDGLSIM_FUZZ_RUNS=${DGLSIM_FUZZ_RUNS:-2000} -DDGLSIM_FUZZ_SECONDS=${DGLSIM_FUZZ_SECONDS:-20} "${launcher[@]}" >/dev/null
 cmake --build build-ci -j "$jobs"
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
@@ -89,12 +95,15 @@ step "chaos campaign (build-ci/)"
 # The chaos regressions (labels scenario and chaos) ran with the suite.
 ctest --test-dir build-ci --output-on-failure -j "$jobs" -L chaos -LE scenario || status=1
 
+step "fuzz pass (build-ci/, DGLSIM_FUZZ_RUNS inputs per target)"
+ctest --test-dir build-ci --output-on-failure -j "$jobs" -L fuzz || status=1
+
 step "done"
 echo "test.sh: time per step"
 printf '  %s\n' "${timings[@]}"
 echo "  total $((SECONDS - started)) s"
 if [ "$status" -eq 0 ]; then
-  echo "test.sh: all tests passed (units, scenarios, shell tests and the chaos campaign, under ASan+UBSan)"
+  echo "test.sh: all tests passed (units, scenarios, shell tests, the chaos campaign and the fuzz pass, under ASan+UBSan)"
 else
   echo "test.sh: FAILED (see the output above)"
 fi

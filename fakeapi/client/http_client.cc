@@ -1,6 +1,8 @@
 // HttpClient: the Client interface over the Kubernetes REST protocol, with cpp-httplib.
 #include "fakeapi/client/http_client.h"
 
+#include "fakeapi/client/json_path.h"
+
 #include <httplib.h>
 
 #include <chrono>
@@ -97,7 +99,7 @@ std::string Shorten(std::string text) {
 // kube-apiserver and client-go use.
 Status StatusOfResponse(int code, const std::string& body, const ResourceType* type, const std::string& name) {
   json parsed = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_object() && parsed.value("kind", "") == "Status") {
+  if (JsonString(parsed, {"kind"}) == "Status") {
     if (!parsed.contains("code") || !parsed["code"].is_number_integer()) parsed["code"] = code;
     Status s = Status::FromJson(parsed);
     if (!s.ok()) return s;
@@ -591,7 +593,7 @@ struct HttpClient::Impl {
     if (!res.ok()) return res.status();
     json object = std::move(res).value();
     if (!object.is_object()) return Status::Internal("the API server answered " + method + " " + path + " with a non-object");
-    if (object.value("kind", "") != "Status") FillTypeMeta(object, type);
+    if (JsonString(object, {"kind"}) != "Status") FillTypeMeta(object, type);
     return ObjectPtr(std::make_shared<const json>(std::move(object)));
   }
 

@@ -1,6 +1,8 @@
 // See leader_election.h.
 #include "fakeapi/client/leader_election.h"
 
+#include "fakeapi/client/json_path.h"
+
 namespace kube {
 
 using nlohmann::json;
@@ -35,7 +37,7 @@ void LeaderElector::Observe(const json& lease, Micros now) {
     observed_spec_ = text;
     observed_at_ = now;
   }
-  observed_holder_ = spec.value("holderIdentity", "");
+  observed_holder_ = JsonString(spec, {"holderIdentity"});  // whatever another writer left there
   // The holder's own promise, as client-go reads it; a missing or nonsensical one counts as ours.
   const std::int64_t seconds = IntOf(spec, "leaseDurationSeconds");
   observed_duration_ = seconds > 0 ? seconds * kSecond : config_.lease_duration;
@@ -47,7 +49,7 @@ json LeaderElector::LeaseFor(const json* current, Micros now) const {
                                          {"metadata", {{"name", config_.lease_name}, {"namespace", config_.lease_namespace}}}};
   json& spec = lease["spec"];
   if (!spec.is_object()) spec = json::object();
-  const bool mine = current && spec.value("holderIdentity", "") == config_.identity;
+  const bool mine = current && JsonString(spec, {"holderIdentity"}) == config_.identity;
   const std::string stamp = FormatMicroTime(now);
   if (!mine) {
     spec["acquireTime"] = stamp;
@@ -108,7 +110,7 @@ Status LeaderElector::Release() {
   if (!current.ok()) return current.status();
   json lease = **current;
   json& spec = lease["spec"];
-  if (!spec.is_object() || spec.value("holderIdentity", "") != config_.identity) return Status::Ok();
+  if (!spec.is_object() || JsonString(spec, {"holderIdentity"}) != config_.identity) return Status::Ok();
   const std::string stamp = FormatMicroTime(clock_.Now());
   spec["holderIdentity"] = "";
   spec["leaseDurationSeconds"] = 1;

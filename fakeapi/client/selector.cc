@@ -233,15 +233,13 @@ Result<LabelSelector> LabelSelector::Parse(std::string_view text) {
             if (expect_value) req.values.insert("");
             expect_value = true;
           } else if (v.kind == LabelLexer::Kind::kCloseParen) {
-            if (expect_value && !req.values.empty()) req.values.insert("");
+            // "(a,)" ends with the empty value, and "()" is the empty value alone, as in
+            // apimachinery's parser (and what ToString prints for it).
+            if (expect_value) req.values.insert("");
             break;
           } else {
             return Unexpected(text, v, expect_value ? "identifier, ',' or ')'" : "',' or ')'");
           }
-        }
-        if (req.values.empty()) {
-          return Status::BadRequest("unable to parse requirement: values for \"" + req.key + "\" " + op.text +
-                                    " must not be empty in \"" + std::string(text) + "\"");
         }
       } else {
         return Unexpected(text, op, "=, ==, !=, in, notin");

@@ -2,7 +2,8 @@
 //
 // Label selectors: comma-separated requirements, all of which must hold:
 //   key=value, key==value, key!=value, key in (a,b), key notin (a,b), key, !key
-// ("!=" and "notin" also match objects without the key, as in Kubernetes.)
+// ("!=" and "notin" also match objects without the key, as in Kubernetes; an empty item of a set,
+// as in "(a,)" or "()", is the empty value.)
 // Field selectors: key=value, key==value, key!=value on a fixed set of fields per resource.
 #pragma once
 

@@ -4,6 +4,7 @@
 #include "fakeapi/server/field_manager.h"
 
 #include "fakeapi/client/client.h"
+#include "fakeapi/client/json_path.h"
 #include "fakeapi/server/merge_patch.h"
 #include "fakeapi/server/strategic_merge.h"
 
@@ -214,8 +215,8 @@ json ManagedOf(const json& object) {
 }
 
 bool IsEntry(const json& e, const std::string& manager, const std::string& operation, const std::string& subresource) {
-  return e.is_object() && e.value("manager", "") == manager && e.value("operation", "") == operation &&
-         e.value("subresource", "") == subresource;
+  return e.is_object() && kube::JsonString(e, {"manager"}) == manager && kube::JsonString(e, {"operation"}) == operation &&
+         kube::JsonString(e, {"subresource"}) == subresource;
 }
 
 json& EntryFor(json& managed, const std::string& operation, const FieldWrite& w) {
@@ -248,10 +249,14 @@ void Prune(json& managed, const json& object) {
 }
 
 void SetManaged(json& object, json managed) {
+  // An object without metadata, or with metadata that is not a mapping (a create that got it wrong),
+  // is left as it is for the store to refuse.
+  auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object()) return;
   if (managed.empty()) {
-    object["metadata"].erase("managedFields");
+    meta->erase("managedFields");
   } else {
-    object["metadata"]["managedFields"] = std::move(managed);
+    (*meta)["managedFields"] = std::move(managed);
   }
 }
 
@@ -276,9 +281,9 @@ std::vector<Conflict> ConflictsOf(const json& current, const json& applied, cons
     const bool item = node && node->contains(".");  // a list item: owning it is not a value
     if (item || *now == *wanted) continue;
     for (const json& e : managed) {
-      if (!e.is_object() || e.value("manager", "") == w.manager) continue;
+      if (!e.is_object() || kube::JsonString(e, {"manager"}) == w.manager) continue;
       if (OwnsField(e.value("fieldsV1", json::object()), p))
-        out.push_back({e.value("manager", ""), e.value("apiVersion", ""), e.value("subresource", ""), p});
+        out.push_back({kube::JsonString(e, {"manager"}), kube::JsonString(e, {"apiVersion"}), kube::JsonString(e, {"subresource"}), p});
     }
   }
   return out;
@@ -417,7 +422,7 @@ kube::Result<json> Apply(const json* current, const json& applied, bool force, c
   if (!conflicts.empty() && !force) return ConflictStatus(conflicts, kube::NameOf(*current), w);
   for (const Conflict& c : conflicts)
     for (json& e : managed)
-      if (IsEntry(e, c.manager, e.value("operation", ""), c.subresource)) RemoveField(FieldsOfEntry(e), c.field);
+      if (IsEntry(e, c.manager, kube::JsonString(e, {"operation"}), c.subresource)) RemoveField(FieldsOfEntry(e), c.field);
   json result = *current;
   // What this manager applied before and leaves out now goes, unless someone else owns it too.
   for (const json& e : managed) {

@@ -152,6 +152,8 @@ void HttpServer::Stop() {
   d.started = false;
 }
 
+void HttpServer::Serve(const httplib::Request& req, httplib::Response& res) { impl_->Handle(req, res); }
+
 int HttpServer::port() const { return impl_->bound_port; }
 
 std::string HttpServer::url() const { return "http://" + impl_->options.address + ":" + std::to_string(impl_->bound_port); }

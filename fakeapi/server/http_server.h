@@ -48,6 +48,11 @@
 // Thread model: each connection is served on a thread of its own. Every access to the store, to
 // the clock and to the hooks happens inside `executor`, one request at a time; watch streams wait
 // on their own WatchStream outside it.
+//
+// In process: Serve() answers one request as cpp-httplib hands it to a connection's handler, with
+// no socket, listener or thread (the fuzzer of tests/fuzz drives the server this way). A handler
+// that throws is a defect (every input is meant to be answered with a Status of its own): the
+// client gets 500 InternalError and `on_internal_error` hears of it.
 #pragma once
 
 #include "fakeapi/client/clock.h"
@@ -62,6 +67,11 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+namespace httplib {
+struct Request;
+struct Response;
+}  // namespace httplib
 
 namespace fakeapi {
 
@@ -102,6 +112,9 @@ struct HttpServerOptions {
   Executor executor;                         // unset: a mutex of the server's own
   LogsProvider logs;                         // unset: every container's log is empty
   YamlDecoder yaml;                          // unset: only JSON bodies are accepted
+  // Called with the exception's message when a handler throws (a defect: the client gets 500
+  // InternalError); on the request's thread, outside the executor. Unset: nothing.
+  std::function<void(const std::string& what)> on_internal_error;
 };
 
 class HttpServer {
@@ -123,6 +136,11 @@ class HttpServer {
   kube::Status Start();
   // Stops accepting, ends every open watch and log stream, and joins every thread. Idempotent.
   void Stop();
+  // Answers one request in process, as a connection's handler does once cpp-httplib has read it:
+  // `req.method`, `req.path` (percent-decoded), `req.params` (the query), `req.headers` and
+  // `req.body`. Needs no Start(). A watch or a followed log comes back as `res`'s chunked content
+  // provider, for the caller to pull; destroying `res` ends it.
+  void Serve(const httplib::Request& req, httplib::Response& res);
   // The bound port (after Start), and "http://address:port".
   int port() const;
   std::string url() const;

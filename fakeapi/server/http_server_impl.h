@@ -62,6 +62,7 @@ struct HttpServer::Impl {
   // version", waiting up to options.resource_version_wait for the store to catch up, as
   // kube-apiserver's watch cache waits before its 504.
   kube::Status RunFresh(const std::function<kube::Status()>& work);
+  // Both read the clock, which the simulation advances under the executor: call them inside Run.
   kube::Micros Now() const { return options.clock ? options.clock->Now() : 0; }
   FieldWrite FieldWriteFor(const Target& t, const std::string& manager) const;
 

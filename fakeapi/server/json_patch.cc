@@ -3,6 +3,7 @@
 
 #include "fakeapi/server/wire.h"
 
+#include <algorithm>
 #include <string>
 
 namespace fakeapi {
@@ -81,11 +82,19 @@ kube::Status Remove(json& doc, const Pointer& path, const std::string& op, json*
   return kube::Status::Ok();
 }
 
-// A value the patch places at `path` may not make the document nest deeper than the limit.
-kube::Status CheckDepth(const Pointer& path, const json& value, std::size_t max_depth) {
+// A pointer of the patch, with its text and how many tokens it has. nlohmann's json_pointer takes
+// time in the square of a pointer's length to print it (to_string) or to take its parents one by
+// one, hours for the million tokens a 3 MB body can hold, so a pointer is measured on its text
+// (every token follows a '/'; a '/' inside a token is written "~1") and printed from it.
+struct PatchPointer {
+  Pointer pointer;
+  std::string text;
   std::size_t tokens = 0;
-  for (Pointer p = path; !p.empty(); p = p.parent_pointer()) ++tokens;
-  if (tokens + NestingDepth(value, max_depth) > max_depth)
+};
+
+// A value the patch places at `path` may not make the document nest deeper than the limit.
+kube::Status CheckDepth(const PatchPointer& path, const json& value, std::size_t max_depth) {
+  if (path.tokens + NestingDepth(value, max_depth) > max_depth)
     return Unprocessable("the patched object would nest deeper than " + std::to_string(max_depth) + " levels");
   return kube::Status::Ok();
 }
@@ -95,31 +104,40 @@ struct PatchState {
   std::size_t copied_bytes = 0;
 };
 
+// The pointer at `key` of `op`. One deeper than the depth bound names nothing a document within
+// the bound holds, and is refused before it is parsed.
+kube::Status ReadPointer(const json& op, const char* key, const std::string& name, std::size_t max_depth, PatchPointer* out) {
+  auto it = op.find(key);
+  if (it == op.end() || !it->is_string()) return Unprocessable(name + " operation: missing \"" + key + "\"");
+  out->text = it->get<std::string>();
+  out->tokens = static_cast<std::size_t>(std::count(out->text.begin(), out->text.end(), '/'));
+  if (out->tokens > max_depth)
+    return Unprocessable(name + " operation: \"" + key + "\" nests deeper than " + std::to_string(max_depth) + " levels");
+  try {
+    out->pointer = Pointer(out->text);
+  } catch (const json::exception&) {
+    return Unprocessable(name + " operation: \"" + out->text + "\" is not a JSON pointer");
+  }
+  return kube::Status::Ok();
+}
+
 kube::Status ApplyOperation(json& doc, const json& op, PatchState& state) {
   if (!op.is_object()) return Unprocessable("a JSON patch operation must be an object");
   const std::string name = op.value("op", "");
-  auto pointer = [&](const char* key, Pointer* out) -> kube::Status {
-    auto it = op.find(key);
-    if (it == op.end() || !it->is_string()) return Unprocessable(name + " operation: missing \"" + key + "\"");
-    try {
-      *out = Pointer(it->get<std::string>());
-    } catch (const json::exception&) {
-      return Unprocessable(name + " operation: \"" + it->get<std::string>() + "\" is not a JSON pointer");
-    }
-    return kube::Status::Ok();
-  };
-  Pointer path;
-  if (kube::Status s = pointer("path", &path); !s.ok()) return s;
+  const std::size_t max_depth = state.limits.max_depth;
+  PatchPointer at;
+  if (kube::Status s = ReadPointer(op, "path", name, max_depth, &at); !s.ok()) return s;
+  const Pointer& path = at.pointer;
   auto value = op.find("value");
   if (name == "add" || name == "replace" || name == "test") {
     if (value == op.end()) return Unprocessable(name + " operation: missing \"value\"");
-    if (kube::Status s = CheckDepth(path, *value, state.limits.max_depth); !s.ok()) return s;
+    if (kube::Status s = CheckDepth(at, *value, max_depth); !s.ok()) return s;
   }
   if (name == "add") return Add(doc, path, *value);
   if (name == "remove") return Remove(doc, path, "remove", nullptr);
   if (name == "replace") {
     if (!path.empty() && !doc.contains(path))
-      return Unprocessable("replace operation does not apply: doc is missing key: \"" + path.to_string() + "\"");
+      return Unprocessable("replace operation does not apply: doc is missing key: \"" + at.text + "\"");
     if (path.empty()) {
       doc = *value;
       return kube::Status::Ok();
@@ -128,24 +146,28 @@ kube::Status ApplyOperation(json& doc, const json& op, PatchState& state) {
     return kube::Status::Ok();
   }
   if (name == "test") {
-    if (!doc.contains(path) || doc.at(path) != *value)
-      return Unprocessable("testing value " + path.to_string() + " failed: test failed");
+    if (!doc.contains(path) || doc.at(path) != *value) return Unprocessable("testing value " + at.text + " failed: test failed");
     return kube::Status::Ok();
   }
-  Pointer from;
+  PatchPointer from_at;
   if (name != "move" && name != "copy") return Unprocessable("Unexpected kind: \"" + name + "\"");
-  if (kube::Status s = pointer("from", &from); !s.ok()) return s;
-  if (!doc.contains(from)) return Unprocessable(name + " operation does not apply: doc is missing from path: \"" + from.to_string() + "\"");
+  if (kube::Status s = ReadPointer(op, "from", name, max_depth, &from_at); !s.ok()) return s;
+  const Pointer& from = from_at.pointer;
+  if (!doc.contains(from))
+    return Unprocessable(name + " operation does not apply: doc is missing from path: \"" + from_at.text + "\"");
   if (name == "move") {
-    if (path != from && path.to_string().rfind(from.to_string() + "/", 0) == 0)
-      return Unprocessable("move operation does not apply: \"" + from.to_string() + "\" is a prefix of \"" + path.to_string() + "\"");
+    // Removing a value and adding it back where it was leaves the document as it was; done literally
+    // at the root, the remove would leave nothing to add back.
+    if (path == from) return kube::Status::Ok();
+    if (at.text.rfind(from_at.text + "/", 0) == 0)
+      return Unprocessable("move operation does not apply: \"" + from_at.text + "\" is a prefix of \"" + at.text + "\"");
     json moved;
     if (kube::Status s = from.empty() ? kube::Status::Ok() : Remove(doc, from, "move", &moved); !s.ok()) return s;
-    if (kube::Status s = CheckDepth(path, moved, state.limits.max_depth); !s.ok()) return s;
+    if (kube::Status s = CheckDepth(at, moved, max_depth); !s.ok()) return s;
     return Add(doc, path, std::move(moved));
   }
   const json& source = doc.at(from);
-  if (kube::Status s = CheckDepth(path, source, state.limits.max_depth); !s.ok()) return s;
+  if (kube::Status s = CheckDepth(at, source, max_depth); !s.ok()) return s;
   state.copied_bytes += wire::Dump(source).size();
   if (state.copied_bytes > state.limits.max_copy_bytes)
     return Unprocessable("Unable to complete the copy, the accumulated size increase of copy operations exceeds the limit of " +

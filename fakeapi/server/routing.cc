@@ -24,13 +24,17 @@ void HttpServer::Impl::Handle(const httplib::Request& req, httplib::Response& re
   if (req.body.size() > options.max_body_bytes)
     return SendStatus(res, kube::Status::TooLarge("the request body is larger than the limit of " +
                                                   std::to_string(options.max_body_bytes) + " bytes"));
+  std::string thrown;
   try {
     Dispatch(req, res);
+    return;
   } catch (const std::exception& e) {
-    SendStatus(res, kube::Status::Internal(e.what()));
+    thrown = e.what();
   } catch (...) {
-    SendStatus(res, kube::Status::Internal("unexpected error"));
+    thrown = "unexpected error";
   }
+  SendStatus(res, kube::Status::Internal(thrown));
+  if (options.on_internal_error) options.on_internal_error(thrown);
 }
 
 void HttpServer::Impl::Dispatch(const httplib::Request& req, httplib::Response& res) {
@@ -203,6 +207,10 @@ kube::Result<json> HttpServer::Impl::ParseBody(const httplib::Request& req, bool
   if (yaml && yaml_allowed && options.yaml) {
     auto decoded = options.yaml(req.body);
     if (decoded.ok() && NestingDepth(*decoded) > kMaxJsonDepth) return too_deep;
+    // A JSON body's strings are UTF-8 once parsed; a YAML decoder may pass other bytes through,
+    // which would throw wherever the object is written out.
+    if (decoded.ok() && !wire::IsValidUtf8Json(*decoded))
+      return kube::Status::BadRequest("the body of the request could not be decoded: it is not valid UTF-8");
     return decoded;
   }
   // Say where, as a Go decoder would ("invalid character ... at offset N").

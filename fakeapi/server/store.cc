@@ -8,6 +8,7 @@
 // cache does with its indexed triggers).
 #include "fakeapi/server/store.h"
 
+#include "fakeapi/client/json_path.h"
 #include "fakeapi/client/selector.h"
 #include "fakeapi/server/json_bounds.h"
 #include "fakeapi/server/merge_patch.h"
@@ -311,7 +312,7 @@ std::string EncodeContinue(std::int64_t rv, const std::string& start) {
 kube::Status DecodeContinue(const std::string& token, std::int64_t* rv, std::string* start) {
   auto text = wire::FromBase64(token);
   json parsed = text ? json::parse(*text, nullptr, false) : json();
-  if (!parsed.is_object() || parsed.value("v", "") != "meta.k8s.io/v1" || !parsed.contains("rv") ||
+  if (!parsed.is_object() || kube::JsonString(parsed, {"v"}) != "meta.k8s.io/v1" || !parsed.contains("rv") ||
       !parsed["rv"].is_number_integer() || !parsed.contains("start") || !parsed["start"].is_string())
     return kube::Status::BadRequest("invalid continue token: it was not issued by this server");
   *rv = parsed["rv"].get<std::int64_t>();
@@ -862,7 +863,7 @@ struct Store::Impl {
     if (!conditions.is_array()) conditions = json::array();
     bool replaced = false;
     for (auto& c : conditions)
-      if (c.is_object() && c.value("type", "") == "PodScheduled") c = condition, replaced = true;
+      if (kube::JsonString(c, {"type"}) == "PodScheduled") c = condition, replaced = true;
     if (!replaced) conditions.push_back(condition);
     next["metadata"]["resourceVersion"] = NextRv();
     return Replace(pods, key, std::move(next), "bind");
@@ -1209,7 +1210,7 @@ struct Store::Impl {
         if (it == spec.end() || !it->is_array()) continue;
         for (auto& c : *it) {
           if (!c.is_object() || c.contains("imagePullPolicy")) continue;
-          std::string image = c.value("image", "");
+          std::string image = kube::JsonString(c, {"image"});
           auto slash = image.rfind('/');
           std::string last = slash == std::string::npos ? image : image.substr(slash + 1);
           bool latest = last.find(':') == std::string::npos || last.ends_with(":latest");

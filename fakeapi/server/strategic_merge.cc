@@ -24,6 +24,22 @@ json WithoutDirectives(const json& value) {
   return value;
 }
 
+// The "$patch" directive of an object, or "" (absent, or not a string: ignored like the other
+// directives this implementation does not take).
+std::string Directive(const json& value) {
+  if (!value.is_object()) return "";
+  auto it = value.find("$patch");
+  return it != value.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// Whether `item` of the target list is the element `patch_item` (which has the key) names. An item
+// may have lost its key to an earlier element of the same patch ({"name": null}).
+bool SameElement(const json& item, const json& patch_item, const char* merge_key) {
+  if (!item.is_object()) return false;
+  auto key = item.find(merge_key);
+  return key != item.end() && *key == patch_item.at(merge_key);
+}
+
 }  // namespace
 
 const char* MergeKeyOf(const json& patch_list, const json& target_list) {
@@ -42,7 +58,7 @@ void ApplyStrategicPatch(json& target, const json& patch) {
     target = patch;
     return;
   }
-  if (patch.value("$patch", "") == "replace") {
+  if (Directive(patch) == "replace") {
     target = WithoutDirectives(patch);
     return;
   }
@@ -50,12 +66,12 @@ void ApplyStrategicPatch(json& target, const json& patch) {
   for (const auto& [key, value] : patch.items()) {
     const std::string kDelete = "$deleteFromPrimitiveList/";
     if (key.rfind(kDelete, 0) == 0) {
-      json& list = target[key.substr(kDelete.size())];
-      if (list.is_array() && value.is_array()) {
+      auto list = target.find(key.substr(kDelete.size()));  // absent: nothing to delete from
+      if (list != target.end() && list->is_array() && value.is_array()) {
         json kept = json::array();
-        for (const json& v : list)
+        for (const json& v : *list)
           if (std::find(value.begin(), value.end(), v) == value.end()) kept.push_back(v);
-        list = std::move(kept);
+        *list = std::move(kept);
       }
       continue;
     }
@@ -63,7 +79,7 @@ void ApplyStrategicPatch(json& target, const json& patch) {
     if (value.is_null()) {
       target.erase(key);
     } else if (value.is_object()) {
-      if (value.value("$patch", "") == "delete") {
+      if (Directive(value) == "delete") {
         target.erase(key);
       } else {
         json& slot = target[key];
@@ -76,15 +92,13 @@ void ApplyStrategicPatch(json& target, const json& patch) {
       if (!merge_key) {
         json cleaned = json::array();
         for (const json& e : value)
-          if (!(e.is_object() && e.value("$patch", "") == "delete")) cleaned.push_back(WithoutDirectives(e));
+          if (Directive(e) != "delete") cleaned.push_back(WithoutDirectives(e));
         slot = std::move(cleaned);
         continue;
       }
       for (const json& e : value) {
-        auto same = std::find_if(slot.begin(), slot.end(), [&](const json& t) {
-          return t.is_object() && e.contains(merge_key) && t[merge_key] == e[merge_key];
-        });
-        if (e.value("$patch", "") == "delete") {
+        auto same = std::find_if(slot.begin(), slot.end(), [&](const json& t) { return SameElement(t, e, merge_key); });
+        if (Directive(e) == "delete") {
           if (same != slot.end()) slot.erase(same);
         } else if (same != slot.end()) {
           ApplyStrategicPatch(*same, e);

@@ -3,7 +3,8 @@
 // elements all carry a merge key (name, containerPort, port, mountPath, devicePath, ip, type)
 // merge element by element, elements with "$patch": "delete" are removed, "$patch": "replace"
 // replaces, "$deleteFromPrimitiveList/<field>" removes values, and the other "$" directives
-// ($setElementOrder, $retainKeys) are ignored; every other list is replaced.
+// ($setElementOrder, $retainKeys, a "$patch" that is not a string) are ignored; every other list is
+// replaced. Any patch on any document: never throws.
 //
 // Recursive: callers bound the nesting of what they pass (see json_bounds.h).
 #pragma once

@@ -27,7 +27,7 @@ void HttpServer::Impl::Bind(const httplib::Request& req, httplib::Response& res,
   if (!meta.is_object()) meta = json::object();
   // pods/NAME/binding names the pod in the URL; the bindings collection in the body.
   if (!t.name.empty()) {
-    const std::string named = meta.value("name", "");
+    const std::string named = kube::JsonString(meta, {"name"});
     if (!named.empty() && named != t.name)
       return SendStatus(res, kube::Status::BadRequest("the name of the object (" + named + ") does not match the name on the URL (" +
                                                       t.name + ")"));

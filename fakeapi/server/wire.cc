@@ -10,6 +10,15 @@ using nlohmann::json;
 
 std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
+bool IsValidUtf8Json(const json& j) {
+  try {
+    (void)j.dump();  // nlohmann's strict handler throws type_error 316 at the first bad byte
+    return true;
+  } catch (const json::type_error&) {
+    return false;
+  }
+}
+
 kube::Status MakeStatus(int code, const std::string& reason, const std::string& message) {
   json status = {{"status", "Failure"}, {"code", code}, {"message", message}};
   if (!reason.empty()) status["reason"] = reason;

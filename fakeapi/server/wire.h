@@ -25,6 +25,8 @@ inline constexpr const char* kText = "text/plain; charset=utf-8";
 
 // JSON text; never throws on strings that are not UTF-8 (a name decoded from "%ff" in a URL).
 std::string Dump(const nlohmann::json& j);
+// Whether every string (and key) of `j` is valid UTF-8, as a parsed JSON body's always are.
+bool IsValidUtf8Json(const nlohmann::json& j);
 
 // A failure Status with the given code, reason and message.
 kube::Status MakeStatus(int code, const std::string& reason, const std::string& message);

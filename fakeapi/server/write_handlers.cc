@@ -15,17 +15,32 @@ using nlohmann::json;
 
 namespace {
 
+// metadata.<field> as a string ("" when absent or null); BadRequest when it is something else, as
+// kube-apiserver's decoder refuses a number where ObjectMeta has a string.
+kube::Status MetadataString(const json& meta, const char* field, std::string* out) {
+  out->clear();
+  auto it = meta.find(field);
+  if (it == meta.end() || it->is_null()) return kube::Status::Ok();
+  if (!it->is_string())
+    return kube::Status::BadRequest(std::string("the body of the request could not be decoded: metadata.") + field +
+                                    " must be a string, not " + it->dump());
+  *out = it->get<std::string>();
+  return kube::Status::Ok();
+}
+
 // The URL names the object; a body that names another one is refused, as kube-apiserver does.
 kube::Status CheckIdentity(json& obj, const Target& t) {
   if (!obj.is_object()) return kube::Status::BadRequest("the object must be a JSON object");
   json& meta = obj["metadata"];
   if (!meta.is_object()) meta = json::object();
-  std::string name = meta.value("name", "");
+  std::string name;
+  if (kube::Status s = MetadataString(meta, "name", &name); !s.ok()) return s;
   if (name.empty()) meta["name"] = t.name;
   else if (name != t.name)
     return kube::Status::BadRequest("the name of the object (" + name + ") does not match the name on the URL (" + t.name + ")");
   if (t.resource->namespaced) {
-    std::string ns = meta.value("namespace", "");
+    std::string ns;
+    if (kube::Status s = MetadataString(meta, "namespace", &ns); !s.ok()) return s;
     if (ns.empty()) meta["namespace"] = t.ns;
     else if (ns != t.ns)
       return kube::Status::BadRequest("the namespace of the object (" + ns + ") does not match the namespace on the URL (" + t.ns + ")");
@@ -142,8 +157,9 @@ void HttpServer::Impl::Patch(const httplib::Request& req, httplib::Response& res
     return SendStatus(res, kube::Status::BadRequest(*kind == PatchKind::kJsonPatch ? "a JSON patch must be a list of operations"
                                                                                    : "a patch must be a JSON object"));
   const std::string resource = t.type->QualifiedName();
-  const FieldWrite fields = FieldWriteFor(t, write->field_manager);
   Run([&] {
+    // Inside the executor: the field write's time is the clock's, which the simulation advances.
+    const FieldWrite fields = FieldWriteFor(t, write->field_manager);
     auto current = store.Get(resource, t.ns, t.name);
     const bool absent = !current.ok() && current.status().IsNotFound();
     if (!current.ok() && !(apply && absent && t.subresource.empty())) return SendStatus(res, Qualify(current.status(), t));
@@ -151,7 +167,8 @@ void HttpServer::Impl::Patch(const httplib::Request& req, httplib::Response& res
     if (apply) {
       json applied = patch;
       if (kube::Status s = CheckIdentity(applied, t); !s.ok()) return SendStatus(res, s);
-      if (applied.value("apiVersion", "") != t.resource->ApiVersion() || applied.value("kind", "") != t.resource->kind)
+      if (kube::JsonString(applied, {"apiVersion"}) != t.resource->ApiVersion() ||
+          kube::JsonString(applied, {"kind"}) != t.resource->kind)
         return SendStatus(res, kube::Status::BadRequest("apiVersion and kind of the applied object must be " +
                                                         t.resource->ApiVersion() + ", " + t.resource->kind));
       auto merged = Apply(absent ? nullptr : &**current, Absorb(t, applied), write->force, fields);

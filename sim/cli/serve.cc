@@ -193,6 +193,9 @@ int Serve(const ServeArgs& args) {
     options.executor = [&lock](const std::function<void()>& work) { lock.Run(work); };
     options.logs = KubeletLogs(sim);
     options.yaml = YamlBodies();
+    options.on_internal_error = [](const std::string& what) {
+      std::cerr << "dglsim serve: internal error (answered 500 InternalError): " << what << std::endl;
+    };
     options.max_connections = static_cast<std::size_t>(args.max_connections);
     options.max_watches = static_cast<std::size_t>(args.max_watches);
     sim.store().SetStorageQuota(static_cast<std::size_t>(quota));

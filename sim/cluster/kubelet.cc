@@ -186,7 +186,7 @@ class Kubelet::Run : public ProgramContext {
     args_ = strings("args");
     if (auto it = container.spec.find("env"); it != container.spec.end() && it->is_array()) {
       for (const auto& e : *it) {
-        std::string name = e.value("name", "");
+        std::string name = JsonString(e, {"name"});
         if (name.empty()) continue;
         if (auto v = e.find("value"); v != e.end() && v->is_string()) {
           env_[name] = v->get<std::string>();
@@ -339,7 +339,7 @@ void Kubelet::Start() {
     if (node.ok()) {
       if (const json* addresses = JsonAt(**node, {"status", "addresses"}); addresses && addresses->is_array())
         for (const auto& address : *addresses)
-          if (address.value("type", "") == "InternalIP") config_.host_ip = address.value("address", "");
+          if (JsonString(address, {"type"}) == "InternalIP") config_.host_ip = JsonString(address, {"address"});
     }
   }
   informer_ = &AddInformer("pods", {.field_selector = "spec.nodeName=" + config_.node_name},
@@ -430,10 +430,10 @@ void Kubelet::Accept(const ObjectPtr& pod) {
       c.init = is_init;
       c.index = out.size() - 1;
       c.spec = spec;
-      c.name = spec.value("name", "");
-      c.image = spec.value("image", "");
+      c.name = JsonString(spec, {"name"});
+      c.image = JsonString(spec, {"image"});
       c.normalized_image = NormalizeImage(c.image);
-      c.policy = spec.value("imagePullPolicy", "IfNotPresent");
+      c.policy = JsonString(spec, {"imagePullPolicy"}, "IfNotPresent");
       if (const json* mem = JsonAt(spec, {"resources", "limits", "memory"}); mem && mem->is_string())
         c.memory_limit = kube::ParseQuantity(mem->get<std::string>()).value_or(0);
       c.reason = p.default_reason;
@@ -444,7 +444,7 @@ void Kubelet::Accept(const ObjectPtr& pod) {
   if (const json* volumes = JsonAt(*pod, {"spec", "volumes"}); volumes && volumes->is_array())
     for (const auto& v : *volumes)
       if (v.contains("emptyDir"))
-        p.volumes.try_emplace(v.value("name", ""), JsonString(v, {"emptyDir", "medium"}));
+        p.volumes.try_emplace(JsonString(v, {"name"}), JsonString(v, {"emptyDir", "medium"}));
   pods_[p.key] = std::move(state);
   MarkDirty(p);
   p.sandbox_timer = AfterForPod(p, config_.pod_startup, [this](PodState& q) { SandboxReady(q); });
@@ -704,7 +704,7 @@ void Kubelet::ContainerExited(PodState& p, Container& c, int code, std::string r
   // terminationMessagePolicy FallbackToLogsOnError: a failed container with no message of its own
   // gets the tail of its log, at most 80 lines and 2048 bytes, as a real kubelet gives it.
   if (c.term_message.empty() && code != 0 && c.spec.is_object() &&
-      c.spec.value("terminationMessagePolicy", "") == "FallbackToLogsOnError") {
+      JsonString(c.spec, {"terminationMessagePolicy"}) == "FallbackToLogsOnError") {
     std::string tail;
     for (std::size_t i = c.logs.size(), lines = 0; i-- > 0 && lines < 80; ++lines) {
       tail = c.logs[i] + (tail.empty() ? "" : "\n") + tail;

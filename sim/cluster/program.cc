@@ -1,6 +1,7 @@
 // Container programs: the registry and the built-in programs. See program.h.
 #include "sim/cluster/program.h"
 
+#include "fakeapi/client/json_path.h"
 #include "fakeapi/client/quantity.h"
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 
 namespace sim {
 
+using kube::JsonString;
 using nlohmann::json;
 
 namespace {
@@ -197,7 +199,7 @@ class KubectlDownloadProgram : public ContainerProgram {
     auto mounts = ctx.container().find("volumeMounts");
     if (mounts == ctx.container().end() || !mounts->is_array()) return nullptr;
     for (const auto& m : *mounts)
-      if (m.value("mountPath", "") == path) return ctx.Volume(m.value("name", ""));
+      if (JsonString(m, {"mountPath"}) == path) return ctx.Volume(JsonString(m, {"name"}));
     return nullptr;
   }
 };
@@ -262,24 +264,24 @@ class WatcherLoopProgram : public ContainerProgram {
     auto mounts = container.find("volumeMounts");
     if (mounts == container.end() || !mounts->is_array()) return std::nullopt;
     for (const auto& m : *mounts) {
-      std::string dir = m.value("mountPath", "");
+      std::string dir = JsonString(m, {"mountPath"});
       while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
       if (dir.empty() || !path.starts_with(dir + "/")) continue;
       std::string relative = path.substr(dir.size() + 1);
       const json* volume = nullptr;
       if (auto vs = pod["spec"].find("volumes"); vs != pod["spec"].end() && vs->is_array())
         for (const auto& v : *vs)
-          if (v.value("name", "") == m.value("name", "")) volume = &v;
+          if (JsonString(v, {"name"}) == JsonString(m, {"name"})) volume = &v;
       if (!volume || !volume->contains("configMap")) continue;
       const json& cm = (*volume)["configMap"];
       std::string key = relative;
       if (auto items = cm.find("items"); items != cm.end() && items->is_array()) {
         key.clear();
         for (const auto& item : *items)
-          if (item.value("path", "") == relative) key = item.value("key", "");
+          if (JsonString(item, {"path"}) == relative) key = JsonString(item, {"key"});
         if (key.empty()) return std::nullopt;
       }
-      auto got = ctx.client().Get("configmaps", kube::NamespaceOf(pod), cm.value("name", ""));
+      auto got = ctx.client().Get("configmaps", kube::NamespaceOf(pod), JsonString(cm, {"name"}));
       if (!got.ok()) return std::nullopt;
       auto data = (*got)->find("data");
       if (data == (*got)->end() || !data->is_object()) return std::nullopt;
@@ -356,9 +358,9 @@ void ProgramRegistry::MatchCommand(std::string glob, std::string program) {
 }
 
 std::string ProgramRegistry::Resolve(const json& pod, const json& container) const {
-  std::string name = container.value("name", "");
+  std::string name = JsonString(container, {"name"});
   if (auto a = ContainerAnnotation(pod, name, kProgramAnnotation)) return *a;
-  std::string image = container.value("image", "");
+  std::string image = JsonString(container, {"image"});
   std::string line;
   for (const auto& w : Strings(container, "command")) line += (line.empty() ? "" : " ") + w;
   for (const auto& w : Strings(container, "args")) line += (line.empty() ? "" : " ") + w;

@@ -165,7 +165,9 @@ DGLJobAdmission AdmitDGLJob(const json& job, std::string_view file, const Source
   DGLJobAdmission out;
   out.converted = job;
   try {
-    const bool legacy = job.value("apiVersion", "") == dgl::kLegacyApiVersion;
+    // Any value may come here (a manifest's document, a scenario's inline job): only an object's
+    // string apiVersion says it is the legacy kind.
+    const bool legacy = job.is_object() && job.contains("apiVersion") && job["apiVersion"] == dgl::kLegacyApiVersion;
     for (const std::string& warning : dgl::ConvertLegacy(out.converted))
       out.warnings.push_back(FormatLocation(file, positions, JoinPath(base, "apiVersion")) + ": warning: " + warning);
     out.defaulted = out.converted;

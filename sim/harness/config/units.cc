@@ -65,6 +65,9 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
+// The smallest bandwidth a scenario may give: one byte in about 11.6 days.
+constexpr double kMinBandwidth = 1e-6;
+
 constexpr long double kMaxMicros = static_cast<long double>(std::numeric_limits<kube::Micros>::max() / 2);
 
 Parsed<kube::Micros> MicrosFrom(long double micros, std::string_view text) {
@@ -160,6 +163,9 @@ Parsed<double> ParseBandwidth(std::string_view text) {
       const long double bytes = *number * factor;
       if (!(bytes > 0)) return Parsed<double>::Error("invalid bandwidth " + Quoted(original) + ": must be greater than zero");
       if (!(bytes < 1e30L)) return Parsed<double>::Error("invalid bandwidth " + Quoted(original) + ": too large");
+      // "1e-810" is above zero as a long double but 0 as the double the network model uses.
+      if (!(static_cast<double>(bytes) >= kMinBandwidth))
+        return Parsed<double>::Error("invalid bandwidth " + Quoted(original) + ": too small (at least 1e-6 bytes per second)");
       return Parsed<double>::Ok(static_cast<double>(bytes));
     }
   }
@@ -173,6 +179,8 @@ Parsed<double> ParseBandwidthValue(const json& value) {
     if (!std::isfinite(bytes) || bytes <= 0) {
       return Parsed<double>::Error("invalid bandwidth " + value.dump() + ": must be greater than zero");
     }
+    if (bytes < kMinBandwidth)
+      return Parsed<double>::Error("invalid bandwidth " + value.dump() + ": too small (at least 1e-6 bytes per second)");
     return Parsed<double>::Ok(bytes);
   }
   return Parsed<double>::Error("invalid bandwidth: expected a string such as \"200MBps\" or \"100Gbps\", got " + TypeName(value));

@@ -14,7 +14,8 @@
 // Bandwidths are bytes per second. Byte units are decimal (KBps = 10^3 B/s, MBps, GBps, TBps) or
 // binary (KiBps, MiBps, GiBps, TiBps); bit units are decimal and divided by 8 (bps, Kbps, Mbps,
 // Gbps, Tbps). "Bps" alone is bytes per second, and so is a plain number. Units are case-sensitive,
-// because "Mbps" and "MBps" differ by a factor of eight. A bandwidth must be greater than zero.
+// because "Mbps" and "MBps" differ by a factor of eight. A bandwidth must be at least 1e-6 bytes per
+// second ("1e-810Bps" is not zero to a long double, but it is to the model's doubles).
 #pragma once
 
 #include "fakeapi/client/clock.h"

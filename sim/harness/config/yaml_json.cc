@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -295,9 +296,47 @@ class Converter {
   std::size_t values_ = 0;
 };
 
+// What keeps `s` from being text every part of dglsim can carry, or nullptr: bytes that are not
+// well-formed UTF-8 (stray continuation bytes, overlong forms, surrogates, code points past
+// U+10FFFF), which yaml-cpp passes through and JSON cannot write; or a Unicode noncharacter (U+FDD0
+// to U+FDEF, U+FFFE, U+FFFF and the last two of every plane), which yaml-cpp's emitter replaces,
+// so JsonToYaml could not write it back.
+const char* TextProblem(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t extra = 0;
+    std::uint32_t code = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if (c >= 0xC2 && c <= 0xDF) {
+      extra = 1, code = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      extra = 2, code = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      extra = 3, code = c & 0x07;
+    } else {
+      return "bytes that are not UTF-8";
+    }
+    if (i + extra >= s.size()) return "bytes that are not UTF-8";
+    for (std::size_t k = 1; k <= extra; ++k) {
+      const auto next = static_cast<unsigned char>(s[i + k]);
+      if ((next & 0xC0) != 0x80) return "bytes that are not UTF-8";
+      code = (code << 6) | (next & 0x3F);
+    }
+    if ((extra == 2 && (code < 0x800 || (code >= 0xD800 && code <= 0xDFFF))) || (extra == 3 && (code < 0x10000 || code > 0x10FFFF)))
+      return "bytes that are not UTF-8";
+    if ((code >= 0xFDD0 && code <= 0xFDEF) || (code & 0xFFFE) == 0xFFFE) return "a Unicode noncharacter such as U+FFFF";
+    i += extra + 1;
+  }
+  return nullptr;
+}
+
 // Counts the values of a text as the parser reads it, before yaml-cpp builds its tree of nodes
 // (some hundred bytes each): a file of short list items past max_values is refused while its
 // memory is still that of its text. An alias counts once here; the Converter counts what it expands to.
+// Scalars (keys included) that are not Unicode text (TextProblem) are refused here too.
 class ValueCounter : public YAML::EventHandler {
  public:
   explicit ValueCounter(std::size_t limit) : limit_(limit) {}
@@ -305,7 +344,10 @@ class ValueCounter : public YAML::EventHandler {
   void OnDocumentEnd() override {}
   void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { Count(mark); }
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { Count(mark); }
-  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string&) override { Count(mark); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string& value) override {
+    Count(mark);
+    if (const char* problem = TextProblem(value)) throw ConversionError{FromMark(mark), std::string("a scalar holding ") + problem};
+  }
   void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
     Count(mark);
   }
@@ -498,6 +540,10 @@ void EmitScalar(YAML::Emitter& out, const json& value) {
     out << YAML::Null;
   } else if (value.is_boolean()) {
     out << (value.get<bool>() ? "true" : "false");
+  } else if (value.is_number_float() && !std::isfinite(value.get<double>())) {
+    // JSON has no spelling for these (nlohmann prints null); YAML's core schema has.
+    const double d = value.get<double>();
+    out << (std::isnan(d) ? ".nan" : d > 0 ? ".inf" : "-.inf");
   } else {
     out << value.dump();  // nlohmann writes doubles in their shortest round-trip form
   }

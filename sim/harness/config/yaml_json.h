@@ -7,7 +7,10 @@
 // booleans (`true`/`false` in three capitalisations), integers (decimal, `0x..`, `0o..`), floats
 // (including `.inf` and `.nan`); everything else, and every quoted or block scalar, is a string.
 // Decimal integers with a leading zero (`08`) stay strings rather than guess at octal. Mapping keys
-// become strings; duplicate keys are an error, as they are to kubectl.
+// become strings; duplicate keys are an error, as they are to kubectl. A scalar that is not valid
+// UTF-8 (yaml-cpp passes bytes through) is an error too, as JSON and every report need Unicode, and
+// so is one holding a Unicode noncharacter (U+FFFE, U+FFFF, ...), which YAML counts as unprintable
+// (kubectl's YAML reader refuses it too) and JsonToYaml could not write back.
 //
 // Nothing here throws: bad YAML comes back as a YamlError naming the file, line and column.
 #pragma once
@@ -107,7 +110,7 @@ YamlLoad LoadYamlFile(const std::string& path, const YamlLimits& limits = {});
 
 // JSON back to YAML text that loads (LoadYamlString) to the same JSON: a string the core schema
 // would read as something else ("96", "true", "null", "") is double-quoted, numbers are written in
-// their shortest exact form. Block style, except that a mapping or sequence of scalars that fits on
+// their shortest exact form (infinities and NaN as .inf, -.inf, .nan). Block style, except that a mapping or sequence of scalars that fits on
 // one line is written in flow style ({at: 30m, kind: NodeDown}). Keys of a mapping come in
 // `first_keys` order (those present), then the rest in JSON's order; only the top level uses it.
 std::string JsonToYaml(const nlohmann::json& value, const std::vector<std::string>& first_keys = {});

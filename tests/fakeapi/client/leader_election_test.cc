@@ -133,5 +133,20 @@ TEST_F(LeaderElectionTest, AfterExpiryExactlyOneWaitingCandidateTakesTheLease) {
   EXPECT_EQ(leaders, 1);
 }
 
+// Found auditing the reads of JSON a server hands back, after the fuzzers' finds: a Lease whose
+// holderIdentity some other writer set to a number, or whose spec is not a mapping, threw out of
+// Step() (and out of the operator). Such a Lease names no holder, so it is free: taken at once.
+TEST_F(LeaderElectionTest, ALeaseWithFieldsOfTheWrongTypeIsReadNotThrown) {
+  for (const json& spec : {json{{"holderIdentity", 5}, {"leaseDurationSeconds", 1}}, json("held")}) {
+    store.Delete("leases", "default", "dgl-operator");
+    ASSERT_TRUE(store.Create("leases", {{"apiVersion", "coordination.k8s.io/v1"}, {"kind", "Lease"},
+                                        {"metadata", {{"name", "dgl-operator"}, {"namespace", "default"}}},
+                                        {"spec", spec}}).ok());
+    LeaderElector a(store, clock, Config("a"));
+    EXPECT_EQ(a.Step(), LeaderElector::Event::kStartedLeading) << spec.dump();
+    EXPECT_EQ(Lease()["spec"]["holderIdentity"], "a") << spec.dump();
+  }
+}
+
 }  // namespace
 }  // namespace kube

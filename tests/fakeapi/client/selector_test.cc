@@ -94,8 +94,35 @@ TEST(LabelSelectorTest, ToStringIsCanonicalAndReparses) {
   EXPECT_EQ(MustParse(s.ToString()).ToString(), s.ToString());
 }
 
+// Found by tests/fuzz/fuzz_selectors: "a in (,)" and matchExpressions In [""] select the empty value,
+// which ToString printed as "a in ()", and Parse refused that. apimachinery reads "()" as the empty
+// value alone, so the printed form parses back to the same selector.
+TEST(LabelSelectorTest, EmptyParenthesesAreTheEmptyValueSoToStringReparses) {
+  LabelSelector empty = MustParse("a in ()");
+  ASSERT_EQ(empty.requirements().size(), 1u);
+  EXPECT_EQ(empty.requirements()[0].values, std::set<std::string>{""});
+  EXPECT_TRUE(empty.Matches(json{{"a", ""}}));
+  EXPECT_FALSE(empty.Matches(json{{"a", "x"}}));
+  EXPECT_FALSE(empty.Matches(json::object()));
+  EXPECT_TRUE(MustParse("a notin ()").Matches(json{{"a", "x"}}));
+  EXPECT_FALSE(MustParse("a notin ()").Matches(json{{"a", ""}}));
+
+  for (const char* text : {"a in (,)", "a in ()", "a notin (,)", "a in (,b)", "a in (b,)"}) {
+    LabelSelector s = MustParse(text);
+    Result<LabelSelector> again = LabelSelector::Parse(s.ToString());
+    ASSERT_TRUE(again.ok()) << text << " -> " << s.ToString() << ": " << again.status().ToString();
+    EXPECT_EQ(again->requirements()[0].values, s.requirements()[0].values) << text;
+  }
+  Result<LabelSelector> from_json =
+      LabelSelector::FromJson(json::parse(R"({"matchExpressions":[{"key":"k","operator":"In","values":[""]}]})"));
+  ASSERT_TRUE(from_json.ok());
+  Result<LabelSelector> reparsed = LabelSelector::Parse(from_json->ToString());
+  ASSERT_TRUE(reparsed.ok()) << from_json->ToString();
+  EXPECT_EQ(reparsed->requirements()[0].values, std::set<std::string>{""});
+}
+
 TEST(LabelSelectorTest, SyntaxErrorsAreBadRequestsNamingTheText) {
-  for (const char* bad : {"a=b,", ",", "a in (b", "a in b", "a in ()", "a notin", "!a=b", "a=b c", "a==b==c",
+  for (const char* bad : {"a=b,", ",", "a in (b", "a in b", "a notin", "!a=b", "a=b c", "a==b==c",
                           "(a)", "a=(b)", "a>1", "a<1", "a in (b c)", "!", "a=b,,c=d", "=b", "!=b"}) {
     Result<LabelSelector> r = LabelSelector::Parse(bad);
     ASSERT_FALSE(r.ok()) << bad;

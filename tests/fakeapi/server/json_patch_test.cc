@@ -70,6 +70,38 @@ TEST(JsonPatchTest, CopiesThatNestTooDeepAreRefused) {
   EXPECT_LE(NestingDepth(doc, 1000), 10u);
 }
 
+// Found by timing tests/fuzz/fuzz_patches on long paths: the depth check took parent pointers one
+// by one, and printed pointers, both in the square of the path's length (20,000 tokens took 44 s of
+// CPU; the million a 3 MB body holds, days), all of it inside the server's executor. A path deeper
+// than any document may be is refused at once, on its text.
+TEST(JsonPatchTest, APathDeeperThanTheDepthLimitIsRefusedInOnePass) {
+  std::string path;
+  for (int i = 0; i < 200'000; ++i) path += "/a";
+  json doc = json::object();
+  kube::Status s = ApplyJsonPatch(doc, json::array({{{"op", "add"}, {"path", path}, {"value", 1}}}));
+  EXPECT_EQ(s.code(), 422);
+  EXPECT_NE(s.message().find("deeper than 1000 levels"), std::string::npos) << s.message().substr(0, 200);
+  EXPECT_EQ(doc, json::object());
+  // At the limit a path is still followed (and fails only where the document ends).
+  std::string deep;
+  for (int i = 0; i < 999; ++i) deep += "/a";
+  EXPECT_EQ(ApplyJsonPatch(doc, json::array({{{"op", "add"}, {"path", deep}, {"value", 1}}})).code(), 422);
+}
+
+// Found reading the move operation for the fuzzer's properties: moving the whole document onto
+// itself removed it and added back nothing, leaving null.
+TEST(JsonPatchTest, MovingAValueOntoItselfLeavesTheDocumentAsItWas) {
+  const json original = {{"a", {{"b", 1}}}, {"list", {1, 2}}};
+  for (const char* at : {"", "/a", "/a/b", "/list/1"}) {
+    json doc = original;
+    kube::Status s = ApplyJsonPatch(doc, json::array({{{"op", "move"}, {"from", at}, {"path", at}}}));
+    EXPECT_TRUE(s.ok()) << at << ": " << s.ToString();
+    EXPECT_EQ(doc, original) << at;
+  }
+  json doc = original;
+  EXPECT_EQ(ApplyJsonPatch(doc, json::array({{{"op", "move"}, {"from", "/nope"}, {"path", "/nope"}}})).code(), 422);
+}
+
 TEST(JsonBoundsTest, NestingDepthOfTextSkipsStringsAndStopsPastTheLimit) {
   EXPECT_EQ(TextNestingDepth(R"({"a":[1,{"b":"[[[["}]})"), 3u);
   EXPECT_EQ(TextNestingDepth("\"[[[\\\"[[\""), 0u);

@@ -161,6 +161,23 @@ TEST_F(KubeletTest, RunsAPodToSucceededWithTheStatusTheRealKubeletWrites) {
   EXPECT_EQ(kubelet().stats().status_writes, 4);
 }
 
+// Found auditing the reads of client JSON after tests/fuzz/fuzz_api_server's first finds: a pod
+// created over HTTP (`dglsim serve`) with a number where the kubelet reads a string
+// (imagePullPolicy: 5) threw inside the simulation and ended the whole server. The kubelet reads
+// such a field as absent, as it does an unknown one.
+TEST_F(KubeletTest, FieldsOfTheWrongTypeAreReadAsAbsentNotThrown) {
+  json container = KubeletContainer("main");
+  container["imagePullPolicy"] = 5;
+  container["terminationMessagePolicy"] = 7;
+  container["volumeMounts"] = json::array({{{"name", 1}, {"mountPath", 2}}});
+  json pod = KubeletPod("typed", json::array({container}), {{"dglsim.io/duration", "30s"}});
+  pod["spec"]["volumes"] = json::array({{{"name", 3}, {"emptyDir", json::object()}}});
+  Run(pod);
+  sim().RunUntilIdle();
+  EXPECT_EQ(Phase("typed"), "Succeeded");
+  EXPECT_EQ(Status("typed")["containerStatuses"][0]["state"]["terminated"]["exitCode"], 0);
+}
+
 TEST_F(KubeletTest, InitContainersRunOneAtATimeInOrderBeforeTheAppContainers) {
   json init = json::array({KubeletContainer("first"), KubeletContainer("second")});
   Run(KubeletPod("p", json::array({KubeletContainer("app")}),

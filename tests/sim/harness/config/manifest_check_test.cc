@@ -210,5 +210,17 @@ TEST(ManifestCheckTest, MissingFileIsOneProblem) {
   EXPECT_EQ(r.problems[0].rfind("/nonexistent.yaml: cannot open", 0), 0u) << r.problems[0];
 }
 
+// Found by tests/fuzz/fuzz_dgljob: AdmitDGLJob read the apiVersion with a call that throws on
+// anything but an object holding a string there, and reported the exception as an internal error.
+TEST(ManifestCheckTest, AdmissionOfAnyValueReportsProblemsNotInternalErrors) {
+  for (const char* text : {"- name: launcher\n", "42\n", "apiVersion: 5\nkind: DGLJob\n", "apiVersion: [a]\n"}) {
+    YamlLoad loaded = LoadYamlString(text, "job.yaml");
+    ASSERT_TRUE(loaded.ok()) << text;
+    DGLJobAdmission admitted = AdmitDGLJob(loaded.documents[0].value, "job.yaml", loaded.documents[0].positions, "");
+    ASSERT_FALSE(admitted.problems.empty()) << text;
+    for (const std::string& p : admitted.problems) EXPECT_EQ(p.find("internal error"), std::string::npos) << p;
+  }
+}
+
 }  // namespace
 }  // namespace harness

@@ -78,6 +78,18 @@ TEST(UnitsTest, BadBandwidthsSayWhatWasWritten) {
             "invalid bandwidth: expected a string such as \"200MBps\" or \"100Gbps\", got a mapping");
 }
 
+// Found by tests/fuzz/fuzz_quantities: "1E-810" is above zero as the long double the parser works
+// in, but 0 as the double it returned, so a zero bandwidth passed the "greater than zero" check and
+// a flow at that rate would never finish.
+TEST(UnitsTest, BandwidthsTooSmallForADoubleAreRefused) {
+  EXPECT_EQ(ParseBandwidth("1E-810").error, "invalid bandwidth \"1E-810\": too small (at least 1e-6 bytes per second)");
+  EXPECT_EQ(ParseBandwidth("1e-400GBps").error,
+            "invalid bandwidth \"1e-400GBps\": too small (at least 1e-6 bytes per second)");
+  EXPECT_FALSE(ParseBandwidthValue(nlohmann::json(1e-300)).ok());
+  EXPECT_DOUBLE_EQ(*ParseBandwidth("1e-6").value, 1e-6);
+  EXPECT_DOUBLE_EQ(*ParseBandwidthValue(nlohmann::json(0.5)).value, 0.5);
+}
+
 TEST(UnitsTest, LongGarbageIsCutShortInMessages) {
   const std::string garbage(500, 'x');
   EXPECT_EQ(ParseDuration(garbage).error, "invalid duration \"" + std::string(60, 'x') + "...\"");

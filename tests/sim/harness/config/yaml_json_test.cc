@@ -97,6 +97,42 @@ TEST(YamlJsonTest, NestedStructuresAndFlowStyle) {
   EXPECT_EQ(v, json::parse(R"({"spec":{"list":[1,"two",{"three":3}],"map":{"cpu":"96","gpu":8}}})"));
 }
 
+// Found by tests/fuzz/fuzz_yaml: JsonToYaml wrote .inf, -.inf and .nan as JSON prints them (null),
+// quoted as the string "null", so a scenario written back (dglsim chaos --write-scenario) changed.
+TEST(YamlJsonTest, JsonToYamlWritesInfinitiesAndNanAsTheCoreSchemaReadsThem) {
+  YamlLoad loaded = LoadYamlString("a: [.inf, -.Inf, .nan, 1.5]\n");
+  ASSERT_TRUE(loaded.ok());
+  const std::string written = JsonToYaml(loaded.documents[0].value);
+  EXPECT_EQ(written, "a: [.inf, -.inf, .nan, 1.5]\n");
+  YamlLoad again = LoadYamlString(written);
+  ASSERT_TRUE(again.ok()) << written;
+  const json& a = again.documents[0].value["a"];
+  EXPECT_TRUE(std::isinf(a[0].get<double>()) && a[0].get<double>() > 0);
+  EXPECT_TRUE(std::isinf(a[1].get<double>()) && a[1].get<double>() < 0);
+  EXPECT_TRUE(std::isnan(a[2].get<double>()));
+  EXPECT_EQ(a[3], 1.5);
+}
+
+// Found by tests/fuzz/fuzz_api_server: yaml-cpp passes bytes through, so a YAML body (or scenario)
+// with bytes that are not UTF-8 gave strings that JSON cannot write; `dglsim serve` answered 500.
+TEST(YamlJsonTest, AScalarThatIsNotUtf8IsALocatedError) {
+  YamlLoad bad = LoadYamlString("name: ok\ndata: {k: \"\xff\xfe\"}\n", "s.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error->ToString(), "s.yaml:2:11: a scalar holding bytes that are not UTF-8");
+  EXPECT_FALSE(LoadYamlString("\xc0\xaf: overlong\n").ok());
+  EXPECT_FALSE(LoadYamlString("a: \xed\xa0\x80\n").ok());  // a surrogate
+  EXPECT_FALSE(LoadYamlString("a: \xe2\x82\n").ok());      // cut short
+  // Found by tests/fuzz/fuzz_yaml: a noncharacter (here from UTF-16 text, or an escape) loaded, and
+  // JsonToYaml wrote it as U+FFFD, yaml-cpp's emitter's replacement.
+  YamlLoad nonchar = LoadYamlString("a: \"x\\uFFFFy\"\n", "s.yaml");
+  ASSERT_FALSE(nonchar.ok());
+  EXPECT_EQ(nonchar.error->ToString(), "s.yaml:1:4: a scalar holding a Unicode noncharacter such as U+FFFF");
+  EXPECT_FALSE(LoadYamlString("a: \xef\xb7\x90\n").ok());  // U+FDD0
+  YamlLoad good = LoadYamlString("name: \"gr\xc3\xbc\xc3\x9f" "e \xe2\x82\xac \xf0\x9f\x9a\x80\"\n");
+  ASSERT_TRUE(good.ok()) << good.error->ToString();
+  EXPECT_EQ(good.documents[0].value["name"], "gr\xc3\xbc\xc3\x9f" "e \xe2\x82\xac \xf0\x9f\x9a\x80");
+}
+
 TEST(YamlJsonTest, AliasesAreExpanded) {
   json v = One("a: &x {k: 1}\nb: *x\n");
   EXPECT_EQ(v["b"], json({{"k", 1}}));
