@@ -5,6 +5,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   clang libclang-rt-dev  # scripts/test.sh builds with clang (faster to compile; its sanitizer runtimes)
+  llvm  # llvm-profdata and llvm-cov: CI's coverage gate (scripts/coverage_gate.sh)
   nlohmann-json3-dev libyaml-cpp-dev libboost-graph-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev lcov
   libmetis-dev libcli11-dev libcpp-httplib-dev libre2-dev

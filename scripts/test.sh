@@ -15,7 +15,11 @@
 #      found so far among it), then tries DGLSIM_FUZZ_RUNS new inputs from a fixed seed (default
 #      2000, cut short after DGLSIM_FUZZ_SECONDS, default 20) (CTest label fuzz; left out where
 #      clang has no libFuzzer). The rest of the build is not instrumented for coverage feedback, so
-#      these mutations are unguided: scripts/fuzz.sh runs the targets guided and longer.
+#      these mutations are unguided: scripts/fuzz.sh runs the targets guided and longer;
+#   5. the coverage gate: the API server, the client library and the operator are compiled with
+#      clang's source-based coverage (DGLSIM_GATED_COVERAGE), every step above writes its profiles
+#      to build-ci/profiles/, and scripts/coverage_gate.sh fails the run when one of the three
+#      covers less than 90 % of its lines (DGLSIM_COVERAGE_GATE to change it).
 # Why this shape: on a 2-core machine the build is most of the time. clang compiles this code about
 # twice as fast as g++, a unity build of a layer about five times as fast as its files one by one,
 # and one sanitized build replaces the separate release and sanitizer builds CI used to make.
@@ -50,12 +54,16 @@ launcher=()
 if command -v ccache >/dev/null 2>&1; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 cmake -S . -B build-ci -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
   "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" -DDGLSIM_SANITIZE=ON -DDGLSIM_UNITY=ON -DDGLSIM_WERROR=ON \
-  -DDGLSIM_CHAOS_SEEDS=1000 -DDGLSIM_FUZZ=ON -DDGLSIM_FUZZ_FEEDBACK=OFF \
+  -DDGLSIM_GATED_COVERAGE=ON -DDGLSIM_CHAOS_SEEDS=1000 -DDGLSIM_FUZZ=ON -DDGLSIM_FUZZ_FEEDBACK=OFF \
   -DDGLSIM_FUZZ_RUNS=${DGLSIM_FUZZ_RUNS:-2000} -DDGLSIM_FUZZ_SECONDS=${DGLSIM_FUZZ_SECONDS:-20} "${launcher[@]}" >/dev/null
 cmake --build build-ci -j "$jobs"
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# Every process of every step adds its coverage counts to a small pool of files (%4m: merged in
+# place, four per program), read by the gate at the end.
+rm -rf build-ci/profiles
+export LLVM_PROFILE_FILE=$PWD/build-ci/profiles/%4m.profraw
 
 step "unit tests (build-ci/tests/*_tests, sharded)"
 # Each GoogleTest binary runs once, split into $jobs shards run side by side, rather than once per
@@ -98,12 +106,15 @@ ctest --test-dir build-ci --output-on-failure -j "$jobs" -L chaos -LE scenario |
 step "fuzz pass (build-ci/, DGLSIM_FUZZ_RUNS inputs per target)"
 ctest --test-dir build-ci --output-on-failure -j "$jobs" -L fuzz || status=1
 
+step "coverage gate (scripts/coverage_gate.sh)"
+bash scripts/coverage_gate.sh build-ci --gate "${DGLSIM_COVERAGE_GATE:-90}" || status=1
+
 step "done"
 echo "test.sh: time per step"
 printf '  %s\n' "${timings[@]}"
 echo "  total $((SECONDS - started)) s"
 if [ "$status" -eq 0 ]; then
-  echo "test.sh: all tests passed (units, scenarios, shell tests, the chaos campaign and the fuzz pass, under ASan+UBSan)"
+  echo "test.sh: all tests passed (units, scenarios, shell tests, the chaos campaign and the fuzz pass, under ASan+UBSan) and the coverage gate held"
 else
   echo "test.sh: FAILED (see the output above)"
 fi

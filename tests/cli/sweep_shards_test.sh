@@ -28,7 +28,9 @@ check "the unsharded sweep writes its outputs" test -s "$work/whole/$name.csv" -
 mkdir -p "$work/out"
 pids=()
 for ((i = 0; i < shards; i++)); do
+  # The Job's environment; plus, under CI's coverage build, where to write the coverage counts.
   env -i PATH="$PATH" HOSTNAME="dglsim-sweep-$i-x" JOB_COMPLETION_INDEX="$i" \
+    ${LLVM_PROFILE_FILE:+LLVM_PROFILE_FILE="$LLVM_PROFILE_FILE"} \
     "$dglsim" sweep "$sweep" --shard "$shards" --jobs 1 --out "$work/out" --quiet &
   pids+=($!)
 done
