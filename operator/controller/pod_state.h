@@ -1,8 +1,9 @@
 // What the operator reads from a pod: a PodView of one of the job's pods (its phase, whether it is
-// terminating, the restart epoch it was created in, whether its node is lost) and the predicates the failure policy and the
-// phase computation ask of pods and nodes (how it failed, whether it was OOMKilled, the state of an
-// init container, whether the scheduler gave up on it). Pure functions of the objects; null members
-// read as absent, as in a merge patch.
+// terminating, the restart epoch it was created in, whether its node is lost) and the predicates
+// the failure policy and the phase computation ask of pods and nodes (how it failed, whether it
+// was OOMKilled, the state of an init container, whether the scheduler gave up on it, whether a
+// node is NotReady). Pure functions of the objects; null members read as absent, as in a merge
+// patch.
 #pragma once
 
 #include "fakeapi/client/client.h"
@@ -31,8 +32,9 @@ struct PodView {
   bool terminating = false;
   std::int64_t epoch = 0;  // the restart epoch annotation (kAnnotationRestartEpoch)
   // Bound to a node that is NotReady (its Ready condition False or Unknown, as the node lifecycle
-  // controller sets it once the node's heartbeat has been missing for nodeMonitorGracePeriod) or
-  // that no longer exists. Set by the reconcile pass, which reads the nodes.
+  // controller sets it once the node's heartbeat has been missing for nodeMonitorGracePeriod; a
+  // node the reader does not hold is not lost: NodeNotReady). Set by the reconcile pass, which
+  // reads the nodes.
   bool node_lost = false;
 
   const nlohmann::json& obj() const { return *object; }

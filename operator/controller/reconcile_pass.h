@@ -6,8 +6,8 @@
 // pods a restart replaces (a sampler or trainer restart adopts the launcher and partitioner into
 // the new epoch instead), the restart's back-off (RestartBackoff, from status.lastRestartTime) and
 // the end of every pod it replaces before anything is recreated, the support objects and pods of
-// the current stage, and the phase the pods show (observed_phase.h). Internal to operator/controller: the Reconciler
-// (reconciler.h) is the interface.
+// the current stage, and the phase the pods show (observed_phase.h). Internal to
+// operator/controller: the Reconciler (reconciler.h) is the interface.
 #pragma once
 
 #include "fakeapi/client/status.h"

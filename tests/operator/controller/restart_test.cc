@@ -220,6 +220,58 @@ TEST_F(RestartTest, ALostWorkerCostsOneRestartWhenTheLauncherFailsBeforeItsNodeI
   EXPECT_EQ(RestartCount(), 1);
 }
 
+// Only a node marked NotReady makes its pods lost: a node the reader does not hold (its cache not
+// synced yet, or the Node deleted, whose pods the pod garbage collector removes) is no evidence.
+TEST_F(RestartTest, APodBoundToANodeTheReaderDoesNotHoldIsNotLost) {
+  TrainOnNodes(MakeJob("DGL-API", 2));
+  ASSERT_TRUE(store_.Delete("nodes", "", "n1").ok());
+  Reconcile();
+  EXPECT_EQ(Phase(), "Training");
+  EXPECT_EQ(RestartCount(), 0);
+  EXPECT_TRUE(Exists("pods", "j-worker-1"));
+}
+
+// A running partitioner on a node marked NotReady is lost like any other pod: partitioning is
+// retried at once, not 300 s later when the taint manager evicts it.
+TEST_F(RestartTest, ARunningPartitionerOnANotReadyNodeIsRetried) {
+  for (const char* n : {"n-part", "n-launch"}) ASSERT_NO_FATAL_FAILURE(AddNode(n));
+  CreateJob(MakeJob("DGL-API", 2));
+  Reconcile();
+  Bind("j-partitioner", "n-part");
+  Bind("j-launcher", "n-launch");
+  SetPod("j-partitioner", "Running", "10.0.0.2");
+  Reconcile();
+  ASSERT_EQ(Phase(), "Partitioning");
+  SetNodeReady("n-part", "False");
+  Reconcile();
+  EXPECT_EQ(Phase(), "Restarting");
+  EXPECT_EQ(RestartCount(), 1);
+  EXPECT_EQ(Condition("Restarting").value("reason", ""), "PartitionerFailed");
+  const std::string message = Condition("Restarting").value("message", "");
+  EXPECT_NE(message.find("lost with its node n-part (not Ready)"), std::string::npos) << message;
+}
+
+// A restart begun by an operator that did not write status.lastRestartTime (an upgrade in the
+// middle of a restart) has no back-off to wait for: its pods are recreated at once.
+TEST_F(RestartTest, ARestartWithoutLastRestartTimeRecreatesAtOnce) {
+  CreateJob(MakeJob("DistParMETIS", 2));
+  Reconcile();
+  SetPod("j-launcher", "Running", "10.0.0.3");
+  SetPod("j-worker-0", "Running", "10.0.1.0");
+  SetPod("j-worker-1", "Running", "10.0.1.1");
+  Reconcile();
+  FailPod("j-worker-1", 1);
+  Reconcile();
+  ASSERT_EQ(Phase(), "Restarting");
+  json job = Job();
+  job["status"].erase("lastRestartTime");
+  ASSERT_TRUE(store_.UpdateStatus("dgljobs", job).ok());
+  Reconcile();
+  EXPECT_EQ(Epoch("j-launcher"), "1");
+  EXPECT_EQ(Epoch("j-worker-1"), "1");
+  EXPECT_EQ(Phase(), "Pending");
+}
+
 // A pod the restart adopted that goes down with its node while the restart waits is a new loss,
 // counted; a pod of the broken run lost meanwhile is only replaced (tri_workload_test.cc covers the
 // failed case).
