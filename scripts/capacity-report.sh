@@ -77,12 +77,12 @@ These sentences were written against the tables below; the tables and plots are 
   restart, as the Kubernetes Job controller) on a fresh set of pods that it creates only once the
   broken run's pods are gone, so it never relaunches onto a worker that still reads Running on a
   dead node. A claim keeps the partitions through a restart: the restarted job does not download,
-  prepare and partition again, about 166 s less per restart (its partition stage stays at one
-  run's 138 s, where the emptyDir's grows by as much with every restart), so at equal restarts the
+  prepare and partition again, about 165 s less per restart (its partition stage stays at one
+  run's 139 s, where the emptyDir's grows by as much with every restart), so at equal restarts the
   claim is always as fast or faster and as cheap or cheaper. At a 10-hour mtbf both fail in 1 of 20
   seeds, the same one (seed 2: four nodes fail under the job within 81 minutes, and the fourth loss
   passes `backoffLimit` 3); at 40 and 160 hours none fails. The mean restarts are the same in both
-  and the lost GPU-hours (training thrown away) within 3% of each other (6.1 and 6.3 at 10 hours,
+  and the lost GPU-hours (training thrown away) within 3% of each other (7.0 and 7.2 at 10 hours,
   2.9 and 2.9 at 40: a shorter restart moves the next failure to another point of the training);
   what the claim saves is the partitioning. Before the operator
   paced its restarts and replaced the broken run's pods, the claim made the job *more* fragile (9
