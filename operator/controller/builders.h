@@ -106,8 +106,8 @@ bool PartitionsOnPersistentVolume(const nlohmann::json& job);
 
 // Pods. `restart_epoch` is status.restartCount at creation (annotation kAnnotationRestartEpoch).
 // The launcher's init containers: kubectl-download; then watcher-loop-partitioner (a partitioner
-// pod), or the partitioner itself (LauncherInit, unless `partitions_ready`: they are already on the
-// launcher's PersistentVolumeClaim); watcher-loop-worker (hostfile), watcher-loop-trainer and
+// pod), or the partitioner itself (LauncherInit), neither when `partitions_ready` (they are already
+// on the launcher's PersistentVolumeClaim); watcher-loop-worker (hostfile), watcher-loop-trainer and
 // watcher-loop-sampler where those pods exist; dist-partitioner (DistParMETIS).
 nlohmann::json BuildLauncherPod(const nlohmann::json& job, const BuildOptions& options, std::int64_t restart_epoch,
                                 bool partitions_ready = false);

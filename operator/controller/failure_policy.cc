@@ -2,6 +2,7 @@
 
 #include "operator/controller/builders.h"
 
+#include <algorithm>
 #include <optional>
 
 namespace dgl {
@@ -49,10 +50,11 @@ FailureDecision Decide(const FailureContext& c, const Failure& failure, FailureD
   return decision;
 }
 
-// A failed pod the policy judges: any, except while the job is Restarting, when only the pods the
-// restart created (or adopted) are: older ones failed before it was counted or were stopped by it.
+// A failed or lost pod the policy judges: any, except while the job is Restarting, when only the
+// pods the restart created (or adopted) are: older ones failed before it was counted, were stopped
+// by it, or went down with the loss it answers.
 bool Judged(const FailureContext& c, const PodView& pod) {
-  return pod.Failed() && (c.prev_phase != kPhaseRestarting || pod.epoch >= c.restart_count);
+  return pod.Down() && (c.prev_phase != kPhaseRestarting || pod.epoch >= c.restart_count);
 }
 
 // How the partitioner's container ended: its terminated state and memory limit.
@@ -89,12 +91,14 @@ FailureDecision PartitionerFailed(const FailureContext& c, const std::string& wh
 std::optional<FailureDecision> PartitionerFailure(const FailureContext& c) {
   if (const auto& p = c.pods.partitioner(); p && Judged(c, *p)) {
     const json& pod = p->obj();
+    if (p->Lost()) return PartitionerFailed(c, "Partitioner " + p->Name(), pod, {FailureDescription(*p), FailureDescription(*p)});
     return PartitionerFailed(c, "Partitioner " + p->Name(), pod,
                              {FailureDescription(pod), FailureDescription(pod), TerminatedState(pod), OomKilled(pod),
                               MemoryLimit(pod)});
   }
   const auto& launcher = c.pods.launcher();
-  if (!launcher || !Judged(c, *launcher) || InitContainerState(launcher->obj(), kLauncherPartitioner) != "failed") {
+  if (!launcher || !launcher->Failed() || !Judged(c, *launcher) ||
+      InitContainerState(launcher->obj(), kLauncherPartitioner) != "failed") {
     return std::nullopt;
   }
   const json& pod = launcher->obj();
@@ -125,26 +129,33 @@ std::string Capitalised(std::string_view role) {
   return out;
 }
 
-// Failed launcher and indexed pods; the first one names the failure (stage-scope roles come first),
-// every one gets a PodFailed Event.
+// How a judged pod of the run ended: "failed (exit code 1 (Error))" or "was lost with its node N
+// (not Ready)".
+std::string HowItEnded(const PodView& pod) {
+  return pod.Lost() ? "was " + FailureDescription(pod) : "failed (" + FailureDescription(pod) + ")";
+}
+
+// Failed or lost launcher and indexed pods; the first one names the failure (stage-scope roles
+// come first), every one gets a PodFailed Event.
 Failure FailedRunPods(const FailureContext& c, FailureDecision& decision) {
   Failure failure;
   const auto& launcher = c.pods.launcher();
   if (launcher && Judged(c, *launcher)) {
-    const std::string how = FailureDescription(launcher->obj());
-    failure = {kReasonLauncherFailed, "Launcher " + launcher->Name() + " failed (" + how + ")",
-               Retryable(c.job, kReplicaLauncher, TerminatedState(launcher->obj()))};
-    decision.pod_events.push_back({"Warning", kEventPodFailed, "Pod " + launcher->Name() + " failed: " + how});
+    failure = {launcher->Lost() ? kReasonLauncherLost : kReasonLauncherFailed,
+               "Launcher " + launcher->Name() + " " + HowItEnded(*launcher),
+               Retryable(c.job, kReplicaLauncher, launcher->Lost() ? nullptr : TerminatedState(launcher->obj()))};
+    decision.pod_events.push_back(
+        {"Warning", kEventPodFailed, "Pod " + launcher->Name() + " failed: " + FailureDescription(*launcher)});
   }
   for (const RoleReasons& r : kRoleReasons) {
     for (const auto& [i, p] : c.pods.Indexed(r.role)) {
       if (!Judged(c, p)) continue;
-      const std::string how = FailureDescription(p.obj());
-      decision.pod_events.push_back({"Warning", kEventPodFailed, "Pod " + p.Name() + " failed: " + how});
+      decision.pod_events.push_back({"Warning", kEventPodFailed, "Pod " + p.Name() + " failed: " + FailureDescription(p)});
       if (failure.reason.empty()) {
-        failure = {r.failed, Capitalised(r.role) + " " + p.Name() + " failed (" + how + ")", true, ScopeOfRole(r.role)};
+        failure = {p.Lost() ? r.lost : r.failed, Capitalised(r.role) + " " + p.Name() + " " + HowItEnded(p), true,
+                   ScopeOfRole(r.role)};
       }
-      failure.retryable = failure.retryable && Retryable(c.job, r.type, TerminatedState(p.obj()));
+      failure.retryable = failure.retryable && Retryable(c.job, r.type, p.Lost() ? nullptr : TerminatedState(p.obj()));
     }
   }
   return failure;
@@ -194,6 +205,12 @@ bool Retryable(const json& job, const char* replica_type, const json* terminated
     return code == 0 || code >= 128;  // 1-127 permanent, 128-255 retryable
   }
   return true;
+}
+
+kube::Micros RestartBackoff(std::int64_t restart) {
+  kube::Micros delay = kRestartBackoffBase;
+  for (std::int64_t i = 1; i < restart && delay < kRestartBackoffMax; ++i) delay *= 2;
+  return std::min(delay, kRestartBackoffMax);
 }
 
 FailureDecision DecideOnFailures(const FailureContext& c) {

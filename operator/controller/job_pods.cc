@@ -12,8 +12,8 @@ JobPods::JobPods(std::string job_name, std::map<std::string, std::int64_t> index
       partitioner_name_(PartitionerName(job_name_)),
       wanted_(std::move(indexed)) {}
 
-void JobPods::Put(kube::ObjectPtr pod) {
-  PodView v = MakePodView(std::move(pod));
+void JobPods::Put(kube::ObjectPtr pod, bool node_lost) {
+  PodView v = MakePodView(std::move(pod), node_lost);
   const std::string pod_name = v.Name();
   if (pod_name == partitioner_name_) {
     partitioner_ = std::move(v);

@@ -20,8 +20,9 @@ class JobPods {
   // `indexed`: for each replica-type label with indexed pods ("worker"), how many are wanted.
   JobPods(std::string job_name, std::map<std::string, std::int64_t> indexed);
 
-  // Slots `pod` by its name, replacing what held that slot.
-  void Put(kube::ObjectPtr pod);
+  // Slots `pod` by its name, replacing what held that slot; `node_lost`: its node is lost
+  // (PodView::node_lost).
+  void Put(kube::ObjectPtr pod, bool node_lost = false);
   // Removes the pod named `pod_name` from whatever slot holds it.
   void Forget(const std::string& pod_name);
 

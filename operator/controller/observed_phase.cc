@@ -40,11 +40,11 @@ PhaseObservation ObserveDistParMetis(const JobPods& pods) {
   return {kPhasePending, kReasonPodsPending, "Waiting for the workers and the launcher to start"};
 }
 
-// SSP and SMP: a partitioner pod first, then the workers.
-PhaseObservation ObservePartitionerPod(PartitionMode mode, const JobPods& pods) {
+// SSP and SMP: a partitioner pod first (unless the partitions are kept), then the workers.
+PhaseObservation ObservePartitionerPod(PartitionMode mode, const JobPods& pods, bool partitions_kept) {
   const auto& partitioner = pods.partitioner();
   const bool launcher_running = pods.launcher() && pods.launcher()->Running();
-  if (partitioner && !partitioner->terminating && partitioner->Succeeded()) {
+  if (partitions_kept || (partitioner && !partitioner->terminating && partitioner->Succeeded())) {
     if (launcher_running && AllStagePodsRunning(pods)) {
       return {kPhaseTraining, kReasonTrainingRunning, "The launcher dispatched the partitions and is training"};
     }
@@ -82,7 +82,8 @@ PhaseObservation ObserveLauncherPartitioner(PartitionMode mode, const JobPods& p
 
 }  // namespace
 
-PhaseObservation ObservePhase(PartitionMode mode, PartitionerPlacement placement, const JobPods& pods) {
+PhaseObservation ObservePhase(PartitionMode mode, PartitionerPlacement placement, const JobPods& pods,
+                              bool partitions_kept) {
   switch (mode) {
     case PartitionMode::kSkip:
       return ObserveSkip(pods);
@@ -93,7 +94,7 @@ PhaseObservation ObservePhase(PartitionMode mode, PartitionerPlacement placement
       break;
   }
   if (placement == PartitionerPlacement::kLauncherInit) return ObserveLauncherPartitioner(mode, pods);
-  return ObservePartitionerPod(mode, pods);
+  return ObservePartitionerPod(mode, pods, partitions_kept);
 }
 
 }  // namespace dgl

@@ -16,6 +16,10 @@ struct PhaseObservation {
 };
 
 // Training needs the launcher and every wanted worker, server, sampler and trainer pod Running.
-PhaseObservation ObservePhase(PartitionMode mode, PartitionerPlacement placement, const JobPods& pods);
+// `partitions_kept`: the partitions exist without a partitioner pod (on the launcher's
+// PersistentVolumeClaim from an earlier run, or already delivered to the current launcher), so a
+// partitioner pod that is gone (evicted after it succeeded) reads as succeeded.
+PhaseObservation ObservePhase(PartitionMode mode, PartitionerPlacement placement, const JobPods& pods,
+                              bool partitions_kept = false);
 
 }  // namespace dgl

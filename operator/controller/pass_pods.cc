@@ -6,6 +6,7 @@
 #include "operator/controller/events.h"
 #include "operator/controller/failure_policy.h"
 
+#include <map>
 #include <utility>
 
 namespace dgl {
@@ -18,10 +19,18 @@ using nlohmann::json;
 
 void ReconcilePass::LoadPods() {
   const std::string& uid = kube::UidOf(job_);
+  std::map<std::string, bool> lost_nodes;  // node name -> NotReady, each read once
   for (const ObjectPtr& pod : r_.reader_.PodsOfJob(ns_, name_)) {
     const json* owner = kube::ControllerRefOf(*pod);
     if (owner == nullptr || StringField(*owner, {"uid"}) != uid) continue;  // a previous job's pod
-    pods_.Put(pod);
+    const std::string node = StringField(*pod, {"spec", "nodeName"});
+    bool lost = false;
+    if (!node.empty()) {
+      auto [it, inserted] = lost_nodes.try_emplace(node, false);
+      if (inserted) it->second = NodeNotReady(r_.reader_.Get("nodes", "", node).get());
+      lost = it->second;
+    }
+    pods_.Put(pod, lost);
   }
 }
 
@@ -62,8 +71,8 @@ Status ReconcilePass::DeletePod(const PodView& pod, std::optional<std::int64_t> 
 bool ReconcilePass::WorkersStage() const {
   if (mode_ == PartitionMode::kSkip) return false;
   if (mode_ == PartitionMode::kDistParMetis) return true;
+  if (PartitionsKept()) return true;
   if (placement_ == PartitionerPlacement::kLauncherInit) {
-    if (PartitionsReady()) return true;  // on the claim from an earlier run
     const auto& launcher = pods_.launcher();
     if (!launcher || launcher->terminating) return false;
     if (InitContainerSpec(launcher->obj(), kLauncherPartitioner) == nullptr) return true;  // partitions on the PVC
@@ -75,9 +84,16 @@ bool ReconcilePass::WorkersStage() const {
 
 // Partitioning finished in an earlier run of this job (it reached Partitioned or Training), and the
 // partitions were written to a PersistentVolumeClaim that outlives the launcher.
-bool ReconcilePass::PartitionsReady() const {
-  if (placement_ != PartitionerPlacement::kLauncherInit || !pvc_) return false;
+bool ReconcilePass::PartitionsOnClaim() const {
+  if (!pvc_ || !RunsPartitioner(mode_)) return false;
   return status_.HasCondition(kPhasePartitioned) || status_.HasCondition(kPhaseTraining);
+}
+
+bool ReconcilePass::PartitionsDelivered() const {
+  if (!RunsPartitionerPod(job_)) return false;
+  const auto& launcher = pods_.launcher();
+  return launcher && !launcher->terminating && !launcher->Down() &&
+         InitContainerState(launcher->obj(), kWatcherPartitioner) == "succeeded";
 }
 
 Result<bool> ReconcilePass::EnsurePods(bool workers_stage) {
@@ -90,13 +106,14 @@ Result<bool> ReconcilePass::EnsurePods(bool workers_stage) {
     }
     return CreatePod(make());
   };
-  if (RunsPartitionerPod(job_)) {
+  // Kept partitions need no partitioner: one that succeeded and is gone since is not run again.
+  if (RunsPartitionerPod(job_) && !PartitionsKept()) {
     if (Status s = ensure(pods_.partitioner(), [&] { return BuildPartitionerPod(job_, build, restart_count_); });
         !s.ok()) {
       return s;
     }
   }
-  const bool partitions_ready = PartitionsReady();
+  const bool partitions_ready = PartitionsOnClaim();
   if (Status s = ensure(pods_.launcher(),
                         [&] { return BuildLauncherPod(job_, build, restart_count_, partitions_ready); });
       !s.ok()) {
@@ -117,22 +134,29 @@ Result<bool> ReconcilePass::EnsurePods(bool workers_stage) {
   return complete;
 }
 
-// The pods a restart replaces: Failed pods, the launcher of an older epoch, and the partitioner of
-// an older epoch when the partitions it made lived on the (deleted) launcher's emptyDir. A sampler
-// or trainer restart replaces only the failed pods and adopts the launcher and partitioner.
+// The pods a restart replaces, and pods that are down at any time: Failed pods and pods lost with
+// their node; while a stage restart is in progress, every launcher and indexed pod of an older
+// epoch (a kept worker may sit on a node that died seconds ago and still looks Running until the
+// node is marked NotReady, or still hold the broken run's DGL server processes, their port and
+// shared memory; the relaunched run must not wait on it or connect to it); the launcher of an older
+// epoch; and the partitioner of an older epoch when the partitions it made lived on the (deleted)
+// launcher's emptyDir. A sampler or trainer restart replaces only the failed or lost pods and
+// adopts the launcher and partitioner.
 Status ReconcilePass::DeleteReplacedPods() {
-  const bool adopt = status_.Phase() == kPhaseRestarting &&
-                     ScopeOfRestart(status_.ConditionReason(kPhaseRestarting)) == RestartScope::kTrainers;
+  const bool restarting = status_.Phase() == kPhaseRestarting;
+  const bool adopt = restarting && ScopeOfRestart(status_.ConditionReason(kPhaseRestarting)) == RestartScope::kTrainers;
   for (const PodView& pod : pods_.All()) {
     if (pod.terminating) continue;
-    const bool older = (pods_.IsLauncher(pod) || pods_.IsPartitioner(pod)) && pod.epoch < restart_count_;
-    if (older && adopt && !pod.Failed()) {
+    const bool partitioner = pods_.IsPartitioner(pod);
+    const bool older = pod.epoch < restart_count_;
+    if (older && adopt && (pods_.IsLauncher(pod) || partitioner) && !pod.Down()) {
       if (Status s = AdoptIntoEpoch(pod); !s.ok()) return s;
       continue;
     }
-    bool replace = pod.Failed();
-    if (pods_.IsLauncher(pod) && older) replace = true;
-    if (pods_.IsPartitioner(pod) && older && !pvc_) replace = true;
+    bool replace = pod.Down();
+    if (older && pods_.IsLauncher(pod)) replace = true;
+    if (older && restarting && !adopt && !partitioner) replace = true;  // the broken run's pods
+    if (older && partitioner && !pvc_) replace = true;
     if (!replace) continue;
     if (Status s = DeletePod(pod); !s.ok()) return s;
   }

@@ -276,13 +276,16 @@ json DistPartitionerContainer(const json& job, const json& main, const std::stri
   return dist;
 }
 
-// The operator's init containers of a launcher, in order: kubectl, the partitioner hand-off, the
-// watchers of the pods the launcher runs DGL in, and (MSP) the distributed partitioner.
+// The operator's init containers of a launcher, in order: kubectl, the partitioner hand-off (none
+// when `partitions_ready`: they are on the launcher's claim already), the watchers of the pods the
+// launcher runs DGL in, and (MSP) the distributed partitioner.
 json LauncherInitContainers(const json& job, const BuildOptions& options, const json& main,
                             const std::string& dataset_volume, bool partitions_ready) {
   json init = json::array({KubectlDownloadContainer(options)});
   if (RunsPartitionerPod(job)) {
-    init.push_back(WatcherContainer(job, options, kWatcherPartitioner, "finished", kConfigPartfile, true, dataset_volume));
+    if (!partitions_ready) {
+      init.push_back(WatcherContainer(job, options, kWatcherPartitioner, "finished", kConfigPartfile, true, dataset_volume));
+    }
   } else if (RunsPartitionerInLauncher(job) && !partitions_ready) {
     init.push_back(LauncherPartitionerContainer(job, dataset_volume));
   }

@@ -58,8 +58,9 @@ bool AnyOomKilled(const json* statuses) {
 
 bool PodView::Ready() const { return Running() && ConditionStatus(obj(), "Ready") == "True"; }
 
-PodView MakePodView(kube::ObjectPtr pod) {
+PodView MakePodView(kube::ObjectPtr pod, bool node_lost) {
   PodView v;
+  v.node_lost = node_lost;
   v.phase = StringField(*pod, {"status", "phase"});
   if (v.phase.empty()) v.phase = "Pending";
   v.terminating = Terminating(*pod);
@@ -105,7 +106,18 @@ std::string FailureDescription(const json& pod) {
   return "failed";
 }
 
+std::string FailureDescription(const PodView& pod) {
+  if (pod.Lost()) return "lost with its node " + pod.NodeName() + " (not Ready)";
+  return FailureDescription(pod.obj());
+}
+
 bool NodeReady(const json* node) { return node != nullptr && ConditionStatus(*node, "Ready") == "True"; }
+
+bool NodeNotReady(const json* node) {
+  if (node == nullptr) return false;
+  const std::string ready = ConditionStatus(*node, "Ready");
+  return ready == "False" || ready == "Unknown";
+}
 
 bool Unschedulable(const json& pod) {
   std::string reason;

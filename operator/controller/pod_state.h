@@ -1,8 +1,9 @@
 // What the operator reads from a pod: a PodView of one of the job's pods (its phase, whether it is
-// terminating, the restart epoch it was created in) and the predicates the failure policy and the
-// phase computation ask of pods and nodes (how it failed, whether it was OOMKilled, the state of an
-// init container, whether the scheduler gave up on it). Pure functions of the objects; null members
-// read as absent, as in a merge patch.
+// terminating, the restart epoch it was created in, whether its node is lost) and the predicates
+// the failure policy and the phase computation ask of pods and nodes (how it failed, whether it
+// was OOMKilled, the state of an init container, whether the scheduler gave up on it, whether a
+// node is NotReady). Pure functions of the objects; null members read as absent, as in a merge
+// patch.
 #pragma once
 
 #include "fakeapi/client/client.h"
@@ -30,18 +31,29 @@ struct PodView {
   std::string phase;  // status.phase, "Pending" when unset
   bool terminating = false;
   std::int64_t epoch = 0;  // the restart epoch annotation (kAnnotationRestartEpoch)
+  // Bound to a node that is NotReady (its Ready condition False or Unknown, as the node lifecycle
+  // controller sets it once the node's heartbeat has been missing for nodeMonitorGracePeriod; a
+  // node the reader does not hold is not lost: NodeNotReady). Set by the reconcile pass, which
+  // reads the nodes.
+  bool node_lost = false;
 
   const nlohmann::json& obj() const { return *object; }
   bool Active() const { return !terminating && (phase == "Pending" || phase == "Running"); }
   bool Running() const { return !terminating && phase == "Running"; }
   bool Succeeded() const { return phase == "Succeeded"; }
   bool Failed() const { return !terminating && phase == "Failed"; }
+  // Pending or Running on a lost node: whatever it runs is gone, though its status still says
+  // Running (nobody writes it) until the taint manager evicts it, tolerationSeconds (300 s) later.
+  bool Lost() const { return node_lost && Active(); }
+  // Failed, or lost with its node: the failure policy treats both as the pod's end.
+  bool Down() const { return Failed() || Lost(); }
+  std::string NodeName() const { return StringField(obj(), {"spec", "nodeName"}); }
   // Running with the Ready condition True.
   bool Ready() const;
   std::string Ip() const { return StringField(obj(), {"status", "podIP"}); }
   std::string Name() const { return kube::NameOf(obj()); }
 };
-PodView MakePodView(kube::ObjectPtr pod);
+PodView MakePodView(kube::ObjectPtr pod, bool node_lost = false);
 
 // The terminated state of the pod's first app container that has one (state, else lastState).
 const nlohmann::json* TerminatedState(const nlohmann::json& pod);
@@ -51,8 +63,13 @@ bool OomKilled(const nlohmann::json& pod);
 std::string MemoryLimit(const nlohmann::json& pod);
 // Why a pod failed, for messages: "exit code 137 (Error)", "Evicted: ...".
 std::string FailureDescription(const nlohmann::json& pod);
+// FailureDescription, or for a lost pod "lost with its node N (not Ready)".
+std::string FailureDescription(const PodView& pod);
 // The node's Ready condition is True (false for nullptr).
 bool NodeReady(const nlohmann::json* node);
+// The node's Ready condition is False or Unknown (false for nullptr and for a node that reports no
+// Ready condition yet: absent from a cache is not evidence of a loss).
+bool NodeNotReady(const nlohmann::json* node);
 // PodScheduled is False with reason Unschedulable.
 bool Unschedulable(const nlohmann::json& pod);
 

@@ -163,24 +163,45 @@ Result<bool> ReconcilePass::HandleFailures() {
   return false;
 }
 
-// Starts a restart: epoch + 1 in status first (so a failed delete cannot count twice).
+// Starts a restart: epoch + 1 in status first (so a failed delete cannot count twice), and the
+// time its back-off runs from.
 Status ReconcilePass::BeginRestart(const std::string& reason, const std::string& message) {
   ++restart_count_;
   status_.value()["restartCount"] = restart_count_;
+  status_.value()["lastRestartTime"] = kube::FormatTime(now_);
   status_.SetPhase(kPhaseRestarting, reason, message);
   return WriteStatus();
+}
+
+bool ReconcilePass::RestartBackoffPending() {
+  auto since = kube::ParseTime(StringField(status_.value(), {"lastRestartTime"}));
+  if (!since) return false;  // a restart begun before the field existed: no pause
+  const Micros at = *since + RestartBackoff(restart_count_);
+  if (now_ >= at) return false;
+  Requeue(at - now_);
+  return true;
 }
 
 Result<ReconcileResult> ReconcilePass::Advance() {
   const bool restarting = status_.Phase() == kPhaseRestarting;
   if (Status s = DeleteReplacedPods(); !s.ok()) return s;
-  if (restarting && prev_phase_ != kPhaseRestarting) {
-    // The restart's own pass only clears the way; the next one recreates, so that Restarting is
-    // observable (status, Event) even when the replaced pods vanish at once.
-    ComputeReplicaStatuses();
-    if (Status s = WriteStatus(); !s.ok()) return s;
-    Requeue(kube::kMillisecond);
-    return Finish();
+  if (restarting) {
+    // The restart's own pass only clears the way, so that Restarting is observable (status, Event)
+    // even when the replaced pods vanish at once. Nothing is recreated before its back-off passed,
+    // nor while a pod it replaces is still going (as the Job controller's podReplacementPolicy
+    // Failed): a new launcher's watcher-loop would take a terminating worker, still Running until
+    // its grace period ends, for one of the new run's.
+    const bool first_pass = prev_phase_ != kPhaseRestarting;
+    const bool waiting = RestartBackoffPending();
+    const auto& all = pods_.All();
+    const bool going = std::any_of(all.begin(), all.end(), [](const PodView& p) { return p.terminating; });
+    if (first_pass || waiting || going) {
+      ComputeReplicaStatuses();
+      if (Status s = WriteStatus(); !s.ok()) return s;
+      // A pod that goes wakes the job (its deletion event); the back-off's end is requeued.
+      if (!waiting && !going) Requeue(kube::kMillisecond);
+      return Finish();
+    }
   }
   const bool workers_stage = WorkersStage();
   if (Status s = EnsureSupportObjects(workers_stage); !s.ok()) return s;
@@ -196,7 +217,7 @@ Result<ReconcileResult> ReconcilePass::Advance() {
 // Phases only move forward within one run; going back takes a restart or a resume (the original
 // bounced Partitioned -> Starting while workers came up).
 void ReconcilePass::UpdateObservedPhase(bool restarting) {
-  PhaseObservation observed = ObservePhase(mode_, placement_, pods_);
+  PhaseObservation observed = ObservePhase(mode_, placement_, pods_, PartitionsKept());
   const int from = PhaseProgress(prev_phase_), to = PhaseProgress(observed.phase);
   const bool regression = !restarting && from >= 0 && to >= 0 && from > to;
   if (!regression) status_.SetPhase(observed.phase, observed.reason, observed.message);

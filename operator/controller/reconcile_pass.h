@@ -1,11 +1,13 @@
-// ReconcilePass: one Reconcile of one DGLJob, from reading its pods to writing its status. It reads
-// through the Reconciler's ObjectReader, writes through its Client, and carries out in order: the
-// terminal cleanup of a finished job, force-deletion of pods stuck on NotReady nodes, suspension,
-// the active deadline, the unschedulable timeout, success, the failure policy (failure_policy.h),
-// the replacement of pods a restart replaces (a sampler or trainer restart adopts the launcher and
-// partitioner into the new epoch instead), the support objects and pods of the current stage, and
-// the phase the pods show (observed_phase.h). Internal to operator/controller: the Reconciler
-// (reconciler.h) is the interface.
+// ReconcilePass: one Reconcile of one DGLJob, from reading its pods (and the nodes they are bound
+// to, to tell which are lost) to writing its status. It reads through the Reconciler's
+// ObjectReader, writes through its Client, and carries out in order: the terminal cleanup of a
+// finished job, force-deletion of pods stuck on NotReady nodes, suspension, the active deadline,
+// the unschedulable timeout, success, the failure policy (failure_policy.h), the replacement of
+// pods a restart replaces (a sampler or trainer restart adopts the launcher and partitioner into
+// the new epoch instead), the restart's back-off (RestartBackoff, from status.lastRestartTime) and
+// the end of every pod it replaces before anything is recreated, the support objects and pods of
+// the current stage, and the phase the pods show (observed_phase.h). Internal to
+// operator/controller: the Reconciler (reconciler.h) is the interface.
 #pragma once
 
 #include "fakeapi/client/status.h"
@@ -39,7 +41,10 @@ class ReconcilePass {
   bool LauncherSucceeded();
   // Carries out the failure policy; true when the job became terminal.
   kube::Result<bool> HandleFailures();
+  // Counts the restart and stamps status.lastRestartTime, from which its back-off runs.
   kube::Status BeginRestart(const std::string& reason, const std::string& message);
+  // Whether the current restart's back-off has yet to pass (then requeued for its end).
+  bool RestartBackoffPending();
   // Recreates what the stage needs and moves the phase to what the pods show.
   kube::Result<ReconcileResult> Advance();
   void UpdateObservedPhase(bool restarting);
@@ -51,17 +56,29 @@ class ReconcilePass {
   void ComputeReplicaStatuses();
 
   // ---- pods (pass_pods.cc) ----
+  // Reads the job's pods, each marked lost when its node is NotReady (each node read once).
   void LoadPods();
   kube::Status CreatePod(nlohmann::json pod);
   kube::Status DeletePod(const PodView& pod, std::optional<std::int64_t> grace = std::nullopt);
   // Whether the workers' stage has begun (its pods should exist): the partitioner succeeded (its
-  // pod, or the launcher's init container), or the mode partitions on the workers.
+  // pod, or the launcher's init container) or its partitions are kept, or the mode partitions on
+  // the workers.
   bool WorkersStage() const;
-  // LauncherInit with the partitions on a PersistentVolumeClaim from an earlier run of this job: a
-  // new launcher needs no partitioner init container.
-  bool PartitionsReady() const;
+  // The partitions are on the launcher's PersistentVolumeClaim from an earlier run of this job (it
+  // reached Partitioned or Training): no partitioner runs again, in a pod or in a new launcher's
+  // init container, and a new launcher waits for none.
+  bool PartitionsOnClaim() const;
+  // The current launcher already holds the partitions in its emptyDir: its watcher-loop-partitioner
+  // ended, which it does only once the partitioner delivered them. A partitioner pod that is gone
+  // since (evicted after it succeeded) need not run again until a restart replaces the launcher.
+  bool PartitionsDelivered() const;
+  bool PartitionsKept() const { return PartitionsOnClaim() || PartitionsDelivered(); }
   // Creates missing stage pods. Returns whether every stage pod now exists and is not terminating.
   kube::Result<bool> EnsurePods(bool workers_stage);
+  // Deletes Failed and lost pods, and what a restart replaces: while a stage restart is in
+  // progress, every launcher and indexed pod of an older epoch, so that the relaunched DGL run
+  // starts on pods of its own; the partitioner of an older epoch when its partitions lived on the
+  // replaced launcher's emptyDir.
   kube::Status DeleteReplacedPods();
   // A sampler or trainer restart keeps the launcher and the partitioner: their restart-epoch
   // annotation moves to the new epoch instead.

@@ -10,12 +10,18 @@
 // job costs no writes (it reads "the last reconcile that changed status").
 //
 // Restarts: status.restartCount is the restart epoch. Each pod is annotated with the epoch it was
-// created in; a restart bumps the epoch in status FIRST and only then deletes the pods it replaces
-// (the launcher of an older epoch, the partitioner of an older epoch when partitions do not live on
-// a PersistentVolumeClaim, and every Failed pod). A sampler or trainer restart of a tri-workload
-// job replaces only the failed pods: it moves the launcher's and partitioner's annotation to the new
-// epoch instead of deleting them. If a write fails the next pass finishes the job without counting
-// the failure twice.
+// created in; a restart bumps the epoch in status FIRST (with status.lastRestartTime) and only then
+// deletes the pods it replaces: every Failed or lost pod (a lost pod is bound to a NotReady node),
+// the launcher and every worker, server, sampler and trainer of an older epoch (the relaunched DGL
+// run starts on pods of its own), and the partitioner of an older epoch when partitions do not live
+// on a PersistentVolumeClaim. It recreates them only once its back-off has passed (RestartBackoff,
+// failure_policy.h: 10 s doubling per restart, at most 6 min, as the Kubernetes Job controller)
+// and every pod it deleted is gone (as the Job controller's podReplacementPolicy Failed).
+// A sampler or trainer restart of a tri-workload job replaces only the failed or lost pods: it
+// moves the launcher's and partitioner's annotation to the new epoch instead of deleting them. If
+// a write fails the next pass finishes the job without counting the failure twice. Partitions that
+// are kept (on the claim once the job reached Partitioned, or in the current launcher) are never
+// made again: a partitioner pod evicted after it succeeded is not recreated.
 //
 // One Reconcile is one ReconcilePass (reconcile_pass.h); its decisions are pure functions of the
 // job and its pods: the failure policy (failure_policy.h) and the phase the pods show

@@ -172,6 +172,7 @@ TEST_F(LauncherInitTest, FailedPartitionerInitContainerIsRetriedWithTheLauncher)
   EXPECT_EQ(Status()["restartCount"], 1);
   // The failed launcher goes; the next pass creates it again, in the new epoch.
   EXPECT_FALSE(Exists("pods", "j-launcher"));
+  PassRestartBackoff();
   Reconcile();
   EXPECT_EQ(Get("pods", "j-launcher")["metadata"]["annotations"][kAnnotationRestartEpoch], "1");
   EXPECT_FALSE(Exists("pods", "j-partitioner"));
@@ -229,6 +230,7 @@ TEST_F(LauncherInitTest, PartitionsOnAClaimAreNotMadeAgainAfterATrainingRestart)
   Reconcile();
   ASSERT_EQ(Phase(), "Restarting");
   EXPECT_NE(Condition("Restarting").value("message", "").find("restarting training"), std::string::npos);
+  PassRestartBackoff();
   Reconcile();
   const json init = Get("pods", "j-launcher")["spec"]["initContainers"];
   EXPECT_EQ(ContainerNamesOf(init), (std::vector<std::string>{"kubectl-download", "watcher-loop-worker"}));

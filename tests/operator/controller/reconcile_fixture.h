@@ -7,6 +7,7 @@
 #include "operator/admission/dgljob_admission.h"
 #include "operator/api/dgljob_api.h"
 #include "operator/controller/builders.h"
+#include "operator/controller/failure_policy.h"
 #include "operator/controller/reconciler.h"
 #include "tests/shared_examples.h"
 
@@ -106,6 +107,10 @@ class ReconcileFixture : public ::testing::Test {
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? r.value() : ReconcileResult{};
   }
+
+  // Lets the current restart's back-off pass (RestartBackoff of status.restartCount): until then a
+  // restart recreates nothing.
+  void PassRestartBackoff() { clock_.Advance(RestartBackoff(Status().value("restartCount", std::int64_t{0}))); }
 
   // Writes made by one more Reconcile.
   int WritesOfReconcile() {

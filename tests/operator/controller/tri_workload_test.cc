@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <string>
 #include <vector>
 
@@ -154,7 +156,8 @@ TEST_F(TriWorkloadTest, TrainingNeedsEveryRolePodRunning) {
   EXPECT_NE(trainerfile.find("10.0.9.2 30050 j-trainer-1 slots=2"), std::string::npos) << trainerfile;
 }
 
-// A DGL server cannot be replaced alone: the stage restarts, the launcher with it.
+// A DGL server cannot be replaced alone: the stage restarts, the launcher with it, on pods of its
+// own (the healthy servers and the trainers are replaced too).
 TEST_F(TriWorkloadTest, AFailedServerRestartsTheStage) {
   CreateJob(TriJob(0, 2, 1, 2));
   DriveToTraining();
@@ -169,7 +172,8 @@ TEST_F(TriWorkloadTest, AFailedServerRestartsTheStage) {
   EXPECT_FALSE(Exists("pods", "j-launcher"));
   EXPECT_FALSE(Exists("pods", "j-server-1"));
   EXPECT_FALSE(Exists("pods", "j-partitioner"));
-  EXPECT_TRUE(Exists("pods", "j-trainer-0"));
+  EXPECT_FALSE(Exists("pods", "j-server-0"));
+  EXPECT_FALSE(Exists("pods", "j-trainer-0"));
 }
 
 // A trainer holds no partition: only it is replaced, the launcher is adopted into the new epoch.
@@ -189,12 +193,52 @@ TEST_F(TriWorkloadTest, AFailedTrainerReplacesOnlyItself) {
   EXPECT_EQ(launcher["metadata"]["annotations"][kAnnotationRestartEpoch], "1");
   EXPECT_EQ(Get("pods", "j-partitioner")["metadata"]["annotations"][kAnnotationRestartEpoch], "1");
   EXPECT_FALSE(Exists("pods", "j-trainer-1"));
+  EXPECT_TRUE(Exists("pods", "j-trainer-0"));
+  EXPECT_TRUE(Exists("pods", "j-server-0"));
+  PassRestartBackoff();
   Reconcile();
   EXPECT_EQ(Get("pods", "j-trainer-1")["metadata"]["annotations"][kAnnotationRestartEpoch], "1");
   SetPod("j-trainer-1", "Running", "10.0.9.7");
   Reconcile();
   EXPECT_EQ(Phase(), "Training");
   EXPECT_EQ(kube::UidOf(Get("pods", "j-launcher")), launcher_uid);
+}
+
+// While a trainer restart waits its back-off, the launcher it adopted belongs to the restart: its
+// failure is a new one, judged by the failure policy (it breaks the run: a stage restart, counted),
+// not a remnant replaced without a word.
+TEST_F(TriWorkloadTest, TheAdoptedLauncherFailingWhileTheRestartWaitsIsANewFailure) {
+  CreateJob(TriJob(0, 2, 1, 2));
+  DriveToTraining();
+  FailPod("j-trainer-1", 137);
+  Reconcile();
+  ASSERT_EQ(Phase(), "Restarting");
+  ASSERT_EQ(Status()["restartCount"], 1);
+  FailPod("j-launcher", 1);
+  Reconcile();
+  EXPECT_EQ(Phase(), "Restarting");
+  EXPECT_EQ(Status()["restartCount"], 2);
+  EXPECT_EQ(Condition("Restarting").value("reason", ""), "LauncherFailed");
+}
+
+// A retryable failure of the restart's own pods counts against backoffLimit like any other.
+TEST_F(TriWorkloadTest, TheAdoptedLauncherFailingWhileTheRestartWaitsCountsAgainstBackoffLimit) {
+  json job = TriJob(0, 2, 1, 2);
+  job["spec"]["runPolicy"] = {{"backoffLimit", 1}};
+  CreateJob(job);
+  DriveToTraining();
+  FailPod("j-trainer-1", 137);
+  Reconcile();
+  ASSERT_EQ(Phase(), "Restarting");
+  FailPod("j-launcher", 1);
+  Reconcile();
+  ASSERT_EQ(Phase(), "Failed");
+  EXPECT_EQ(Condition("Failed").value("reason", ""), "LauncherFailed");
+  EXPECT_NE(Condition("Failed").value("message", "").find("backoffLimit 1 reached"), std::string::npos);
+  const auto events = Events();
+  EXPECT_TRUE(std::any_of(events.begin(), events.end(), [](const json& e) {
+    return e.value("reason", "") == "PodFailed" && e.value("message", "").find("j-launcher") != std::string::npos;
+  }));
 }
 
 TEST_F(TriWorkloadTest, ALostSamplerDuringTrainingIsASamplerRestart) {

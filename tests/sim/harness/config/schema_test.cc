@@ -160,6 +160,15 @@ std::vector<RunCase> RunCases() {
   Edit two_jobs = [](json& s) { AddJob(s, GenericJob("k")); };
   Edit two_namespaces = [](json& s) { AddJob(s, GenericJob("j", "b")); };
   Edit node_down = [](json& s) { AddFault(s, {{"at", "2m"}, {"kind", "NodeDown"}, {"node", "n-0"}}); };
+  // The node goes down under a job whose partitions are on a claim: the operator deletes the lost
+  // pods itself at NotReady, but keeps the partitioner that succeeded there (its partitions are
+  // kept), which only the taint manager evicts, tolerationSeconds later.
+  Edit node_down_claim = [node_down](json& s) {
+    node_down(s);
+    json& launcher = s["jobs"][0]["inline"]["spec"]["dglReplicaSpecs"]["Launcher"]["template"]["spec"];
+    launcher["containers"][0]["volumeMounts"] = json::array({{{"name", "parts"}, {"mountPath", "/dgl_workspace/dataset"}}});
+    launcher["volumes"] = json::array({{{"name", "parts"}, {"persistentVolumeClaim", {{"claimName", "parts"}}}}});
+  };
   Edit pull_errors = [](json& s) {
     AddFault(s, {{"at", "0s"}, {"kind", "ImagePullError"}, {"image", "dgloperator/*"}, {"for", "10m"}});
   };
@@ -241,7 +250,7 @@ std::vector<RunCase> RunCases() {
       {"cluster.images.sizes", Small, none, set({"cluster", "images", "sizes"}, {{"dgloperator/graphsage:v1", "3G"}})},
       {"cluster.timings.podStartup", Small, none, set({"cluster", "timings", "podStartup"}, "5s")},
       {"cluster.timings.nodeMonitorGracePeriod", Small, node_down, set({"cluster", "timings", "nodeMonitorGracePeriod"}, "20s")},
-      {"cluster.timings.tolerationSeconds", Small, node_down, set({"cluster", "timings", "tolerationSeconds"}, "60s")},
+      {"cluster.timings.tolerationSeconds", Small, node_down_claim, set({"cluster", "timings", "tolerationSeconds"}, "60s")},
       {"cluster.timings.podRestartBackoff", Small, pull_errors, set({"cluster", "timings", "podRestartBackoff"}, "30s")},
       {"cluster.timings.podRestartBackoffMax", Small, pull_errors, set({"cluster", "timings", "podRestartBackoffMax"}, "30s")},
       {"api.watchLatency", Small, none, set({"api", "watchLatency"}, "5ms")},
