@@ -141,10 +141,18 @@ void NodeLifecycleController::OnNode(const ObjectPtr& node) {
     json kept = json::array();
     for (const auto& t : taints)
       if (!IsReadinessTaint(t)) kept.push_back(t.ToJson());
-    ++stats_.nodes_recovered;
     Log("node " + name + " is Ready again: removing its not-ready / unreachable taints");
     auto r = client().Patch("nodes", "", name, {{"spec", {{"taints", kept}}}});
-    if (!r.ok()) Log("taints of node " + name + ": " + r.status().ToString());
+    if (r.ok()) {
+      ++stats_.nodes_recovered;
+    } else {
+      Log("taints of node " + name + ": " + r.status().ToString());
+      if (!untaint_retries_.count(name))
+        untaint_retries_[name] = After(5 * kSecond, [this, name] {
+          untaint_retries_.erase(name);
+          if (ObjectPtr current = nodes_->Get("", name)) OnNode(current);
+        });
+    }
   }
 
   auto no_execute = NoExecuteTaints(*node);

@@ -11,11 +11,13 @@
 //   node died. Nobody confirms a deletion on a dead node, so the pod stays Terminating, as in a real
 //   cluster;
 // - a node whose Ready condition is True again (the heartbeat resumed) loses the not-ready and
-//   unreachable taints; pending evictions of its pods are cancelled.
+//   unreachable taints; pending evictions of its pods are cancelled. A refused patch (a marking or
+//   an untaint: conflicts, errors) is tried again 5 s later, as the real controller's next monitor
+//   pass would, so a node never keeps a readiness taint it no longer has a reason for.
 //
 // The controller learns that a heartbeat stopped from the Cluster's liveness observer (the model of
 // a Lease that is no longer renewed); everything else it reads from informers and writes to the API.
-// A NotReady mark or an eviction it has scheduled is pending work (Actor::HasPendingWork).
+// A NotReady mark, a retry or an eviction it has scheduled is pending work (Actor::HasPendingWork).
 //
 // REQUIRES: single-threaded use; `cluster` outlives the controller.
 #pragma once
@@ -48,7 +50,9 @@ class NodeLifecycleController : public Actor {
   NodeLifecycleController(Simulation& sim, Cluster& cluster, NodeLifecycleOptions options = {},
                           std::string name = "node-lifecycle-controller");
   void Start() override;
-  bool HasPendingWork() const override { return !monitor_checks_.empty() || !evictions_.empty(); }
+  bool HasPendingWork() const override {
+    return !monitor_checks_.empty() || !evictions_.empty() || !untaint_retries_.empty();
+  }
   const NodeLifecycleStats& stats() const { return stats_; }
   // Simulated time at which a pod ("ns/name") is due to be evicted; -1 when none is pending.
   Micros EvictionTime(const std::string& pod_key) const;
@@ -75,6 +79,9 @@ class NodeLifecycleController : public Actor {
   kube::Informer* nodes_ = nullptr;
   kube::Informer* pods_ = nullptr;
   std::map<std::string, EventId> monitor_checks_;                     // node -> grace expiry
+  // node -> the retry of a refused untaint (Ready again, but the patch lifting its readiness taints
+  // failed): 5 s later the node is looked at again, as the controller's next monitor pass would.
+  std::map<std::string, EventId> untaint_retries_;
   std::map<std::string, std::vector<Taint>, std::less<>> no_execute_;  // node -> its NoExecute taints
   std::map<std::string, Eviction> evictions_;                         // pod key -> due eviction
 };

@@ -188,6 +188,7 @@ TEST_F(LauncherInitTest, RetriesOfThePartitionerInitContainerCountAgainstBackoff
   SetInit("failed", 1, "Error");
   Reconcile();
   ASSERT_EQ(Phase(), "Restarting");
+  PassRestartBackoff();
   Reconcile();
   SetInit("failed", 1, "Error");
   Reconcile();

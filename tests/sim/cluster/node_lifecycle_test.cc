@@ -174,6 +174,30 @@ TEST_F(NodeLifecycleTest, ANodeThatComesBackIsReadyUntaintedAndItsPodsStay) {
   EXPECT_EQ(controller_->stats().nodes_recovered, 1);
 }
 
+// Chaos seed 888: a node came back while the API refused writes, the patch lifting its readiness
+// taints failed once, and nothing tried it again, so the node kept node.kubernetes.io/unreachable
+// (and its pods their unschedulable replacements) for the rest of the run.
+TEST_F(NodeLifecycleTest, ARefusedUntaintIsTriedAgainUntilItHolds) {
+  Boot();
+  DownAt(100 * kSecond, "gpu-0");
+  sim_.RunUntil(200 * kSecond);
+  ASSERT_EQ(Ready("gpu-0"), "Unknown");
+  ASSERT_FALSE(TaintKeys("gpu-0").empty());
+  // Every actor's write is refused; the node reads Ready again (written past the actors' faults).
+  sim_.SetApiFaults({.conflict_rate = 1.0});
+  json node = Node("gpu-0");
+  for (auto& c : node["status"]["conditions"])
+    if (c["type"] == "Ready") c["status"] = "True";
+  ASSERT_TRUE(sim_.store().UpdateStatus("nodes", node).ok());
+  sim_.RunUntil(230 * kSecond);
+  EXPECT_FALSE(TaintKeys("gpu-0").empty());
+  EXPECT_EQ(controller_->stats().nodes_recovered, 0);
+  sim_.SetApiFaults({});
+  sim_.RunUntil(240 * kSecond);
+  EXPECT_TRUE(TaintKeys("gpu-0").empty());
+  EXPECT_EQ(controller_->stats().nodes_recovered, 1);
+}
+
 TEST_F(NodeLifecycleTest, TheSchedulerStopsPlacingPodsOnANotReadyNode) {
   auto& scheduler = sim_.AddActor<Scheduler>();
   Boot();
