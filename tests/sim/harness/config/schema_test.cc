@@ -16,6 +16,8 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -493,24 +495,47 @@ TEST(SchemaTest, EverySchemaFieldHasAProof) {
   }
 }
 
-TEST(SchemaTest, EveryRunFieldChangesTheTraceHash) {
-  std::map<std::string, std::string> base_hashes;  // by base scenario text: shared setups run once
-  for (const RunCase& c : RunCases()) {
-    SCOPED_TRACE(c.field);
-    auto role = std::find_if(ScenarioSchema().begin(), ScenarioSchema().end(),
-                             [&](const SchemaField& f) { return f.path == c.field; });
-    ASSERT_NE(role, ScenarioSchema().end());
-    EXPECT_EQ(role->role, FieldRole::kRun);
-    json base = c.base();
-    if (c.setup) c.setup(base);
-    json changed = base;
-    c.change(changed);
-    const std::string key = base.dump();
-    if (!base_hashes.count(key)) base_hashes[key] = RunScenario(LoadOrFail(base)).trace_hash;
-    const std::string after = RunScenario(LoadOrFail(changed)).trace_hash;
-    EXPECT_NE(base_hashes[key], after) << "changing " << c.field << " left the run as it was:\n" << changed.dump();
-  }
+// One test per run field (RunFieldTest/EveryRunFieldChangesTheTraceHash.<field>), so that the runs,
+// a third of this binary's time, spread over the shards CI runs side by side. A base scenario that
+// several fields share runs once per process.
+class RunFieldTest : public ::testing::TestWithParam<std::size_t> {};
+
+TEST_P(RunFieldTest, EveryRunFieldChangesTheTraceHash) {
+  static std::map<std::string, std::string> base_hashes;  // by base scenario text
+  const std::vector<RunCase> cases = RunCases();
+  ASSERT_LT(GetParam(), cases.size());
+  const RunCase& c = cases[GetParam()];
+  SCOPED_TRACE(c.field);
+  auto role = std::find_if(ScenarioSchema().begin(), ScenarioSchema().end(),
+                           [&](const SchemaField& f) { return f.path == c.field; });
+  ASSERT_NE(role, ScenarioSchema().end());
+  EXPECT_EQ(role->role, FieldRole::kRun);
+  json base = c.base();
+  if (c.setup) c.setup(base);
+  json changed = base;
+  c.change(changed);
+  const std::string key = base.dump();
+  if (!base_hashes.count(key)) base_hashes[key] = RunScenario(LoadOrFail(base)).trace_hash;
+  const std::string after = RunScenario(LoadOrFail(changed)).trace_hash;
+  EXPECT_NE(base_hashes[key], after) << "changing " << c.field << " left the run as it was:\n" << changed.dump();
 }
+
+// The test's name says the field: cluster.nodes[].count -> cluster_nodes_count, with the case's
+// index for the fields that have two cases.
+std::string RunFieldName(const ::testing::TestParamInfo<std::size_t>& info) {
+  std::string name;
+  for (char ch : RunCases()[info.param].field) {
+    if (std::isalnum(static_cast<unsigned char>(ch))) {
+      name += ch;
+    } else if (!name.empty() && name.back() != '_') {
+      name += '_';
+    }
+  }
+  while (!name.empty() && name.back() == '_') name.pop_back();
+  return name + "_" + std::to_string(info.param);
+}
+
+INSTANTIATE_TEST_SUITE_P(SchemaTest, RunFieldTest, ::testing::Range<std::size_t>(0, RunCases().size()), RunFieldName);
 
 TEST(SchemaTest, EveryExpectationFieldChangesTheVerdictAndNotTheRun) {
   // Job k is named by the scenario but due after `until`: never submitted, so every expectation
