@@ -523,8 +523,9 @@ TEST_P(RunFieldTest, EveryRunFieldChangesTheTraceHash) {
 // The test's name says the field: cluster.nodes[].count -> cluster_nodes_count, with the case's
 // index for the fields that have two cases.
 std::string RunFieldName(const ::testing::TestParamInfo<std::size_t>& info) {
+  const std::string field = RunCases()[info.param].field;
   std::string name;
-  for (char ch : RunCases()[info.param].field) {
+  for (char ch : field) {
     if (std::isalnum(static_cast<unsigned char>(ch))) {
       name += ch;
     } else if (!name.empty() && name.back() != '_') {
