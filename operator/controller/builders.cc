@@ -119,9 +119,8 @@ json BuildServiceAccount(const json& job, std::string_view role) {
   return sa;
 }
 
-json BuildRole(const json& job, std::string_view role) {
+json BuildRoleRules(const json& job, std::string_view role) {
   const std::string job_name = JobName(job);
-  const std::string name = job_name + "-" + std::string(role);
   json targets = json::array();
   if (role == kRolePartitioner) {
     targets.push_back(LauncherName(job_name));  // copies the partitions into the launcher
@@ -134,10 +133,15 @@ json BuildRole(const json& job, std::string_view role) {
   json rules = json::array();
   rules.push_back({{"apiGroups", {""}}, {"resources", {"pods"}}, {"verbs", {"get", "list", "watch"}}});
   rules.push_back({{"apiGroups", {""}}, {"resources", {"pods/exec"}}, {"verbs", {"create"}}, {"resourceNames", targets}});
+  return rules;
+}
+
+json BuildRole(const json& job, std::string_view role) {
+  const std::string name = JobName(job) + "-" + std::string(role);
   json r = {{"apiVersion", "rbac.authorization.k8s.io/v1"},
             {"kind", "Role"},
             {"metadata", OwnedMetadata(job, name, role)},
-            {"rules", rules}};
+            {"rules", BuildRoleRules(job, role)}};
   r["metadata"].erase("annotations");
   return r;
 }
@@ -154,8 +158,7 @@ json BuildRoleBinding(const json& job, std::string_view role) {
   return rb;
 }
 
-json BuildRoleService(const json& job, std::string_view role) {
-  const std::string job_name = JobName(job);
+json BuildRoleServiceSpec(const json& job, std::string_view role) {
   json ports = json::array();
   for (std::int64_t i = 0; i < GetNumServers(job); ++i) {
     ports.push_back({{"name", "dgl-server-" + std::to_string(i)},
@@ -163,26 +166,34 @@ json BuildRoleService(const json& job, std::string_view role) {
                      {"targetPort", kDglPort + i},
                      {"protocol", "TCP"}});
   }
+  return {{"clusterIP", "None"},
+          {"selector", {{kLabelJobName, JobName(job)}, {kLabelReplicaType, std::string(role)}}},
+          {"ports", ports}};
+}
+
+json BuildRoleService(const json& job, std::string_view role) {
   json svc = {{"apiVersion", "v1"},
               {"kind", "Service"},
-              {"metadata", OwnedMetadata(job, RoleServiceName(job_name, role), role)},
-              {"spec",
-               {{"clusterIP", "None"},
-                {"selector", {{kLabelJobName, job_name}, {kLabelReplicaType, std::string(role)}}},
-                {"ports", ports}}}};
+              {"metadata", OwnedMetadata(job, RoleServiceName(JobName(job), role), role)},
+              {"spec", BuildRoleServiceSpec(job, role)}};
   svc["metadata"].erase("annotations");
   return svc;
 }
 
 json BuildWorkerService(const json& job) { return BuildRoleService(job, kRoleWorker); }
 
+json BuildPodGroupSpec(const json& job, std::int64_t min_member) {
+  json spec = {{"minMember", min_member}};
+  if (auto timeout = GetSchedulingInt(job, "scheduleTimeoutSeconds")) spec["scheduleTimeoutSeconds"] = *timeout;
+  return spec;
+}
+
 json BuildPodGroup(const json& job, std::int64_t min_member) {
   json pg = {{"apiVersion", "scheduling.x-k8s.io/v1alpha1"},
              {"kind", "PodGroup"},
              {"metadata", OwnedMetadata(job, JobName(job), "")},
-             {"spec", {{"minMember", min_member}}}};
+             {"spec", BuildPodGroupSpec(job, min_member)}};
   pg["metadata"].erase("annotations");
-  if (auto timeout = GetSchedulingInt(job, "scheduleTimeoutSeconds")) pg["spec"]["scheduleTimeoutSeconds"] = *timeout;
   return pg;
 }
 

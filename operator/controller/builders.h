@@ -91,14 +91,20 @@ const std::string& KubexecScript();
 // "partitioner" (exec into the launcher).
 nlohmann::json BuildServiceAccount(const nlohmann::json& job, std::string_view role);
 nlohmann::json BuildRole(const nlohmann::json& job, std::string_view role);
+// The Role's rules alone: what the operator owns of it (a reconcile compares them without building
+// the rest).
+nlohmann::json BuildRoleRules(const nlohmann::json& job, std::string_view role);
 nlohmann::json BuildRoleBinding(const nlohmann::json& job, std::string_view role);
 
 // The headless Service J-<role> selecting the pods of `role` ("worker" or "server"), ports 30050 ..
 // 30050+numServers-1: one Service per role that serves DGL.
 nlohmann::json BuildRoleService(const nlohmann::json& job, std::string_view role);
+// Its spec alone (clusterIP None, selector, ports).
+nlohmann::json BuildRoleServiceSpec(const nlohmann::json& job, std::string_view role);
 nlohmann::json BuildWorkerService(const nlohmann::json& job);  // BuildRoleService(job, "worker")
 // PodGroup J (scheduling.x-k8s.io/v1alpha1) with spec.minMember.
 nlohmann::json BuildPodGroup(const nlohmann::json& job, std::int64_t min_member);
+nlohmann::json BuildPodGroupSpec(const nlohmann::json& job, std::int64_t min_member);  // its spec alone
 
 // Whether the Launcher template mounts a PersistentVolumeClaim at kDatasetPath: partitions then
 // survive a restart and training restarts without partitioning again.

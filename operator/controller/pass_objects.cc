@@ -34,14 +34,14 @@ const json& OwnedField(const json& obj, std::string_view field) {
 
 }  // namespace
 
-// Most passes find every object as it should be: the owned fields are compared in place, and the
-// object is copied only when one of them drifted.
-Status ReconcilePass::EnsureObject(const std::string& resource, json desired,
-                                   const std::vector<const char*>& owned_fields) {
-  const std::string obj_name = kube::NameOf(desired);
+// Most passes find every object as it should be: the owned fields are built alone (no metadata,
+// no owner reference) and compared in place; the whole object is built only to create it, and the
+// stored one copied only when an owned field drifted.
+Status ReconcilePass::EnsureObject(const std::string& resource, const std::string& obj_name, const json& owned,
+                                   const std::vector<const char*>& owned_fields, const std::function<json()>& build) {
   ObjectPtr current = r_.reader_.Get(resource, ns_, obj_name);
   if (current == nullptr) {
-    auto created = r_.client_.Create(resource, std::move(desired), ns_);
+    auto created = r_.client_.Create(resource, build(), ns_);
     if (created.ok() || created.status().IsAlreadyExists()) return Status::Ok();
     return created.status();
   }
@@ -49,7 +49,7 @@ Status ReconcilePass::EnsureObject(const std::string& resource, json desired,
   const json* owner = kube::ControllerRefOf(*current);
   if (owner == nullptr || StringField(*owner, {"uid"}) != kube::UidOf(job_)) return Status::Ok();  // not ours
   const bool drifted = std::any_of(owned_fields.begin(), owned_fields.end(), [&](const char* field) {
-    return OwnedField(*current, field) != OwnedField(desired, field);
+    return OwnedField(*current, field) != OwnedField(owned, field);
   });
   if (!drifted) return Status::Ok();
   json next = *current;
@@ -57,8 +57,7 @@ Status ReconcilePass::EnsureObject(const std::string& resource, json desired,
     std::string_view f(field);
     auto dot = f.find('.');
     json& have = dot == std::string_view::npos ? next[field] : next[std::string(f.substr(0, dot))][std::string(f.substr(dot + 1))];
-    const json& want = dot == std::string_view::npos ? desired[field]
-                                                    : desired[std::string(f.substr(0, dot))][std::string(f.substr(dot + 1))];
+    const json& want = OwnedField(owned, field);
     if (have != want) have = want;
   }
   auto updated = r_.client_.Update(resource, std::move(next));
@@ -69,8 +68,7 @@ Status ReconcilePass::EnsureObject(const std::string& resource, json desired,
 // when missing.
 Status ReconcilePass::EnsureCreated(const std::string& resource, const std::string& obj_name,
                                     const std::function<json()>& build) {
-  if (r_.reader_.Get(resource, ns_, obj_name) != nullptr) return Status::Ok();
-  return EnsureObject(resource, build(), {});
+  return EnsureObject(resource, obj_name, json::object(), {}, build);
 }
 
 // `workers_stage`: the workers (servers, samplers, trainers) are wanted now, so the hostfile names
@@ -112,7 +110,10 @@ std::int64_t ReconcilePass::StageSize(bool workers_stage) const {
 }
 
 Status ReconcilePass::EnsureSupportObjects(bool workers_stage) {
-  if (Status s = EnsureObject("configmaps", BuildConfigMap(job_, Addresses(workers_stage)), {"data"}); !s.ok()) {
+  const PodAddresses addresses = Addresses(workers_stage);
+  if (Status s = EnsureObject("configmaps", ConfigMapName(name_), {{"data", BuildConfigData(job_, addresses)}}, {"data"},
+                              [&] { return BuildConfigMap(job_, addresses); });
+      !s.ok()) {
     return s;
   }
   if (mode_ != PartitionMode::kSkip) {
@@ -123,7 +124,11 @@ Status ReconcilePass::EnsureSupportObjects(bool workers_stage) {
           !s.ok()) {
         return s;
       }
-      if (Status s = EnsureObject("roles", BuildRole(job_, role), {"rules"}); !s.ok()) return s;
+      if (Status s = EnsureObject("roles", rbac_name, {{"rules", BuildRoleRules(job_, role)}}, {"rules"},
+                                  [&] { return BuildRole(job_, role); });
+          !s.ok()) {
+        return s;
+      }
       if (Status s = EnsureCreated("rolebindings", rbac_name, [&] { return BuildRoleBinding(job_, role); }); !s.ok()) {
         return s;
       }
@@ -131,13 +136,17 @@ Status ReconcilePass::EnsureSupportObjects(bool workers_stage) {
     // One headless Service per role that serves DGL.
     for (const char* role : {kRoleWorker, kRoleServer}) {
       if (pods_.Wanted(role) == 0) continue;
-      if (Status s = EnsureObject("services", BuildRoleService(job_, role), {"spec.ports", "spec.selector"}); !s.ok()) {
+      if (Status s = EnsureObject("services", RoleServiceName(name_, role), {{"spec", BuildRoleServiceSpec(job_, role)}},
+                                  {"spec.ports", "spec.selector"}, [&] { return BuildRoleService(job_, role); });
+          !s.ok()) {
         return s;
       }
     }
   }
   if (r_.options_.build.gang_scheduling) {
-    if (Status s = EnsureObject("podgroups", BuildPodGroup(job_, StageSize(workers_stage)), {"spec.minMember"});
+    const std::int64_t min_member = StageSize(workers_stage);
+    if (Status s = EnsureObject("podgroups", name_, {{"spec", BuildPodGroupSpec(job_, min_member)}}, {"spec.minMember"},
+                                [&] { return BuildPodGroup(job_, min_member); });
         !s.ok()) {
       return s;
     }

@@ -87,10 +87,11 @@ class ReconcilePass {
   kube::Status CleanUpTerminal();
 
   // ---- support objects (pass_objects.cc) ----
-  // Creates `desired` when missing; when it exists and is the job's, corrects the owned fields
-  // that drifted (copying it only then).
-  kube::Status EnsureObject(const std::string& resource, nlohmann::json desired,
-                            const std::vector<const char*>& owned_fields);
+  // Creates `name` from `build()` when missing; when it exists and is the job's, corrects the
+  // `owned_fields` ("data", or "spec.x") that differ from their values in `owned` (copying it only
+  // then). `owned` holds just those fields, so a pass that finds nothing to do builds no metadata.
+  kube::Status EnsureObject(const std::string& resource, const std::string& name, const nlohmann::json& owned,
+                            const std::vector<const char*>& owned_fields, const std::function<nlohmann::json()>& build);
   // Creates the object named `name` from `build()` when missing; never changes an existing one.
   kube::Status EnsureCreated(const std::string& resource, const std::string& name,
                              const std::function<nlohmann::json()>& build);
