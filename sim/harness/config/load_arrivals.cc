@@ -67,11 +67,10 @@ void Loader::LoadArrival(const json& item, const std::string& path, Scenario& s)
     if (job.contains("manifest") && job["manifest"].is_string()) InlineTemplateManifest(job, Index(Child(path, "templates"), t));
     if (job.contains("inline") && job["inline"].is_object()) job["inline"]["metadata"]["name"] = job_name;
     LoadJob(job, Index(Child(path, "templates"), t), s);
-    // A template's problems are said once, not once per job drawn from it.
-    if (!reported.insert(t).second) {
-      out_->problems.resize(before);
-      out_->warnings.resize(warnings);
-    }
+    // A template's warnings are said once, not once per job drawn from it. Its problems stop the
+    // drawing at once, so a problem of a later draw is one of that draw alone (the jobs or pods
+    // of the scenario past a limit) and is said, not dropped with the job.
+    if (!reported.insert(t).second) out_->warnings.resize(warnings);
     if (out_->problems.size() > before) return;
   }
 }

@@ -73,6 +73,19 @@ TEST(Arrivals, BadArrivalsAreLocated) {
       << bad_template.problems[0];
 }
 
+// Jobs drawn past the scenario's pod limit are refused where the drawing crosses it; they were
+// dropped without a word once their template had been drawn before (a scenario ran with fewer
+// jobs than it asked for).
+TEST(Arrivals, DrawsPastThePodLimitAreRefused) {
+  std::string text = FleetWith("    count: 12\n", "    count: 1000\n");
+  for (std::size_t at = text.find("Worker: {replicas: 1,"); at != std::string::npos; at = text.find("Worker: {replicas: 1,", at))
+    text.replace(at, std::string("Worker: {replicas: 1,").size(), "Worker: {replicas: 100,");
+  ScenarioLoad load = LoadScenarioString(text, "f.yaml", kDir);
+  ASSERT_EQ(load.problems.size(), 1u);
+  EXPECT_NE(load.problems[0].find("pods; at most 100000 (README: Limits)"), std::string::npos) << load.problems[0];
+  EXPECT_NE(load.problems[0].find("arrivals[0].templates["), std::string::npos) << load.problems[0];
+}
+
 TEST(NodeFailures, MtbfDrawsNodeDownFaultsThatChangeTheRun) {
   const std::string text = FleetWith("pricePerHour: 4}", "pricePerHour: 4, mtbf: 2h, repairTime: 20m}");
   ScenarioLoad load = LoadScenarioString(text, "f.yaml", kDir);
