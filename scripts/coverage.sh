@@ -20,6 +20,7 @@
 # handling too, so they read lower than line coverage and are reported, not gated.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/gtest_shards.sh
 root=$PWD
 
 build=${DGLSIM_COVERAGE_BUILD:-build-cov}
@@ -54,20 +55,9 @@ fi
 lcov --quiet --zerocounters --directory "$build"
 status=0
 echo "== unit tests (each binary once, $jobs shards)"
+tail_50() { tail -50 "$1"; }
 for bin in "$build"/tests/*_tests; do
-  name=$(basename "$bin")
-  pids=()
-  for ((shard = 0; shard < jobs; shard++)); do
-    GTEST_TOTAL_SHARDS=$jobs GTEST_SHARD_INDEX=$shard "$bin" --gtest_brief=1 >"$build/$name.cov$shard.log" 2>&1 &
-    pids+=($!)
-  done
-  for ((shard = 0; shard < jobs; shard++)); do
-    if ! wait "${pids[$shard]}"; then
-      status=1
-      echo "-- $name shard $shard FAILED:"
-      tail -50 "$build/$name.cov$shard.log"
-    fi
-  done
+  run_gtest_shards "$bin" "$jobs" "$build" cov tail_50 || status=1
 done
 if [ "$unit_only" -eq 0 ]; then
   echo "== scenario suite and shell tests"

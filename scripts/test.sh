@@ -30,6 +30,7 @@
 # installed (CI machines do not have it; nothing here needs it).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/gtest_shards.sh
 
 jobs=${DGLSIM_JOBS:-$(nproc)}
 status=0
@@ -79,27 +80,12 @@ step "unit tests (build-ci/tests/*_tests, sharded)"
 # RunnerScenarioTest.EveryScenarioInTheFolderPasses is left out here only: it runs every
 # scenarios/*.yaml in process, which the next step does anyway, one CTest entry per file, in this
 # same sanitized build (it was a quarter of the unit tests' time).
-run_unit_binary() {
-  local bin=$1 name shard pids=() failed=0
-  name=$(basename "$bin")
-  for ((shard = 0; shard < jobs; shard++)); do
-    GTEST_TOTAL_SHARDS=$jobs GTEST_SHARD_INDEX=$shard "$bin" --gtest_brief=1 \
-      --gtest_filter=-RunnerScenarioTest.EveryScenarioInTheFolderPasses \
-      >"build-ci/$name.shard$shard.log" 2>&1 &
-    pids+=($!)
-  done
-  for ((shard = 0; shard < jobs; shard++)); do
-    if ! wait "${pids[$shard]}"; then
-      failed=1
-      echo "-- $name shard $shard of $jobs FAILED:"
-      cat "build-ci/$name.shard$shard.log"
-    fi
-  done
-  [ "$failed" -eq 0 ] && echo "$name: every shard passed"
-  return "$failed"
-}
 for bin in build-ci/tests/*_tests; do
-  run_unit_binary "$bin" || status=1
+  if run_gtest_shards "$bin" "$jobs" build-ci shard cat --gtest_filter=-RunnerScenarioTest.EveryScenarioInTheFolderPasses; then
+    echo "$(basename "$bin"): every shard passed"
+  else
+    status=1
+  fi
 done
 
 step "scenario suite and shell tests (build-ci/)"

@@ -20,6 +20,7 @@
 # a second full build of the tree would not fit its time budget.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/gtest_shards.sh
 
 build=${DGLSIM_TSAN_BUILD:-build-tsan}
 jobs=${DGLSIM_JOBS:-$(nproc)}
@@ -49,21 +50,10 @@ status=0
 started=$SECONDS
 
 echo "== unit tests under TSan ($jobs shards per binary)"
+tsan_reports() { grep -A40 "WARNING: ThreadSanitizer\|FAILED\|Failure" "$1" | head -120; }
 for bin in "$build"/tests/*_tests; do
-  name=$(basename "$bin")
-  pids=()
-  for ((shard = 0; shard < jobs; shard++)); do
-    GTEST_TOTAL_SHARDS=$jobs GTEST_SHARD_INDEX=$shard "$bin" --gtest_brief=1 >"$build/$name.tsan$shard.log" 2>&1 &
-    pids+=($!)
-  done
-  for ((shard = 0; shard < jobs; shard++)); do
-    if ! wait "${pids[$shard]}"; then
-      status=1
-      echo "-- $name shard $shard FAILED:"
-      grep -A40 "WARNING: ThreadSanitizer\|FAILED\|Failure" "$build/$name.tsan$shard.log" | head -120
-    fi
-  done
-  echo "$name: done"
+  run_gtest_shards "$bin" "$jobs" "$build" tsan tsan_reports || status=1
+  echo "$(basename "$bin"): done"
 done
 
 if [ "$unit_only" -eq 0 ]; then
