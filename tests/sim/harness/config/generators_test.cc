@@ -1,6 +1,7 @@
 // arrivals (Poisson, trace) and node failures (mtbf): drawn from the run's seed, the same for the
 // same seed, located problems when wrong, and they change the run.
 #include "sim/harness/config/generators.h"
+#include "sim/harness/config/scale_limits.h"
 #include "sim/harness/config/scenario.h"
 #include "sim/harness/run/runner.h"
 
@@ -77,12 +78,15 @@ TEST(Arrivals, BadArrivalsAreLocated) {
 // dropped without a word once their template had been drawn before (a scenario ran with fewer
 // jobs than it asked for).
 TEST(Arrivals, DrawsPastThePodLimitAreRefused) {
-  std::string text = FleetWith("    count: 12\n", "    count: 1000\n");
+  // Jobs of 101 pods (a launcher and 100 workers), one more of them than the limit holds.
+  const std::int64_t jobs = kMaxPods / 101 + 1;
+  std::string text = FleetWith("    count: 12\n", "    count: " + std::to_string(jobs) + "\n");
   for (std::size_t at = text.find("Worker: {replicas: 1,"); at != std::string::npos; at = text.find("Worker: {replicas: 1,", at))
     text.replace(at, std::string("Worker: {replicas: 1,").size(), "Worker: {replicas: 100,");
   ScenarioLoad load = LoadScenarioString(text, "f.yaml", kDir);
   ASSERT_EQ(load.problems.size(), 1u);
-  EXPECT_NE(load.problems[0].find("pods; at most 100000 (README: Limits)"), std::string::npos) << load.problems[0];
+  EXPECT_NE(load.problems[0].find("pods; at most " + std::to_string(kMaxPods) + " (README: Limits)"), std::string::npos)
+      << load.problems[0];
   EXPECT_NE(load.problems[0].find("arrivals[0].templates["), std::string::npos) << load.problems[0];
 }
 
