@@ -14,7 +14,7 @@ inline constexpr std::int64_t kMaxNodes = 100'000;
 // DGLJobs submitted, listed under jobs or drawn by arrivals (10,000 one-pod jobs: 1.6 GB, 40 s).
 inline constexpr std::int64_t kMaxJobs = 10'000;
 // Pods of every job submitted, the replicas of every role added up (scenarios/scale/fleet-week-10x:
-// 138,556 pods of 10,000 DGLJobs on 10,000 nodes over a week, 1.27 GB, 576 s).
+// 138,556 pods of 10,000 DGLJobs on 10,000 nodes over a week, 1.30 GB, 576 s).
 inline constexpr std::int64_t kMaxPods = 200'000;
 // Kubernetes' replicas are int32 (the CRD's format: int32): 2147483648 is refused by admission.
 // GPUs of one node (the largest machines have 16): keeps the cluster's GPU count, summed over
