@@ -549,6 +549,9 @@ void EmitScalar(YAML::Emitter& out, const json& value) {
   }
 }
 
+// Keys longer than this (in bytes, before any escaping) are written as explicit keys.
+constexpr std::size_t kLongKey = 200;
+
 // A mapping or sequence of scalars short enough for one line.
 bool FitsOneLine(const json& value) {
   for (const json& item : value)
@@ -572,7 +575,10 @@ void EmitValue(YAML::Emitter& out, const json& value, const std::vector<std::str
   for (const auto& [k, item] : value.items())
     if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
   for (const std::string& k : keys) {
+    // YAML allows an implicit key of at most 1,024 characters (yaml-cpp refuses a longer one); a
+    // long key is written as an explicit one ("? key").
     out << YAML::Key;
+    if (k.size() > kLongKey) out << YAML::LongKey;  // after Key: before it, yaml-cpp 0.7 marks the next map's keys too
     EmitScalar(out, json(k));
     out << YAML::Value;
     EmitValue(out, value.at(k), {});
@@ -596,6 +602,38 @@ std::string FormatLocation(std::string_view file, const SourceMap& positions, st
   return out;
 }
 
+namespace {
+
+// A problem is one line, whatever a key or a value of the input brought into it: line breaks and
+// other control characters are written escaped (\n, \r, \x03); a tab stays.
+std::string OneLine(std::string text) {
+  auto control = [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return (u < 0x20 && c != '\t') || u == 0x7f;
+  };
+  if (std::none_of(text.begin(), text.end(), control)) return text;
+  std::string out;
+  out.reserve(text.size() + 8);
+  for (char c : text) {
+    if (!control(c)) {
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else {
+      static const char* const kHex = "0123456789abcdef";
+      const auto u = static_cast<unsigned char>(c);
+      out += "\\x";
+      out += kHex[u >> 4];
+      out += kHex[u & 15];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string FormatProblem(std::string_view file, const SourceMap& positions, std::string_view field_path,
                           std::string_view message) {
   std::string out = FormatLocation(file, positions, field_path);
@@ -605,7 +643,7 @@ std::string FormatProblem(std::string_view file, const SourceMap& positions, std
     out += ": ";
   }
   out += message;
-  return out;
+  return OneLine(std::move(out));
 }
 
 }  // namespace harness

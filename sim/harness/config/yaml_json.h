@@ -113,11 +113,15 @@ YamlLoad LoadYamlFile(const std::string& path, const YamlLimits& limits = {});
 // their shortest exact form (infinities and NaN as .inf, -.inf, .nan). Block style, except that a mapping or sequence of scalars that fits on
 // one line is written in flow style ({at: 30m, kind: NodeDown}). Keys of a mapping come in
 // `first_keys` order (those present), then the rest in JSON's order; only the top level uses it.
+// A key over 200 bytes is written as an explicit key ("? key"): YAML's implicit keys stop at 1,024
+// characters.
 std::string JsonToYaml(const nlohmann::json& value, const std::vector<std::string>& first_keys = {});
 
 // "file:line:col" of `field_path` (its nearest located ancestor), or "file" when nothing is known.
 std::string FormatLocation(std::string_view file, const SourceMap& positions, std::string_view field_path);
 // "file:line:col: field.path: message"; the "field.path: " part is left out when the path is empty.
+// Always one line: a line break or other control character (a key of the input may hold one) is
+// written escaped ("\n", "\x03").
 std::string FormatProblem(std::string_view file, const SourceMap& positions, std::string_view field_path,
                           std::string_view message);
 

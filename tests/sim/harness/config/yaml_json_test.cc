@@ -115,6 +115,30 @@ TEST(YamlJsonTest, JsonToYamlWritesInfinitiesAndNanAsTheCoreSchemaReadsThem) {
 
 // Found by tests/fuzz/fuzz_api_server: yaml-cpp passes bytes through, so a YAML body (or scenario)
 // with bytes that are not UTF-8 gave strings that JSON cannot write; `dglsim serve` answered 500.
+// Found by tests/fuzz/fuzz_yaml in a long run: a key of 1,100 characters was written as an implicit
+// key, which YAML (and yaml-cpp) allows up to 1,024 only ("illegal map value" on reading it back).
+TEST(YamlJsonTest, JsonToYamlWritesALongKeyThatLoadsBack) {
+  for (const std::string& key : {std::string(1100, 'k'), std::string(300, '\x03'), std::string(201, 'a')}) {
+    const json value = {{"args", json::array({"--x", {{key, nullptr}}})}, {key, {{"inner", 1}}}};
+    const std::string written = JsonToYaml(value);
+    YamlLoad again = LoadYamlString(written, "w.yaml");
+    ASSERT_TRUE(again.ok()) << again.error->ToString() << "\n" << written;
+    ASSERT_EQ(again.documents.size(), 1u);
+    EXPECT_EQ(again.documents[0].value, value) << written;
+  }
+}
+
+// Found by tests/fuzz/fuzz_scenario_loader in a long run: a mapping key holding a line break put
+// the break into the problem, so one problem printed as two lines, the second not located.
+TEST(YamlJsonTest, AProblemIsOneLineWhateverTheKeyHolds) {
+  SourceMap positions;
+  const std::string problem = FormatProblem("s.yaml", positions, "metadata[a\nb\x03" "c]", "unknown field \"a\nb\"");
+  EXPECT_EQ(problem.find('\n'), std::string::npos) << problem;
+  EXPECT_NE(problem.find("a\\nb\\x03c"), std::string::npos) << problem;
+  EXPECT_NE(problem.find("unknown field \"a\\nb\""), std::string::npos) << problem;
+  EXPECT_EQ(FormatProblem("s.yaml", positions, "", "a tab\tstays"), "s.yaml: a tab\tstays");
+}
+
 TEST(YamlJsonTest, AScalarThatIsNotUtf8IsALocatedError) {
   YamlLoad bad = LoadYamlString("name: ok\ndata: {k: \"\xff\xfe\"}\n", "s.yaml");
   ASSERT_FALSE(bad.ok());
