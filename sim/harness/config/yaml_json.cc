@@ -559,12 +559,25 @@ bool FitsOneLine(const json& value) {
   return value.dump().size() <= 100;
 }
 
-void EmitValue(YAML::Emitter& out, const json& value, const std::vector<std::string>& first_keys) {
+bool HasLongKey(const json& value) {
+  if (value.is_object())
+    for (const auto& [k, item] : value.items())
+      if (k.size() > kLongKey || HasLongKey(item)) return true;
+  if (value.is_array())
+    for (const json& item : value)
+      if (HasLongKey(item)) return true;
+  return false;
+}
+
+// `flow`: whether a short mapping may go on one line. A document with a long key is written in
+// block style throughout: yaml-cpp 0.7 lets an explicit key's mark reach keys emitted after it, and
+// "? key" is valid in a block mapping but not in a flow one.
+void EmitValue(YAML::Emitter& out, const json& value, const std::vector<std::string>& first_keys, bool flow) {
   if (!value.is_structured()) return EmitScalar(out, value);
-  if (value.empty() || FitsOneLine(value)) out << YAML::Flow;
+  if (value.empty() || (flow && FitsOneLine(value))) out << YAML::Flow;
   if (value.is_array()) {
     out << YAML::BeginSeq;
-    for (const json& item : value) EmitValue(out, item, {});
+    for (const json& item : value) EmitValue(out, item, {}, flow);
     out << YAML::EndSeq;
     return;
   }
@@ -578,10 +591,10 @@ void EmitValue(YAML::Emitter& out, const json& value, const std::vector<std::str
     // YAML allows an implicit key of at most 1,024 characters (yaml-cpp refuses a longer one); a
     // long key is written as an explicit one ("? key").
     out << YAML::Key;
-    if (k.size() > kLongKey) out << YAML::LongKey;  // after Key: before it, yaml-cpp 0.7 marks the next map's keys too
+    if (k.size() > kLongKey) out << YAML::LongKey;
     EmitScalar(out, json(k));
     out << YAML::Value;
-    EmitValue(out, value.at(k), {});
+    EmitValue(out, value.at(k), {}, flow);
   }
   out << YAML::EndMap;
 }
@@ -591,7 +604,7 @@ void EmitValue(YAML::Emitter& out, const json& value, const std::vector<std::str
 std::string JsonToYaml(const json& value, const std::vector<std::string>& first_keys) {
   YAML::Emitter out;
   out.SetIndent(2);
-  EmitValue(out, value, first_keys);
+  EmitValue(out, value, first_keys, !HasLongKey(value));
   return std::string(out.c_str()) + "\n";
 }
 

@@ -114,7 +114,7 @@ YamlLoad LoadYamlFile(const std::string& path, const YamlLimits& limits = {});
 // one line is written in flow style ({at: 30m, kind: NodeDown}). Keys of a mapping come in
 // `first_keys` order (those present), then the rest in JSON's order; only the top level uses it.
 // A key over 200 bytes is written as an explicit key ("? key"): YAML's implicit keys stop at 1,024
-// characters.
+// characters; a document holding one is written in block style throughout.
 std::string JsonToYaml(const nlohmann::json& value, const std::vector<std::string>& first_keys = {});
 
 // "file:line:col" of `field_path` (its nearest located ancestor), or "file" when nothing is known.
