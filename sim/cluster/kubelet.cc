@@ -404,9 +404,7 @@ void Kubelet::Accept(const ObjectPtr& pod) {
   std::string phase = JsonString(*pod, {"status", "phase"});
   if (phase == "Succeeded" || phase == "Failed") return;  // finished before we met it
   if (HasDeletionTimestamp(*pod)) {
-    // Nothing runs for it here: confirm at once.
-    client().Delete("pods", kube::NamespaceOf(*pod), kube::NameOf(*pod),
-                    {.grace_period_seconds = 0, .precondition_uid = kube::UidOf(*pod)});
+    ConfirmUnstartedDeletion(pod);  // nothing runs for it here
     return;
   }
   auto state = std::make_unique<PodState>(sim().engine());
@@ -852,6 +850,21 @@ void Kubelet::ConfirmDeletion(PodState& p) {
     p.events.After(kSecond + faulty_client().TakeLatency(), [this, &p] { ConfirmDeletion(p); });
 }
 
+// A pod met already being deleted (bound while the node was down, say), for which nothing ran
+// here: its deletion is confirmed at once and retried every second, as ConfirmDeletion retries,
+// while this kubelet's informer still holds the same pod. One Delete that an API fault refused
+// left the pod Terminating for good, and its job waiting on it (chaos seed 60087).
+void Kubelet::ConfirmUnstartedDeletion(const ObjectPtr& pod) {
+  if (!up_) return;
+  auto r = client().Delete("pods", kube::NamespaceOf(*pod), kube::NameOf(*pod),
+                           {.grace_period_seconds = 0, .precondition_uid = kube::UidOf(*pod)});
+  if (r.ok() || r.status().IsNotFound()) return;
+  unstarted_deletions_.After(kSecond + faulty_client().TakeLatency(), [this, pod] {
+    ObjectPtr now = informer_ ? informer_->GetByKey(kube::KeyOf(*pod)) : pod;
+    if (now && kube::UidOf(*now) == kube::UidOf(*pod) && !pods_.count(kube::KeyOf(*pod))) ConfirmUnstartedDeletion(now);
+  });
+}
+
 void Kubelet::Teardown(const std::string& key) {
   auto it = pods_.find(key);
   if (it == pods_.end()) return;
@@ -879,6 +892,7 @@ void Kubelet::SetNodeUp(bool up) {
       p->down_at = sim().engine().clock().Now();
     }
     pull_timers_.CancelAll();
+    unstarted_deletions_.CancelAll();  // SetNodeUp(true) meets those pods again
     if (Network* net = config_.network)
       for (FlowId id : pull_flows_) net->CancelFlow(id);
     pull_flows_.clear();

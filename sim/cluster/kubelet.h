@@ -175,6 +175,7 @@ class Kubelet : public Actor {
   void BeginTermination(PodState& p);
   void MaybeCompleteTermination(PodState& p);
   void ConfirmDeletion(PodState& p);
+  void ConfirmUnstartedDeletion(const kube::ObjectPtr& pod);  // retried until gone or replaced
   void Teardown(const std::string& key);
   void Recover(PodState& p);
   void LoseContainers(PodState& p);
@@ -230,6 +231,7 @@ class Kubelet : public Actor {
   std::uint32_t ip_base_ = 0, ip_size_ = 0, ip_next_ = 2;
   std::set<std::uint32_t> used_ips_;  // offsets within the CIDR
   std::deque<std::pair<std::string, std::uint64_t>> ip_waiters_;
+  OwnedEvents unstarted_deletions_{sim().engine()};  // ConfirmUnstartedDeletion's retries
   OwnedEvents pull_timers_{sim().engine()};  // pulls in flight without a network; last: dies first
 };
 
