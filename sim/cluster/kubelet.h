@@ -24,6 +24,7 @@
 //   period, the final status is written and the deletion confirmed with grace period 0 (and a uid
 //   precondition), retried every second on any refusal but NotFound, across a node's fall too,
 //   until the pod leaves the API or is replaced there (the real status manager retries at each sync);
+//   a pod met already being deleted, which never ran here, is confirmed and retried the same way;
 // - emptyDir volumes live and die with the pod;
 // - node down (SetNodeUp(false)): the kubelet writes nothing and its containers are lost; back up,
 //   pods still bound to the node restart their containers (Always / OnFailure, in a new sandbox,
