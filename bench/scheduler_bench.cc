@@ -1,6 +1,8 @@
 // The simulated scheduler at cluster scale: 10,000 pods (every other one asking for a GPU) onto
-// 1,000 eight-GPU nodes, in simulated time. Reports engine events per wall second, wall time per
-// pod and the simulated time the whole placement took.
+// 100 to 100,000 eight-GPU nodes, in simulated time, with kube-scheduler's adaptive
+// percentageOfNodesToScore (percentage 0) or every node looked at (100). Reports engine events per
+// wall second, wall time per pod, filter checks per second and per pod, and the simulated time the
+// whole placement took.
 #include "sim/cluster/cluster.h"
 #include "sim/cluster/scheduler.h"
 
@@ -13,10 +15,11 @@ namespace {
 
 using nlohmann::json;
 
-void BM_Schedule10kPodsOn1kGpuNodes(benchmark::State& state) {
+void BM_SchedulePods(benchmark::State& state) {
   const int nodes = static_cast<int>(state.range(0));
   const int pods = static_cast<int>(state.range(1));
   const auto scoring = state.range(2) ? ScoringPolicy::kMostAllocated : ScoringPolicy::kLeastAllocated;
+  const int percentage = static_cast<int>(state.range(3));
   std::uint64_t events = 0;
   std::int64_t evaluated = 0;
   Micros simulated = 0;
@@ -29,7 +32,7 @@ void BM_Schedule10kPodsOn1kGpuNodes(benchmark::State& state) {
     t.count = nodes;
     t.capacity = {{"cpu", "96"}, {"memory", "768Gi"}, {"nvidia.com/gpu", "8"}, {"ephemeral-storage", "2Ti"}};
     if (!cluster.AddNodes(t).ok()) state.SkipWithError("nodes");
-    auto& scheduler = sim->AddActor<Scheduler>(SchedulerConfig{.scoring = scoring});
+    auto& scheduler = sim->AddActor<Scheduler>(SchedulerConfig{.scoring = scoring, .percentage_of_nodes_to_score = percentage});
     sim->Start();
     std::uint64_t before = sim->engine().events_executed();
     state.ResumeTiming();
@@ -61,13 +64,18 @@ void BM_Schedule10kPodsOn1kGpuNodes(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(pods) * state.iterations(),
                          benchmark::Counter::kIsRate | benchmark::Counter::kInvert, benchmark::Counter::kIs1000);
   state.counters["node_checks_per_s"] = benchmark::Counter(static_cast<double>(evaluated), benchmark::Counter::kIsRate);
+  state.counters["checks_per_pod"] = static_cast<double>(evaluated) / (static_cast<double>(pods) * state.iterations());
   state.counters["simulated_s"] = static_cast<double>(simulated) / kSecond;
 }
-BENCHMARK(BM_Schedule10kPodsOn1kGpuNodes)
-    ->Args({1000, 10000, 0})
-    ->Args({1000, 10000, 1})
-    ->Args({100, 1000, 0})
-    ->ArgNames({"nodes", "pods", "most_allocated"})
+BENCHMARK(BM_SchedulePods)
+    ->Args({1000, 10000, 0, 0})
+    ->Args({1000, 10000, 1, 0})
+    ->Args({1000, 10000, 0, 100})
+    ->Args({100, 1000, 0, 0})
+    ->Args({10000, 10000, 0, 0})
+    ->Args({10000, 10000, 0, 100})
+    ->Args({100000, 10000, 0, 0})
+    ->ArgNames({"nodes", "pods", "most_allocated", "percentage"})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->Iterations(1);

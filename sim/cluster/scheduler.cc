@@ -289,6 +289,7 @@ void Scheduler::OnNode(const ObjectPtr& old_node, const ObjectPtr& node) {
   if (added) {
     slot = std::make_unique<NodeInfo>();
     slot->name = name;
+    order_stale_ = true;
   }
   NodeInfo& info = *slot;
   info.object = node;
@@ -325,7 +326,9 @@ void Scheduler::OnNode(const ObjectPtr& old_node, const ObjectPtr& node) {
   if (relevant) MoveAllToActiveOrBackoff("NodeUpdate");
 }
 
-void Scheduler::OnNodeDeleted(const ObjectPtr& node) { nodes_.erase(kube::NameOf(*node)); }
+void Scheduler::OnNodeDeleted(const ObjectPtr& node) {
+  if (nodes_.erase(kube::NameOf(*node))) order_stale_ = true;
+}
 
 // ---- pods and accounting -------------------------------------------------------------------------
 
@@ -652,32 +655,64 @@ std::int64_t Scheduler::Score(const NodeInfo& node, const PendingPod& pod, const
   return total / weights;
 }
 
+// kube-scheduler's numFeasibleNodesToFind: every node below 100; else `percentage` of them (0:
+// adaptive, 50 % less one point per 125 nodes, at least 5 %), and at least 100.
+std::size_t NumFeasibleNodesToFind(std::size_t all, int percentage) {
+  constexpr std::size_t kMinFeasibleNodesToFind = 100;
+  constexpr std::int64_t kMinFeasibleNodesPercentageToFind = 5;
+  if (all < kMinFeasibleNodesToFind) return all;
+  std::int64_t p = percentage;
+  if (p <= 0) p = std::max<std::int64_t>(50 - static_cast<std::int64_t>(all) / 125, kMinFeasibleNodesPercentageToFind);
+  std::size_t n = static_cast<std::size_t>(static_cast<std::int64_t>(all) * std::min<std::int64_t>(p, 100) / 100);
+  return std::max(n, kMinFeasibleNodesToFind);
+}
+
+const std::vector<Scheduler::NodeInfo*>& Scheduler::NodeOrder() {
+  if (order_stale_) {
+    order_.clear();
+    order_.reserve(nodes_.size());
+    for (const auto& [name, info] : nodes_) order_.push_back(info.get());
+    order_stale_ = false;
+    if (!order_.empty()) next_start_node_ %= order_.size();
+  }
+  return order_;
+}
+
 std::optional<std::string> Scheduler::FindNode(const PendingPod& pod, const Tentative* tentative,
                                                std::map<std::string, int>* histogram) {
+  const std::vector<NodeInfo*>& order = NodeOrder();
+  const std::size_t all = order.size();
+  if (all == 0) return std::nullopt;
+  auto extra_on = [tentative](const NodeInfo& info) -> const Tentative::Extra* {
+    if (!tentative) return nullptr;
+    auto it = tentative->by_node.find(info.name);
+    return it == tentative->by_node.end() ? nullptr : &it->second;
+  };
+  const std::size_t to_find = NumFeasibleNodesToFind(all, config_.percentage_of_nodes_to_score);
   const NodeInfo* best = nullptr;
   std::int64_t best_score = -1;
-  for (const auto& [name, info] : nodes_) {
+  std::size_t feasible = 0;
+  std::size_t processed = 0;
+  for (; processed < all && feasible < to_find; ++processed) {
+    const NodeInfo& info = *order[(next_start_node_ + processed) % all];
     ++stats_.nodes_evaluated;
-    const Tentative::Extra* extra = nullptr;
-    if (tentative)
-      if (auto it = tentative->by_node.find(name); it != tentative->by_node.end()) extra = &it->second;
-    if (!PassesFilters(*info, pod, extra, nullptr)) continue;
-    std::int64_t score = Score(*info, pod, extra);
-    if (score > best_score) {  // nodes come in name order: the first best wins ties
-      best = info.get();
+    const Tentative::Extra* extra = extra_on(info);
+    if (!PassesFilters(info, pod, extra, nullptr)) continue;
+    ++feasible;
+    std::int64_t score = Score(info, pod, extra);
+    if (score > best_score) {  // the first best in scan order wins ties
+      best = &info;
       best_score = score;
     }
   }
+  next_start_node_ = (next_start_node_ + processed) % all;
   if (best) return best->name;
   // Nothing fits: a second pass collects every node's reasons for the message.
   if (histogram) {
     std::vector<std::string> reasons;
-    for (const auto& [name, info] : nodes_) {
-      const Tentative::Extra* extra = nullptr;
-      if (tentative)
-        if (auto it = tentative->by_node.find(name); it != tentative->by_node.end()) extra = &it->second;
+    for (const NodeInfo* info : order) {
       reasons.clear();
-      PassesFilters(*info, pod, extra, &reasons);
+      PassesFilters(*info, pod, extra_on(*info), &reasons);
       for (const auto& r : reasons) ++(*histogram)[r];
     }
   }

@@ -9,8 +9,15 @@
 // Requests are the sum of the containers' requests (a limit stands in for a missing request), at
 // least the largest init container's, plus spec.overhead. Scores: LeastAllocated or MostAllocated over
 // cpu and memory (and nvidia.com/gpu when the pod asks for GPUs), on the non-zero requests
-// (100m / 200Mi for a container that requests nothing), as NodeResourcesFit does. Ties go to the
-// node whose name sorts first (kube-scheduler picks at random; we stay deterministic).
+// (100m / 200Mi for a container that requests nothing), as NodeResourcesFit does.
+//
+// Which nodes are looked at, as kube-scheduler's percentageOfNodesToScore: the nodes are kept in
+// name order and each decision scans them round-robin from where the previous one stopped, until
+// it has found NumFeasibleNodesToFind(nodes) that pass the filters (every node below 100; on larger
+// clusters adaptively 50 % less one point per 125 nodes, at least 5 % and at least 100 nodes), or
+// until every node has been looked at. The best score among those found wins; ties go to the first
+// found (kube-scheduler picks among them at random; we stay deterministic). A decision on a cluster
+// of 10,000 nodes therefore costs about 500 filter checks, not 10,000.
 //
 // Per-node allocation is kept incrementally from the all-pods informer: a pod counts on its node
 // from binding until it is deleted or reaches Succeeded / Failed. A bound pod counts at once (the
@@ -62,6 +69,9 @@ struct SchedulerConfig {
   Micros max_backoff = 10 * kSecond;    // podMaxBackoffSeconds
   Micros max_unschedulable_duration = 5 * kMinute;  // 0: only cluster events retry
   std::int64_t default_schedule_timeout_seconds = 60;  // coscheduling's permit wait
+  // Share of the nodes to find feasible before choosing, 1..100; 0: kube-scheduler's adaptive
+  // default. 100 looks at every node.
+  int percentage_of_nodes_to_score = 0;
   std::string scheduler_name = "default-scheduler";
 };
 
@@ -86,13 +96,18 @@ PodRequests ComputePodRequests(const nlohmann::json& pod);
 // What a node offers: status.allocatable (status.capacity when absent), pods 110 when unset.
 Resources NodeAllocatable(const nlohmann::json& node);
 
+// How many feasible nodes a decision looks for among `all` nodes (kube-scheduler's
+// numFeasibleNodesToFind): `all` below 100; else `percentage` % of them (0: 50 - all/125, at
+// least 5), at least 100.
+std::size_t NumFeasibleNodesToFind(std::size_t all, int percentage);
+
 struct SchedulerStats {
   std::int64_t attempts = 0;
   std::int64_t bound = 0;
   std::int64_t unschedulable = 0;   // failed attempts
   std::int64_t bind_errors = 0;
   std::int64_t gang_attempts = 0;
-  std::int64_t nodes_evaluated = 0;
+  std::int64_t nodes_evaluated = 0;  // filter checks made by decisions (not by failure messages)
 };
 
 class Scheduler : public Actor {
@@ -156,8 +171,11 @@ class Scheduler : public Actor {
   std::int64_t Score(const NodeInfo& node, const PendingPod& pod, const Tentative::Extra* extra) const;
   // Best node for `pod`; with `tentative`, requests placed tentatively count as allocated. When
   // nothing fits, `histogram` gets each reason's node count.
+  // Looks at nodes round-robin from next_start_node_ (see the header comment).
   std::optional<std::string> FindNode(const PendingPod& pod, const Tentative* tentative,
                                       std::map<std::string, int>* histogram);
+  // The nodes in name order, rebuilt after a node is added or deleted.
+  const std::vector<NodeInfo*>& NodeOrder();
   void SchedulePod(const std::string& key);
   // `group_key` by value: binding erases the pending pod whose field the caller passes.
   void ScheduleGang(const std::string& key, std::string group_key);
@@ -173,6 +191,9 @@ class Scheduler : public Actor {
   SchedulerConfig config_;
   SchedulerStats stats_;
   std::map<std::string, std::unique_ptr<NodeInfo>, std::less<>> nodes_;
+  std::vector<NodeInfo*> order_;  // nodes_ in name order, for round-robin scans
+  bool order_stale_ = true;
+  std::size_t next_start_node_ = 0;  // where the next decision's scan starts in order_
   // Bound, non-terminal pods: key -> (node, requests counted there).
   struct Accounted;
   std::map<std::string, std::unique_ptr<Accounted>> accounted_;

@@ -72,6 +72,8 @@ void Loader::LoadCluster(const json& cluster, ClusterSpec& c) {
       c.scheduler.scoring = *scoring == "MostAllocated" ? Scoring::kMostAllocated : Scoring::kLeastAllocated;
     }
     if (auto gang = Bool(*sched, "gang", "cluster.scheduler")) c.scheduler.gang = *gang;
+    if (auto p = Integer(*sched, "percentageOfNodesToScore", "cluster.scheduler", 0, 100))
+      c.scheduler.percentage_of_nodes_to_score = static_cast<int>(*p);
   }
   if (const json* images = Get(cluster, "images"); images != nullptr && ExpectObject(*images, "cluster.images")) {
     LoadImages(*images, c.images);

@@ -42,6 +42,7 @@ constexpr SchemaField kSchema[] = {
   {"cluster.scheduler", R::kRun},
   {"cluster.scheduler.scoring", R::kRun},
   {"cluster.scheduler.gang", R::kRun},
+  {"cluster.scheduler.percentageOfNodesToScore", R::kRun},
   {"cluster.images", R::kRun},
   {"cluster.images.pullBandwidth", R::kRun},
   {"cluster.images.defaultSize", R::kRun},

@@ -183,6 +183,7 @@ void World::BuildControllers() {
   scheduler.scoring = cluster.scheduler.scoring == Scoring::kMostAllocated ? sim::ScoringPolicy::kMostAllocated
                                                                           : sim::ScoringPolicy::kLeastAllocated;
   scheduler.gang = cluster.scheduler.gang;
+  scheduler.percentage_of_nodes_to_score = cluster.scheduler.percentage_of_nodes_to_score;
   scheduler_ = std::make_unique<sim::Scheduler>(sim_, scheduler);
   if (scenario_.operator_settings.enabled) {
     sim::OperatorActorOptions op;

@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace sim {
 namespace {
@@ -354,6 +356,73 @@ TEST_F(SchedulerTest, LeastAllocatedSpreadsGpuPodsAndBreaksTiesByNodeName) {
   EXPECT_EQ(NodeOf("w1"), "g-1");
   EXPECT_EQ(NodeOf("w2"), "g-2");
   EXPECT_EQ(NodeOf("w3"), "g-0");
+}
+
+// ---- which nodes a decision looks at (percentageOfNodesToScore) -----------------------------------
+
+TEST(NumFeasibleNodesToFind, FollowsKubeSchedulersAdaptivePercentage) {
+  EXPECT_EQ(NumFeasibleNodesToFind(0, 0), 0u);
+  EXPECT_EQ(NumFeasibleNodesToFind(50, 0), 50u);       // below 100: every node
+  EXPECT_EQ(NumFeasibleNodesToFind(99, 0), 99u);
+  EXPECT_EQ(NumFeasibleNodesToFind(100, 0), 100u);     // 49 % is 49: at least 100
+  EXPECT_EQ(NumFeasibleNodesToFind(500, 0), 230u);     // 46 %
+  EXPECT_EQ(NumFeasibleNodesToFind(1000, 0), 420u);    // 42 %
+  EXPECT_EQ(NumFeasibleNodesToFind(5000, 0), 500u);    // 10 %
+  EXPECT_EQ(NumFeasibleNodesToFind(10000, 0), 500u);   // 50 - 80 is below 5: 5 %
+  EXPECT_EQ(NumFeasibleNodesToFind(100000, 0), 5000u);
+  EXPECT_EQ(NumFeasibleNodesToFind(1000, 100), 1000u);
+  EXPECT_EQ(NumFeasibleNodesToFind(1000, 10), 100u);   // at least 100
+  EXPECT_EQ(NumFeasibleNodesToFind(5000, 10), 500u);
+  EXPECT_EQ(NumFeasibleNodesToFind(50, 10), 50u);
+}
+
+// The node names in the order a scan visits them.
+std::vector<std::string> SortedNames(const std::string& prefix, int count) {
+  std::vector<std::string> names;
+  for (int i = 0; i < count; ++i) names.push_back(prefix + "-" + std::to_string(i));
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+TEST_F(SchedulerTest, OnALargeClusterEachDecisionLooksAtItsShareOfNodesRoundRobin) {
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("n", 1000, "8", "32Gi")).ok());
+  Boot();
+  CreatePod(SchedulablePod("a", {{"cpu", "1"}}));
+  CreatePodAt(10 * kMillisecond, SchedulablePod("b", {{"cpu", "1"}}));
+  CreatePodAt(20 * kMillisecond, SchedulablePod("c", {{"cpu", "1"}}));
+  sim_.RunUntil(kSecond);
+  const std::size_t share = NumFeasibleNodesToFind(1000, 0);
+  ASSERT_LT(3 * share, 2000u);
+  auto order = SortedNames("n", 1000);
+  // Every node is empty: the first found wins, and the next scan starts where this one stopped.
+  EXPECT_EQ(NodeOf("a"), order[0]);
+  EXPECT_EQ(NodeOf("b"), order[share]);
+  EXPECT_EQ(NodeOf("c"), order[(2 * share) % 1000]);
+  EXPECT_EQ(scheduler_->stats().nodes_evaluated, static_cast<std::int64_t>(3 * share));
+}
+
+TEST_F(SchedulerTest, PercentageOfNodesToScore100LooksAtEveryNode) {
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("n", 1000, "8", "32Gi")).ok());
+  Boot({.percentage_of_nodes_to_score = 100});
+  CreatePod(SchedulablePod("a", {{"cpu", "1"}}));
+  CreatePodAt(10 * kMillisecond, SchedulablePod("b", {{"cpu", "1"}}));
+  sim_.RunUntil(kSecond);
+  auto order = SortedNames("n", 1000);
+  EXPECT_EQ(NodeOf("a"), order[0]);
+  EXPECT_EQ(NodeOf("b"), order[1]);  // the emptiest, found from the same start
+  EXPECT_EQ(scheduler_->stats().nodes_evaluated, 2000);
+}
+
+TEST_F(SchedulerTest, NodesThatFailTheFiltersDoNotCountTowardsTheShare) {
+  // 300 nodes without GPUs sort before the two GPU nodes: a GPU pod's scan passes all of them.
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("cpu", 300, "8", "32Gi")).ok());
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("gpu", 2, "96", "768Gi", "8")).ok());
+  Boot();
+  ASSERT_EQ(NumFeasibleNodesToFind(302, 0), 144u);  // 48 %
+  CreatePod(SchedulablePod("w", {{"cpu", "1"}, {"nvidia.com/gpu", 1}}));
+  sim_.RunUntil(kSecond);
+  EXPECT_EQ(NodeOf("w"), "gpu-0");
+  EXPECT_EQ(scheduler_->stats().nodes_evaluated, 302);
 }
 
 // ---- unschedulable pods --------------------------------------------------------------------------

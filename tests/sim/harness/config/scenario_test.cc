@@ -250,6 +250,20 @@ TEST(ScenarioTest, WrongTypes) {
   ExpectOneProblem(kBase + "operator: {enabled: yes}\n", "s.yaml:24:21: operator.enabled: must be true or false, got \"yes\"");
 }
 
+TEST(ScenarioTest, PercentageOfNodesToScoreIsAShareFrom0To100) {
+  auto with = [](const std::string& value) {
+    return ReplaceText(kBase, "jobs:\n", "  scheduler: {percentageOfNodesToScore: " + value + "}\njobs:\n");
+  };
+  ScenarioLoad loaded = LoadScenarioString(with("30"), "s.yaml", kDataDir);
+  ASSERT_TRUE(loaded.ok()) << ::testing::PrintToString(loaded.problems);
+  EXPECT_EQ(loaded.scenario->cluster.scheduler.percentage_of_nodes_to_score, 30);
+  ScenarioLoad defaulted = LoadScenarioString(kBase, "s.yaml", kDataDir);
+  ASSERT_TRUE(defaulted.ok());
+  EXPECT_EQ(defaulted.scenario->cluster.scheduler.percentage_of_nodes_to_score, 0);
+  ExpectOneProblem(with("101"), "s.yaml:7:41: cluster.scheduler.percentageOfNodesToScore: must be at most 100, got 101");
+  ExpectOneProblem(with("-1"), "s.yaml:7:41: cluster.scheduler.percentageOfNodesToScore: must be at least 0, got -1");
+}
+
 TEST(ScenarioTest, WrongApiVersionKindAndEmptyFiles) {
   ExpectOneProblem(ReplaceText(kBase, "dglsim/v1", "dglsim/v2"), "s.yaml:1:13: apiVersion: unsupported value \"dglsim/v2\": must be \"dglsim/v1\"");
   ExpectOneProblem(ReplaceText(kBase, "kind: Scenario\n", ""), "s.yaml:1:1: kind: required field is missing");

@@ -247,6 +247,9 @@ std::vector<RunCase> RunCases() {
       {"cluster.storage.bandwidth", Models, none, set({"cluster", "storage", "bandwidth"}, "5MBps")},
       {"cluster.scheduler.scoring", Small, none, set({"cluster", "scheduler", "scoring"}, "MostAllocated")},
       {"cluster.scheduler.gang", Small, set({"operator", "gangScheduling"}, true), set({"cluster", "scheduler", "gang"}, true)},
+      // Over 100 nodes a decision looks at its share of them only, from where the last one stopped.
+      {"cluster.scheduler.percentageOfNodesToScore", Small, [](json& s) { Nodes(s)["count"] = 200; },
+       set({"cluster", "scheduler", "percentageOfNodesToScore"}, 100)},
       {"cluster.images.pullBandwidth", Small, none, set({"cluster", "images", "pullBandwidth"}, "20MBps")},
       {"cluster.images.defaultSize", Small, none, set({"cluster", "images", "defaultSize"}, "3G")},
       {"cluster.images.sizes", Small, none, set({"cluster", "images", "sizes"}, {{"dgloperator/graphsage:v1", "3G"}})},
