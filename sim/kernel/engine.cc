@@ -41,6 +41,19 @@ EventId Engine::ScheduleAt(Micros time, Callback cb) {
   return EventId(seq, slot);
 }
 
+EventId Engine::Reschedule(EventId id, Micros time) {
+  if (!IsPending(id)) return {};
+  if (time < now_) time = now_;
+  const std::uint64_t seq = next_seq_++;
+  slots_[id.slot_].seq = seq;  // the old entry is stale from now on
+  heap_.push_back(Entry{time, seq, id.slot_});
+  SiftUp(heap_.size() - 1);
+  ++scheduled_;
+  ++cancelled_;
+  MaybeCompact();
+  return EventId(seq, id.slot_);
+}
+
 bool Engine::IsPending(EventId id) const {
   return id.valid() && id.slot_ < slots_.size() && slots_[id.slot_].seq == id.seq_;
 }

@@ -8,7 +8,8 @@
 // fake API server, the operator and every actor stamp objects with simulated time.
 //
 // Events can be cancelled in O(1): the callback is released at once and the queue entry is skipped
-// when it reaches the top (lazy deletion). Cancelling an event that already ran or was already
+// when it reaches the top (lazy deletion). Rescheduling (moving an event in time) leaves a stale
+// entry the same way and pushes a new one for the same callback. Cancelling an event that already ran or was already
 // cancelled is harmless. Callbacks may schedule and cancel events, including themselves. Whoever
 // schedules an event owns it: the simulator's parts schedule through an OwnedEvents
 // (owned_events.h), so their events are cancelled when they die.
@@ -67,6 +68,11 @@ class Engine {
   // every event already due at Now(), never before the present.
   EventId ScheduleAt(Micros time, Callback cb);
 
+  // Moves a pending event to `time` (a time in the past counts as Now()), keeping its callback: the
+  // same as cancelling it and scheduling the callback anew (it takes a new sequence number, so it
+  // runs after every event already due at `time`), without releasing and rebuilding the callback.
+  // Returns the event's new id; an invalid id, and nothing done, if `id` is not pending.
+  EventId Reschedule(EventId id, Micros time);
   // Cancels a pending event and releases its callback. Returns true if the event was pending,
   // false if it already ran, was already cancelled, or `id` names nothing.
   bool Cancel(EventId id);
@@ -94,6 +100,7 @@ class Engine {
   // Time of the next pending event; -1 if none. Discards cancelled entries at the top of the queue.
   Micros NextEventTime();
 
+  // A reschedule counts as one cancelled and one scheduled event.
   std::uint64_t events_scheduled() const { return scheduled_; }
   std::uint64_t events_executed() const { return executed_; }
   std::uint64_t events_cancelled() const { return cancelled_; }

@@ -320,19 +320,27 @@ void Network::Remove(std::uint32_t slot) {
 
 void Network::ScheduleCompletion(std::uint32_t slot) {
   FlowState& f = flows_[slot];
-  engine_.Cancel(f.done_event);
-  f.done_event = {};
-  f.done_at = -1;
   Micros delay = 0;
   if (f.remaining > 0) {
-    if (!(f.rate > 0)) return;  // waits for capacity
-    if (f.remaining * kMicrosPerSecond / f.rate >= kMaxDelayMicros) return;
+    if (!(f.rate > 0) || f.remaining * kMicrosPerSecond / f.rate >= kMaxDelayMicros) {
+      // Waits for capacity: no completion event.
+      engine_.Cancel(f.done_event);
+      f.done_event = {};
+      f.done_at = -1;
+      return;
+    }
     delay = DelayFor(f.remaining, f.rate);
   }
   f.done_at = engine_.Now() + delay;
-  // Capturing only (this, slot) keeps the callback inside std::function's small buffer. A slot
-  // cannot be reused while this event is pending: Remove cancels it before freeing the slot.
-  f.done_event = engine_.ScheduleAt(f.done_at, [this, slot] { Complete(slot); });
+  // A pending completion moves (the engine keeps its callback); the order among events due at the
+  // same time is the same as cancelling it and scheduling anew. Capturing only (this, slot) keeps
+  // the callback inside std::function's small buffer. A slot cannot be reused while this event is
+  // pending: Remove cancels it before freeing the slot.
+  if (engine_.IsPending(f.done_event)) {
+    f.done_event = engine_.Reschedule(f.done_event, f.done_at);
+  } else {
+    f.done_event = engine_.ScheduleAt(f.done_at, [this, slot] { Complete(slot); });
+  }
 }
 
 void Network::Complete(std::uint32_t slot) {
