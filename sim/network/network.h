@@ -33,7 +33,7 @@
 // factors, so its flows stall, keeping their progress, until it is up again. The re-rate walks only the connected component of flows and links reachable from
 // the dirty links (flows are joined when they share a link), runs progressive filling over it with
 // a heap of link fair shares, and for each flow whose rate changed accounts its progress at the old
-// rate and reschedules its completion event (Engine::Cancel + ScheduleAt). Cost per re-rate:
+// rate and moves its completion event (Engine::Reschedule). Cost per re-rate:
 // O((F*P + L) log(F*P + L)) for F flows and L links in the component and P links per path (P <= 6);
 // flows outside the component are not touched. A flow with rate 0 (a capacity-0 link, a node
 // with NIC factor 0) has no completion event and waits until a re-rate gives it capacity again.
