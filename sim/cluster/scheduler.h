@@ -13,11 +13,14 @@
 //
 // Which nodes are looked at, as kube-scheduler's percentageOfNodesToScore: the nodes are kept in
 // name order and each decision scans them round-robin from where the previous one stopped, until
-// it has found NumFeasibleNodesToFind(nodes) that pass the filters (every node below 100; on larger
-// clusters adaptively 50 % less one point per 125 nodes, at least 5 % and at least 100 nodes), or
-// until every node has been looked at. The best score among those found wins; ties go to the first
-// found (kube-scheduler picks among them at random; we stay deterministic). A decision on a cluster
-// of 10,000 nodes therefore costs about 500 filter checks, not 10,000.
+// it has found NumFeasibleNodesToFind(nodes, percentage) that pass the filters, or until every node
+// has been looked at. The best score among those found wins; ties go to the first found
+// (kube-scheduler picks among them at random; we stay deterministic). With kube-scheduler's
+// adaptive share (percentage 0: 50 % less one point per 125 nodes, at least 5 % and 100 nodes) a
+// decision on 10,000 nodes costs about 500 filter checks, not 10,000. Our default is 100 (every
+// node, so ties go to the node whose name sorts first), not kube-scheduler's 0: we do not model its
+// ImageLocality score, and without it a round-robin share spreads pods over nodes that lack their
+// image (measured on the ten-times fleet week: image pulls 148 s -> 194 s a job on average).
 //
 // Per-node allocation is kept incrementally from the all-pods informer: a pod counts on its node
 // from binding until it is deleted or reaches Succeeded / Failed. A bound pod counts at once (the
@@ -70,8 +73,8 @@ struct SchedulerConfig {
   Micros max_unschedulable_duration = 5 * kMinute;  // 0: only cluster events retry
   std::int64_t default_schedule_timeout_seconds = 60;  // coscheduling's permit wait
   // Share of the nodes to find feasible before choosing, 1..100; 0: kube-scheduler's adaptive
-  // default. 100 looks at every node.
-  int percentage_of_nodes_to_score = 0;
+  // default. 100 (our default) looks at every node: see the header comment.
+  int percentage_of_nodes_to_score = 100;
   std::string scheduler_name = "default-scheduler";
 };
 

@@ -32,7 +32,7 @@
 //   Node manifests: the same network, disk and cpuSpeed, unless the annotations dglsim.io/network,
 //                   dglsim.io/disk, dglsim.io/cpu-speed say otherwise
 //   cluster.storage.bandwidth       550MBps (one NFS client; sim::kDefaultStorageBytesPerSecond)
-//   cluster.scheduler               {scoring: LeastAllocated, gang: false, percentageOfNodesToScore: 0}
+//   cluster.scheduler               {scoring: LeastAllocated, gang: false, percentageOfNodesToScore: 100}
 //   cluster.images                  {pullBandwidth: 200MBps (sim::kDefaultImagePullBytesPerSecond),
 //                                    defaultSize: 10G (sim::kDefaultImageSize), sizes: {}}
 //   cluster.timings                 {podStartup: 1s (sim::kDefaultPodStartup),
@@ -139,8 +139,9 @@ const char* ToString(Scoring scoring);
 struct SchedulerSettings {
   Scoring scoring = Scoring::kLeastAllocated;
   bool gang = false;  // coscheduling of PodGroups
-  // kube-scheduler's percentageOfNodesToScore: 0 adaptive (its default), 100 every node.
-  int percentage_of_nodes_to_score = 0;
+  // kube-scheduler's percentageOfNodesToScore: 0 adaptive (kube-scheduler's default), 100 every
+  // node (ours: sim/cluster/scheduler.h says why).
+  int percentage_of_nodes_to_score = 100;
 };
 
 struct ImageSettings {

@@ -384,9 +384,9 @@ std::vector<std::string> SortedNames(const std::string& prefix, int count) {
   return names;
 }
 
-TEST_F(SchedulerTest, OnALargeClusterEachDecisionLooksAtItsShareOfNodesRoundRobin) {
+TEST_F(SchedulerTest, WithTheAdaptiveShareEachDecisionLooksAtItsShareOfNodesRoundRobin) {
   ASSERT_TRUE(cluster_.AddNodes(Nodes("n", 1000, "8", "32Gi")).ok());
-  Boot();
+  Boot({.percentage_of_nodes_to_score = 0});
   CreatePod(SchedulablePod("a", {{"cpu", "1"}}));
   CreatePodAt(10 * kMillisecond, SchedulablePod("b", {{"cpu", "1"}}));
   CreatePodAt(20 * kMillisecond, SchedulablePod("c", {{"cpu", "1"}}));
@@ -401,9 +401,10 @@ TEST_F(SchedulerTest, OnALargeClusterEachDecisionLooksAtItsShareOfNodesRoundRobi
   EXPECT_EQ(scheduler_->stats().nodes_evaluated, static_cast<std::int64_t>(3 * share));
 }
 
-TEST_F(SchedulerTest, PercentageOfNodesToScore100LooksAtEveryNode) {
+TEST_F(SchedulerTest, ByDefaultEveryNodeIsLookedAt) {
   ASSERT_TRUE(cluster_.AddNodes(Nodes("n", 1000, "8", "32Gi")).ok());
-  Boot({.percentage_of_nodes_to_score = 100});
+  ASSERT_EQ(SchedulerConfig{}.percentage_of_nodes_to_score, 100);
+  Boot();
   CreatePod(SchedulablePod("a", {{"cpu", "1"}}));
   CreatePodAt(10 * kMillisecond, SchedulablePod("b", {{"cpu", "1"}}));
   sim_.RunUntil(kSecond);
@@ -417,7 +418,7 @@ TEST_F(SchedulerTest, NodesThatFailTheFiltersDoNotCountTowardsTheShare) {
   // 300 nodes without GPUs sort before the two GPU nodes: a GPU pod's scan passes all of them.
   ASSERT_TRUE(cluster_.AddNodes(Nodes("cpu", 300, "8", "32Gi")).ok());
   ASSERT_TRUE(cluster_.AddNodes(Nodes("gpu", 2, "96", "768Gi", "8")).ok());
-  Boot();
+  Boot({.percentage_of_nodes_to_score = 0});
   ASSERT_EQ(NumFeasibleNodesToFind(302, 0), 144u);  // 48 %
   CreatePod(SchedulablePod("w", {{"cpu", "1"}, {"nvidia.com/gpu", 1}}));
   sim_.RunUntil(kSecond);

@@ -259,7 +259,7 @@ TEST(ScenarioTest, PercentageOfNodesToScoreIsAShareFrom0To100) {
   EXPECT_EQ(loaded.scenario->cluster.scheduler.percentage_of_nodes_to_score, 30);
   ScenarioLoad defaulted = LoadScenarioString(kBase, "s.yaml", kDataDir);
   ASSERT_TRUE(defaulted.ok());
-  EXPECT_EQ(defaulted.scenario->cluster.scheduler.percentage_of_nodes_to_score, 0);
+  EXPECT_EQ(defaulted.scenario->cluster.scheduler.percentage_of_nodes_to_score, 100);
   ExpectOneProblem(with("101"), "s.yaml:7:41: cluster.scheduler.percentageOfNodesToScore: must be at most 100, got 101");
   ExpectOneProblem(with("-1"), "s.yaml:7:41: cluster.scheduler.percentageOfNodesToScore: must be at least 0, got -1");
 }

@@ -249,7 +249,7 @@ std::vector<RunCase> RunCases() {
       {"cluster.scheduler.gang", Small, set({"operator", "gangScheduling"}, true), set({"cluster", "scheduler", "gang"}, true)},
       // Over 100 nodes a decision looks at its share of them only, from where the last one stopped.
       {"cluster.scheduler.percentageOfNodesToScore", Small, [](json& s) { Nodes(s)["count"] = 200; },
-       set({"cluster", "scheduler", "percentageOfNodesToScore"}, 100)},
+       set({"cluster", "scheduler", "percentageOfNodesToScore"}, 0)},
       {"cluster.images.pullBandwidth", Small, none, set({"cluster", "images", "pullBandwidth"}, "20MBps")},
       {"cluster.images.defaultSize", Small, none, set({"cluster", "images", "defaultSize"}, "3G")},
       {"cluster.images.sizes", Small, none, set({"cluster", "images", "sizes"}, {{"dgloperator/graphsage:v1", "3G"}})},
