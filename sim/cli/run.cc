@@ -32,6 +32,7 @@ Subcommand AddRunCommand(CLI::App& app) {
   run->add_flag("--quiet", args->options.quiet, "No summary; the exit code says it all");
   return Subcommand{run, [args] {
                       harness::RunCommandOptions options = args->options;
+                      options.exits_after = true;  // main returns right after
                       if (args->seed_option->count() > 0) options.seed = args->seed;
                       return harness::RunScenarioCommand(args->scenario, options);
                     }};

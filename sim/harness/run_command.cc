@@ -45,7 +45,7 @@ int RunScenarioCommand(const std::string& path, const RunCommandOptions& options
     }
     // Wall time is measured for the report's wallSeconds only; nothing in the run reads it.
     auto wall_start = std::chrono::steady_clock::now();
-    RunRecord record = RunScenario(*load.scenario, RunOptions{.seed = options.seed});
+    RunRecord record = RunScenario(*load.scenario, RunOptions{.seed = options.seed, .leave_to_exit = options.exits_after});
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     std::vector<ExpectationResult> results = EvaluateExpectations(*load.scenario, record);
     if (!options.quiet) out << FormatSummary(record, results);

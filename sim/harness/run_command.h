@@ -21,6 +21,7 @@ struct RunCommandOptions {
   std::string html_path;              // "" = no HTML page (report_html.h)
   std::string trace_path;             // "" = no Chrome trace (trace_export.h)
   bool quiet = false;                 // no summary on `out`
+  bool exits_after = false;           // the process exits after this run (RunOptions::leave_to_exit)
 };
 
 int RunScenarioCommand(const std::string& path, const RunCommandOptions& options);

@@ -5,6 +5,8 @@
 #include "sim/harness/run/world.h"
 
 #include <algorithm>
+#include <memory>
+#include <vector>
 
 namespace harness {
 namespace {
@@ -32,15 +34,18 @@ RunRecord RunScenario(const Scenario& scenario, const RunOptions& options) {
   record.labels = scenario.labels;
   record.annotations = scenario.annotations;
   record.seed = options.seed.value_or(scenario.seed);
-  {
-    World world(scenario, record, record.seed);
-    if (options.before_start) options.before_start(world.sim());
-    world.Start();
-    if (options.drive)  // `dglsim serve` steps the run itself
-      options.drive(world.sim(), [&world] { return world.ScenarioDone(); });
-    else
-      RunToEnd(world, scenario.until, options.check_interval);
-    world.Finish(scenario.until);
+  auto world = std::make_unique<World>(scenario, record, record.seed);
+  if (options.before_start) options.before_start(world->sim());
+  world->Start();
+  if (options.drive)  // `dglsim serve` steps the run itself
+    options.drive(world->sim(), [&world] { return world->ScenarioDone(); });
+  else
+    RunToEnd(*world, scenario.until, options.check_interval);
+  world->Finish(scenario.until);
+  if (options.leave_to_exit) {
+    // Reachable from a static pointer, and never destroyed: not even by the exit's destructors.
+    static auto* left = new std::vector<std::unique_ptr<World>>();
+    left->push_back(std::move(world));
   }
   return record;
 }

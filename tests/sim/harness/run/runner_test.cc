@@ -68,6 +68,18 @@ TEST(RunnerTest, ASmallJobRunsThroughEveryPhase) {
   EXPECT_FALSE(r.trace_hash.empty());
 }
 
+TEST(RunnerTest, AWorldLeftToTheExitGivesTheSameRecord) {
+  // `dglsim run` leaves the simulation to the process's exit instead of freeing it: the record
+  // must not depend on that (the world has finished with it before).
+  Scenario s = Load(SmallScenario("", ""));
+  RunRecord freed = RunScenario(s);
+  RunRecord left = RunScenario(s, RunOptions{.leave_to_exit = true});
+  EXPECT_EQ(left.trace_hash, freed.trace_hash);
+  EXPECT_EQ(left.events, freed.events);
+  EXPECT_EQ(left.api_writes, freed.api_writes);
+  EXPECT_EQ(left.jobs.at(JobKey{"default", "j"}).phase, "Succeeded");
+}
+
 TEST(RunnerTest, TheSameSeedGivesTheSameTraceHashAndJson) {
   Scenario s = Load(SmallScenario("", ""));
   RunRecord a = RunScenario(s), b = RunScenario(s), c = RunScenario(s);
