@@ -16,7 +16,7 @@
 #       --large: the ten-times fleet week too (fleet-week-10x: ~141,000 pods, minutes of CPU and
 #       GBs of memory)
 #
-# Takes about a minute of CPU (the fleet week is most of it), --large ten minutes more. Run it on
+# Takes about a minute of CPU (the fleet week is most of it), --large about five minutes more. Run it on
 # a quiet machine when you can; run nothing else big beside it.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

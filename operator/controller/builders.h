@@ -65,6 +65,7 @@ struct RoleAddresses {
   // an empty IP column, as the original did), so the launcher's watcher-loop, which reads the file
   // once, knows every pod it must wait for; ipconfig lists only pods with an IP.
   std::set<std::int64_t> without_ip;
+  friend bool operator==(const RoleAddresses&, const RoleAddresses&) = default;
 };
 
 // The IPs known for the job's pods (absent: no IP yet).
@@ -78,6 +79,7 @@ struct PodAddresses {
   std::map<std::string, RoleAddresses> roles;  // by replica-type label: worker, server, sampler, trainer
   RoleAddresses& Role(const std::string& role) { return roles[role]; }
   const RoleAddresses* FindRole(const std::string& role) const;
+  friend bool operator==(const PodAddresses&, const PodAddresses&) = default;
 };
 
 // ConfigMap data: ipconfig, hostfile, partfile, leadfile, kubexec.sh (keys always present), and

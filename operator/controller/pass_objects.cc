@@ -4,6 +4,7 @@
 #include "operator/controller/reconcile_pass.h"
 
 #include "operator/controller/builders.h"
+#include "operator/controller/pod_state.h"
 
 #include <algorithm>
 #include <functional>
@@ -41,17 +42,25 @@ Status ReconcilePass::EnsureObject(const std::string& resource, const std::strin
                                    const std::vector<const char*>& owned_fields, const std::function<json()>& build) {
   ObjectPtr current = r_.reader_.Get(resource, ns_, obj_name);
   if (current == nullptr) {
+    support_written_ = true;
     auto created = r_.client_.Create(resource, build(), ns_);
     if (created.ok() || created.status().IsAlreadyExists()) return Status::Ok();
     return created.status();
   }
-  if (Terminating(*current)) return Status::Ok();
+  // Left as it is (terminating, not ours, or as it should be): while it keeps this resourceVersion,
+  // a pass with the same inputs would leave it again.
+  auto in_place = [&] {
+    in_place_.emplace_back(resource, obj_name, kube::ResourceVersionOf(*current));
+    return Status::Ok();
+  };
+  if (Terminating(*current)) return in_place();
   const json* owner = kube::ControllerRefOf(*current);
-  if (owner == nullptr || StringField(*owner, {"uid"}) != kube::UidOf(job_)) return Status::Ok();  // not ours
+  if (owner == nullptr || StringField(*owner, {"uid"}) != kube::UidOf(job_)) return in_place();  // not ours
   const bool drifted = std::any_of(owned_fields.begin(), owned_fields.end(), [&](const char* field) {
     return OwnedField(*current, field) != OwnedField(owned, field);
   });
-  if (!drifted) return Status::Ok();
+  if (!drifted) return in_place();
+  support_written_ = true;
   json next = *current;
   for (const char* field : owned_fields) {
     std::string_view f(field);
@@ -110,7 +119,37 @@ std::int64_t ReconcilePass::StageSize(bool workers_stage) const {
 }
 
 Status ReconcilePass::EnsureSupportObjects(bool workers_stage) {
-  const PodAddresses addresses = Addresses(workers_stage);
+  PodAddresses addresses = Addresses(workers_stage);
+  const std::string key = ns_ + "/" + name_;
+  const json* generation = FindField(job_, {"metadata", "generation"});
+  if (generation == nullptr || !generation->is_number_integer()) {
+    // Without a generation a change of spec cannot be told: every pass checks everything.
+    r_.support_in_place_.erase(key);
+    return EnsureEachSupportObject(workers_stage, addresses);
+  }
+  const std::string& uid = kube::UidOf(job_);
+  const std::int64_t gen = generation->get<std::int64_t>();
+  auto memo = r_.support_in_place_.find(key);
+  if (memo != r_.support_in_place_.end() && memo->second.uid == uid && memo->second.generation == gen &&
+      memo->second.workers_stage == workers_stage && memo->second.addresses == addresses) {
+    const bool unchanged = std::all_of(memo->second.objects.begin(), memo->second.objects.end(), [&](const auto& o) {
+      ObjectPtr current = r_.reader_.Get(std::get<0>(o), ns_, std::get<1>(o));
+      return current != nullptr && kube::ResourceVersionOf(*current) == std::get<2>(o);
+    });
+    if (unchanged) return Status::Ok();
+  }
+  in_place_.clear();
+  support_written_ = false;
+  Status s = EnsureEachSupportObject(workers_stage, addresses);
+  if (s.ok() && !support_written_) {
+    r_.support_in_place_[key] = {uid, gen, workers_stage, std::move(addresses), std::move(in_place_)};
+  } else {
+    r_.support_in_place_.erase(key);
+  }
+  return s;
+}
+
+Status ReconcilePass::EnsureEachSupportObject(bool workers_stage, const PodAddresses& addresses) {
   if (Status s = EnsureObject("configmaps", ConfigMapName(name_), {{"data", BuildConfigData(job_, addresses)}}, {"data"},
                               [&] { return BuildConfigMap(job_, addresses); });
       !s.ok()) {

@@ -22,6 +22,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace dgl {
@@ -95,7 +96,11 @@ class ReconcilePass {
   // Creates the object named `name` from `build()` when missing; never changes an existing one.
   kube::Status EnsureCreated(const std::string& resource, const std::string& name,
                              const std::function<nlohmann::json()>& build);
+  // The ConfigMap, RBAC, Services and PodGroup of the stage. Skipped when the job's last pass found
+  // them all in place against the same inputs (uid, generation, stage, addresses) and none has
+  // changed since (Reconciler::support_in_place_).
   kube::Status EnsureSupportObjects(bool workers_stage);
+  kube::Status EnsureEachSupportObject(bool workers_stage, const PodAddresses& addresses);
   PodAddresses Addresses(bool workers_stage) const;
   std::int64_t StageSize(bool workers_stage) const;
 
@@ -111,6 +116,10 @@ class ReconcilePass {
   std::int64_t restart_count_ = 0;
   JobPods pods_;
   std::optional<kube::Micros> requeue_;
+  // While EnsureSupportObjects runs: the objects found in place (resource, name, resourceVersion),
+  // and whether anything was created or changed.
+  std::vector<std::tuple<std::string, std::string, std::string>> in_place_;
+  bool support_written_ = false;
 };
 
 }  // namespace dgl

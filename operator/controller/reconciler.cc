@@ -58,7 +58,7 @@ Result<ReconcileResult> Reconciler::Reconcile(const std::string& key) {
   ObjectPtr job = ReadJob(ns, name, key);
   if (job == nullptr || Terminating(*job)) {
     // Gone or going: garbage collection removes what it owned.
-    written_jobs_.erase(key);
+    Forget(key);
     return ReconcileResult{};
   }
   ReconcilePass pass(*this, job);

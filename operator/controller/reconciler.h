@@ -25,7 +25,9 @@
 //
 // One Reconcile is one ReconcilePass (reconcile_pass.h); its decisions are pure functions of the
 // job and its pods: the failure policy (failure_policy.h) and the phase the pods show
-// (observed_phase.h).
+// (observed_phase.h). The one thing a Reconciler remembers between passes besides the jobs it
+// wrote: which support objects a job's last pass found in place, so that a pass with the same
+// inputs whose objects are all unchanged (same resourceVersions) skips building and comparing them.
 //
 // REQUIRES: external synchronization (one controller loop owns a Reconciler).
 #pragma once
@@ -40,6 +42,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace dgl {
@@ -88,8 +91,11 @@ class Reconciler {
   // before the error stays written and the next pass continues from the cluster state.
   kube::Result<ReconcileResult> Reconcile(const std::string& key);
 
-  // Forgets what this reconciler wrote for `key` (the job is gone).
-  void Forget(const std::string& key) { written_jobs_.erase(key); }
+  // Forgets what this reconciler wrote and verified for `key` (the job is gone).
+  void Forget(const std::string& key) {
+    written_jobs_.erase(key);
+    support_in_place_.erase(key);
+  }
 
  private:
   friend class ReconcilePass;
@@ -103,6 +109,18 @@ class Reconciler {
   ObjectReader& reader_;
   ReconcilerOptions options_;
   std::map<std::string, kube::ObjectPtr> written_jobs_;
+  // The support objects a job's last pass found in place, with what they were checked against
+  // (pass_objects.cc): a later pass with the same inputs skips them while every one of them still
+  // has the resourceVersion it had then. By job key; a key whose job is gone is forgotten.
+  struct SupportInPlace {
+    std::string uid;
+    std::int64_t generation = 0;
+    bool workers_stage = false;
+    PodAddresses addresses;
+    // "resource" and name, and the resourceVersion each had when found in place.
+    std::vector<std::tuple<std::string, std::string, std::string>> objects;
+  };
+  std::map<std::string, SupportInPlace> support_in_place_;
 };
 
 }  // namespace dgl

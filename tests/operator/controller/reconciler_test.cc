@@ -277,6 +277,43 @@ TEST_F(ReconcilerTest, EveryPhaseChangeRecordsAnEventAboutTheJob) {
   }
 }
 
+// A pass that finds the support objects as they should be remembers their resourceVersions and
+// skips them while nothing changed; whatever changes an object, or the inputs, brings the check back.
+TEST_F(ReconcilerTest, SupportObjectsChangedOrDeletedByHandAreRestoredAfterQuietPasses) {
+  CreateJob(MakeJob("DGL-API", 2));
+  Reconcile();
+  EXPECT_EQ(WritesOfReconcile(), 0);  // everything in place: remembered
+  const json data = Get("configmaps", "j-config")["data"];
+  const json rules = Get("roles", "j-launcher")["rules"];
+  json cm = Get("configmaps", "j-config");
+  cm["data"]["hostfile"] = "tampered\n";
+  ASSERT_TRUE(store_.Update("configmaps", cm).ok());
+  Reconcile();
+  EXPECT_EQ(Get("configmaps", "j-config")["data"], data);
+  json role = Get("roles", "j-launcher");
+  role["rules"] = json::array();
+  ASSERT_TRUE(store_.Update("roles", role).ok());
+  EXPECT_EQ(WritesOfReconcile(), 1);
+  EXPECT_EQ(Get("roles", "j-launcher")["rules"], rules);
+  ASSERT_TRUE(store_.Delete("services", "ns", "j-worker").ok());
+  Reconcile();
+  EXPECT_TRUE(Exists("services", "j-worker"));
+  EXPECT_EQ(WritesOfReconcile(), 0);
+}
+
+TEST_F(ReconcilerTest, ANewSpecReachesTheSupportObjectsAfterQuietPasses) {
+  CreateJob(MakeJob("DGL-API", 2));
+  Reconcile();
+  Reconcile();
+  auto exec_targets = [&] { return Get("roles", "j-launcher")["rules"][1]["resourceNames"]; };
+  const json before = exec_targets();
+  ASSERT_EQ(std::count(before.begin(), before.end(), "j-worker-2"), 0) << before.dump();
+  PatchSpec({{"dglReplicaSpecs", {{"Worker", {{"replicas", 3}}}}}});
+  Reconcile();
+  const json targets = exec_targets();
+  EXPECT_EQ(std::count(targets.begin(), targets.end(), "j-worker-2"), 1) << targets.dump();
+}
+
 TEST_F(ReconcilerTest, ObservedGenerationFollowsTheSpec) {
   CreateJob(MakeJob("DGL-API", 2));
   Reconcile();
