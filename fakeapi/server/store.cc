@@ -345,6 +345,7 @@ struct HistoryEvent {
   kube::WatchEventType type;
   kube::ObjectPtr object;
   kube::ObjectPtr old;  // the previous state for MODIFIED, to turn selector transitions into ADDED/DELETED
+  kube::Micros at = 0;  // when it happened (for StoreOptions::history_fresh)
 };
 
 struct ResourceData {
@@ -352,6 +353,7 @@ struct ResourceData {
   std::map<std::string, kube::ObjectPtr> objects;           // key order, as etcd lists
   std::map<std::string, std::set<std::string>> by_node;  // pods: spec.nodeName -> keys
   std::deque<HistoryEvent> history;
+  std::size_t history_capacity = 0;  // with StoreOptions::history_fresh: events kept now (0: not set yet)
   std::int64_t compacted_rv = 0;  // watches from versions older than this get 410
   std::vector<std::shared_ptr<StoreWatch>> watchers;  // not indexed by node
   std::map<std::string, std::vector<std::shared_ptr<StoreWatch>>> node_watchers;
@@ -513,9 +515,11 @@ struct Store::Impl {
 
   // Appends to the history and queues the event for every watcher it concerns.
   void Publish(ResourceData& d, kube::WatchEventType type, const kube::ObjectPtr& obj, const kube::ObjectPtr& old) {
-    d.history.push_back(HistoryEvent{rv, type, obj, old});
+    const kube::Micros now = options.clock->Now();
+    if (options.history_fresh > 0) ResizeHistory(d, now);
+    d.history.push_back(HistoryEvent{rv, type, obj, old, now});
     if (quota > 0) stats.history_bytes += static_cast<std::int64_t>(ApproximateMemory(*obj));
-    while (d.history.size() > options.history_limit) Compact(d);
+    while (d.history.size() > HistoryCapacity(d)) Compact(d);
     while (quota > 0 && stats.history_bytes > static_cast<std::int64_t>(quota) && CompactOldest()) {
     }
     Broadcast(d.watchers, type, obj, old);
@@ -527,6 +531,29 @@ struct Store::Impl {
         if (before == now) break;
       }
     }
+  }
+
+  // Events a resource's history keeps.
+  std::size_t HistoryCapacity(const ResourceData& d) const {
+    if (options.history_fresh <= 0) return options.history_limit;
+    return d.history_capacity == 0 ? std::min(options.history_min, options.history_limit) : d.history_capacity;
+  }
+
+  // kube-apiserver's watchCache.resizeCacheLocked, before an event at `now` is added to a full
+  // history: double while the oldest event is fresh, halve once a quarter of it is stale.
+  void ResizeHistory(ResourceData& d, kube::Micros now) {
+    const std::size_t lower = std::max<std::size_t>(std::min(options.history_min, options.history_limit), 1);
+    std::size_t capacity = HistoryCapacity(d);
+    if (d.history.size() < capacity || d.history.empty()) {
+      d.history_capacity = capacity;
+      return;
+    }
+    if (now - d.history.front().at < options.history_fresh) {
+      capacity = std::min(capacity * 2, options.history_limit);
+    } else if (now - d.history[d.history.size() - std::max<std::size_t>(capacity / 4, 1)].at > options.history_fresh) {
+      capacity = std::max(capacity / 2, lower);
+    }
+    d.history_capacity = capacity;
   }
 
   // Drops the oldest event of a resource's history: watches and lists from before it get 410.
@@ -1537,8 +1564,10 @@ void Store::SetStorageQuota(std::size_t bytes) {
 void Store::SetHistoryLimit(std::size_t events) {
   std::lock_guard<std::mutex> lock(impl_->mu);
   impl_->options.history_limit = std::max<std::size_t>(events, 1);
-  for (auto& [type, d] : impl_->data)
-    while (d.history.size() > impl_->options.history_limit) impl_->Compact(d);
+  for (auto& [type, d] : impl_->data) {
+    d.history_capacity = std::min(d.history_capacity, impl_->options.history_limit);
+    while (d.history.size() > impl_->HistoryCapacity(d)) impl_->Compact(d);
+  }
 }
 
 void Store::AddDefaulter(const std::string& resource, Defaulter defaulter) {

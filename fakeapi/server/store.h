@@ -11,7 +11,8 @@
 //   a future one) and in pages with continue tokens over one consistent snapshot;
 // - 409 Conflict on a stale resourceVersion, 409 AlreadyExists on a taken name;
 // - label and field selectors on list and watch;
-// - watch from a resourceVersion out of a bounded per-resource history, 410 Expired when older;
+// - watch from a resourceVersion out of a bounded per-resource history, 410 Expired when older
+//   (a fixed number of events, or sized as kube-apiserver's watch cache: StoreOptions::history_fresh);
 //   bookmarks on request; sendInitialEvents (WatchList) ending with the initial-events-end bookmark;
 // - namespaced objects need an existing, non-terminating namespace; deleting a namespace deletes
 //   its contents;
@@ -79,6 +80,14 @@ struct WriteOptions {
 struct StoreOptions {
   const kube::Clock* clock = nullptr;          // required
   std::size_t history_limit = 10'000;    // watch events kept per resource for resuming watches
+  // kube-apiserver's watch cache sizing; 0 (the default) keeps history_limit events. Otherwise a
+  // resource's history holds `history_min` events at first; when it is full, it doubles (up to
+  // history_limit) if its oldest event is younger than `history_fresh`, and halves (not below
+  // history_min) if the event a quarter of it back from the newest is older than that
+  // (kube-apiserver: 75 s, 100 and 100 * 1024 events). A watch or list from before what is kept
+  // gets 410, as always.
+  kube::Micros history_fresh = 0;
+  std::size_t history_min = 100;
   std::size_t watch_queue_limit = 1'000'000;  // events queued for one reader before it is cut off
   // true: the garbage collector and namespace deletion run inside each write, so their effects
   // are visible when the call returns. false: they wait for CollectGarbage() (the simulator runs

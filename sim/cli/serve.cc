@@ -132,7 +132,7 @@ bool CheckLimits(const ServeArgs& args, std::int64_t* quota) {
   }
   *quota = *bytes;
   if (args.watch_history < 0 || args.watch_history > 10'000'000) {
-    std::cerr << "--watch-history: " << args.watch_history << " is not between 1 and 10000000 (0 keeps the scenario's)\n";
+    std::cerr << "--watch-history: " << args.watch_history << " is not between 1 and 10000000 (0: the default, 102400)\n";
     return false;
   }
   if (args.max_connections < 1 || args.max_connections > 900 || args.max_watches < 1) {
@@ -243,7 +243,8 @@ Subcommand AddServeCommand(CLI::App& app) {
                     "a full etcd. 0: none")
       ->capture_default_str();
   serve->add_option("--watch-history", args->watch_history,
-                    "Watch events kept per resource for resuming watches and old-version lists (0: the scenario's)");
+                    "The most watch events kept per resource for resuming watches and old-version lists (sized as "
+                    "kube-apiserver's watch cache below that; 0: 102400)");
   serve->add_option("--max-connections", args->max_connections, "Open connections at most")->capture_default_str();
   serve->add_option("--max-watches", args->max_watches, "Open watch and log streams at most")->capture_default_str();
   return Subcommand{serve, [args] { return Serve(*args); }};

@@ -8,7 +8,8 @@ namespace sim {
 Simulation::Simulation(SimulationOptions options)
     : options_(options), engine_(), trace_(options.trace), streams_(options.seed) {
   store_ = std::make_unique<fakeapi::Store>(fakeapi::StoreOptions{
-      .clock = &engine_.clock(), .history_limit = options_.history_limit, .synchronous_gc = options_.synchronous_gc});
+      .clock = &engine_.clock(), .history_limit = options_.history_limit, .history_fresh = options_.history_fresh,
+      .history_min = options_.history_min, .synchronous_gc = options_.synchronous_gc});
   store_->SetWriteObserver([this](const fakeapi::WriteRecord& w) {
     std::string line = std::string(w.verb) + " " + w.type->plural + " " + *w.key + " " +
                        std::to_string(w.resource_version);

@@ -46,7 +46,9 @@ inline constexpr Micros kDefaultWatchLatency = 1 * kMillisecond;
 struct SimulationOptions {
   std::uint64_t seed = 1;
   Micros watch_latency = kDefaultWatchLatency;
-  std::size_t history_limit = 100'000;      // watch events kept per resource
+  std::size_t history_limit = 100'000;      // watch events kept per resource (at most, with history_fresh)
+  kube::Micros history_fresh = 0;            // fakeapi::StoreOptions::history_fresh: 0 a fixed history
+  std::size_t history_min = 100;             // and its lower bound
   // true: the API's garbage collector runs inside each write. false: it runs as its own actor
   // `gc_latency` after a write leaves garbage, as kube-controller-manager's does.
   bool synchronous_gc = false;

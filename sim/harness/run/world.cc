@@ -22,12 +22,16 @@
 namespace harness {
 namespace {
 
-// Watch events the API keeps per resource for resuming watches: the fake API server's own default.
-// Informers resume within a second of a dropped watch, so more only holds superseded versions of
-// every object in memory (scenarios/scale/fleet-week.yaml peaked at 2.75 GB with 100,000 a resource
-// and every trace record kept, 0.56 GB with neither); an informer that does fall further behind
-// relists on 410 Expired, as against kube-apiserver.
-constexpr std::size_t kWatchHistory = 10'000;
+// Watch events the API keeps per resource for resuming watches, sized as kube-apiserver sizes its
+// watch cache (k8s.io/apiserver cacher/watch_cache.go): 100 events at first, doubled while the
+// oldest is younger than 75 s, halved once a quarter of them is older, at most 100 * 1024. Every
+// superseded version the history holds stays in memory, and a version freed long after it was
+// written is freed cold: with a fixed 10,000 events a resource, freeing them was a fifth of the
+// fleet week's CPU. An informer that falls further behind relists on 410 Expired, as against
+// kube-apiserver.
+constexpr std::size_t kWatchHistoryMax = 100 * 1024;
+constexpr std::size_t kWatchHistoryMin = 100;
+constexpr Micros kWatchHistoryFresh = 75 * kube::kSecond;
 
 sim::NodeTemplate ToNodeTemplate(const NodeTemplateSpec& spec) {
   sim::NodeTemplate t;
@@ -107,7 +111,9 @@ World::World(const Scenario& scenario, RunRecord& record, std::uint64_t seed)
       record_(record),
       sim_(sim::SimulationOptions{.seed = seed,
                                   .watch_latency = scenario.api.watch_latency,
-                                  .history_limit = kWatchHistory,
+                                  .history_limit = kWatchHistoryMax,
+                                  .history_fresh = kWatchHistoryFresh,
+                                  .history_min = kWatchHistoryMin,
                                   .trace = {.keep_records = false}}) {
   BuildApi();
   BuildCluster();

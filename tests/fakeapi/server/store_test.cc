@@ -461,6 +461,62 @@ TEST_F(StoreTest, WatchFromAVersionOlderThanTheHistoryIsExpired) {
   EXPECT_EQ(Drain(*recent).size(), 2u);
 }
 
+// How many of the newest configmap events a watch can still resume from (writes to configmaps only,
+// so their versions are consecutive).
+std::size_t ResumableEvents(Store& s) {
+  const std::int64_t now = s.CurrentResourceVersion();
+  std::size_t kept = 0;
+  for (std::int64_t back = 1; back <= now; ++back) {
+    auto w = s.Watch("configmaps", {.resource_version = std::to_string(now - back)});
+    if (!w.ok()) break;
+    kept = static_cast<std::size_t>(back);
+    (*w)->Stop();
+  }
+  return kept;
+}
+
+TEST_F(StoreTest, ASizedHistoryDoublesWhileItsOldestEventIsFresh) {
+  kube::ManualClock c;
+  Store sized{StoreOptions{.clock = &c, .history_limit = 64, .history_fresh = 10 * kube::kSecond, .history_min = 4}};
+  const std::string before = std::to_string(sized.CurrentResourceVersion());
+  for (int i = 0; i < 40; ++i) sized.Create("configmaps", ConfigMap("c" + std::to_string(i)));
+  auto all = sized.Watch("configmaps", {.resource_version = before});  // 4 -> 8 -> 16 -> 32 -> 64
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  EXPECT_EQ(Drain(*all).size(), 40u);
+  for (int i = 40; i < 100; ++i) sized.Create("configmaps", ConfigMap("c" + std::to_string(i)));
+  EXPECT_EQ(ResumableEvents(sized), 64u);  // never past history_limit
+}
+
+TEST_F(StoreTest, ASizedHistoryStaysSmallWhenItsEventsAreStale) {
+  kube::ManualClock c;
+  Store sized{StoreOptions{.clock = &c, .history_limit = 64, .history_fresh = 10 * kube::kSecond, .history_min = 4}};
+  for (int i = 0; i < 40; ++i) {
+    c.Advance(20 * kube::kSecond);
+    sized.Create("configmaps", ConfigMap("c" + std::to_string(i)));
+  }
+  EXPECT_EQ(ResumableEvents(sized), 4u);
+}
+
+TEST_F(StoreTest, ASizedHistoryHalvesOnceTheEventAQuarterBackIsStale) {
+  kube::ManualClock c;
+  Store sized{StoreOptions{.clock = &c, .history_limit = 64, .history_fresh = 10 * kube::kSecond, .history_min = 4}};
+  for (int i = 0; i < 64; ++i) sized.Create("configmaps", ConfigMap("b" + std::to_string(i)));  // at 0 s
+  c.Advance(5 * kube::kSecond);
+  for (int i = 0; i < 16; ++i) sized.Create("configmaps", ConfigMap("q" + std::to_string(i)));  // at 5 s
+  EXPECT_EQ(ResumableEvents(sized), 64u);  // full, and at history_limit
+  c.Advance(9 * kube::kSecond);
+  sized.Create("configmaps", ConfigMap("at-14s"));
+  EXPECT_EQ(ResumableEvents(sized), 64u);  // the oldest is stale, but 16 back is 9 s old: kept
+  c.Advance(2 * kube::kSecond);
+  sized.Create("configmaps", ConfigMap("at-16s"));
+  EXPECT_EQ(ResumableEvents(sized), 32u);  // 16 back is 11 s old: halved
+  for (int i = 0; i < 10; ++i) {
+    c.Advance(20 * kube::kSecond);
+    sized.Create("configmaps", ConfigMap("s" + std::to_string(i)));
+  }
+  EXPECT_EQ(ResumableEvents(sized), 4u);  // down to history_min, not below
+}
+
 TEST_F(StoreTest, WatchIsFilteredByNamespaceAndSelectorsWithTransitions) {
   MustCreate("namespaces", {{"metadata", {{"name", "other"}}}});
   auto w = *store.Watch("pods", {.namespace_ = "default", .label_selector = "role=worker"});
