@@ -55,7 +55,7 @@ Status ReconcilePass::EnsureObject(const std::string& resource, const std::strin
   };
   if (Terminating(*current)) return in_place();
   const json* owner = kube::ControllerRefOf(*current);
-  if (owner == nullptr || StringField(*owner, {"uid"}) != kube::UidOf(job_)) return in_place();  // not ours
+  if (owner == nullptr || StringField(*owner, {"uid"}) != kube::UidOf(*job_)) return in_place();  // not ours
   const bool drifted = std::any_of(owned_fields.begin(), owned_fields.end(), [&](const char* field) {
     return OwnedField(*current, field) != OwnedField(owned, field);
   });
@@ -91,7 +91,7 @@ PodAddresses ReconcilePass::Addresses(bool workers_stage) const {
     return p->Ip();
   };
   a.partitioner = ip_of(pods_.partitioner());
-  a.partitioner_wanted = RunsPartitionerPod(job_);
+  a.partitioner_wanted = RunsPartitionerPod(*job_);
   a.launcher = ip_of(pods_.launcher());
   for (const auto& [role, wanted] : pods_.wanted()) {
     RoleAddresses& r = a.Role(role);
@@ -108,26 +108,26 @@ PodAddresses ReconcilePass::Addresses(bool workers_stage) const {
 
 // The gang: every pod of the current stage.
 std::int64_t ReconcilePass::StageSize(bool workers_stage) const {
-  if (auto min = GetSchedulingInt(job_, "minAvailable")) return *min;
+  if (auto min = GetSchedulingInt(*job_, "minAvailable")) return *min;
   if (mode_ == PartitionMode::kSkip) return 1;
   if (mode_ == PartitionMode::kDistParMetis || workers_stage) {
     std::int64_t pods = 1;
     for (const auto& [role, wanted] : pods_.wanted()) pods += wanted;
     return pods;
   }
-  return RunsPartitionerPod(job_) ? 2 : 1;  // partitioner + launcher, or the launcher partitioning
+  return RunsPartitionerPod(*job_) ? 2 : 1;  // partitioner + launcher, or the launcher partitioning
 }
 
 Status ReconcilePass::EnsureSupportObjects(bool workers_stage) {
   PodAddresses addresses = Addresses(workers_stage);
   const std::string key = ns_ + "/" + name_;
-  const json* generation = FindField(job_, {"metadata", "generation"});
+  const json* generation = FindField(*job_, {"metadata", "generation"});
   if (generation == nullptr || !generation->is_number_integer()) {
     // Without a generation a change of spec cannot be told: every pass checks everything.
     r_.support_in_place_.erase(key);
     return EnsureEachSupportObject(workers_stage, addresses);
   }
-  const std::string& uid = kube::UidOf(job_);
+  const std::string& uid = kube::UidOf(*job_);
   const std::int64_t gen = generation->get<std::int64_t>();
   auto memo = r_.support_in_place_.find(key);
   if (memo != r_.support_in_place_.end() && memo->second.uid == uid && memo->second.generation == gen &&
@@ -150,33 +150,33 @@ Status ReconcilePass::EnsureSupportObjects(bool workers_stage) {
 }
 
 Status ReconcilePass::EnsureEachSupportObject(bool workers_stage, const PodAddresses& addresses) {
-  if (Status s = EnsureObject("configmaps", ConfigMapName(name_), {{"data", BuildConfigData(job_, addresses)}}, {"data"},
-                              [&] { return BuildConfigMap(job_, addresses); });
+  if (Status s = EnsureObject("configmaps", ConfigMapName(name_), {{"data", BuildConfigData(*job_, addresses)}}, {"data"},
+                              [&] { return BuildConfigMap(*job_, addresses); });
       !s.ok()) {
     return s;
   }
   if (mode_ != PartitionMode::kSkip) {
     for (const char* role : {kRoleLauncher, kRolePartitioner}) {
-      if (std::string_view(role) == kRolePartitioner && !RunsPartitionerPod(job_)) continue;
+      if (std::string_view(role) == kRolePartitioner && !RunsPartitionerPod(*job_)) continue;
       const std::string rbac_name = name_ + "-" + role;  // the builders' name of the role's RBAC
-      if (Status s = EnsureCreated("serviceaccounts", rbac_name, [&] { return BuildServiceAccount(job_, role); });
+      if (Status s = EnsureCreated("serviceaccounts", rbac_name, [&] { return BuildServiceAccount(*job_, role); });
           !s.ok()) {
         return s;
       }
-      if (Status s = EnsureObject("roles", rbac_name, {{"rules", BuildRoleRules(job_, role)}}, {"rules"},
-                                  [&] { return BuildRole(job_, role); });
+      if (Status s = EnsureObject("roles", rbac_name, {{"rules", BuildRoleRules(*job_, role)}}, {"rules"},
+                                  [&] { return BuildRole(*job_, role); });
           !s.ok()) {
         return s;
       }
-      if (Status s = EnsureCreated("rolebindings", rbac_name, [&] { return BuildRoleBinding(job_, role); }); !s.ok()) {
+      if (Status s = EnsureCreated("rolebindings", rbac_name, [&] { return BuildRoleBinding(*job_, role); }); !s.ok()) {
         return s;
       }
     }
     // One headless Service per role that serves DGL.
     for (const char* role : {kRoleWorker, kRoleServer}) {
       if (pods_.Wanted(role) == 0) continue;
-      if (Status s = EnsureObject("services", RoleServiceName(name_, role), {{"spec", BuildRoleServiceSpec(job_, role)}},
-                                  {"spec.ports", "spec.selector"}, [&] { return BuildRoleService(job_, role); });
+      if (Status s = EnsureObject("services", RoleServiceName(name_, role), {{"spec", BuildRoleServiceSpec(*job_, role)}},
+                                  {"spec.ports", "spec.selector"}, [&] { return BuildRoleService(*job_, role); });
           !s.ok()) {
         return s;
       }
@@ -184,8 +184,8 @@ Status ReconcilePass::EnsureEachSupportObject(bool workers_stage, const PodAddre
   }
   if (r_.options_.build.gang_scheduling) {
     const std::int64_t min_member = StageSize(workers_stage);
-    if (Status s = EnsureObject("podgroups", name_, {{"spec", BuildPodGroupSpec(job_, min_member)}}, {"spec.minMember"},
-                                [&] { return BuildPodGroup(job_, min_member); });
+    if (Status s = EnsureObject("podgroups", name_, {{"spec", BuildPodGroupSpec(*job_, min_member)}}, {"spec.minMember"},
+                                [&] { return BuildPodGroup(*job_, min_member); });
         !s.ok()) {
       return s;
     }

@@ -18,7 +18,7 @@ using kube::Status;
 using nlohmann::json;
 
 void ReconcilePass::LoadPods() {
-  const std::string& uid = kube::UidOf(job_);
+  const std::string& uid = kube::UidOf(*job_);
   std::map<std::string, bool> lost_nodes;  // node name -> NotReady, each read once
   for (const ObjectPtr& pod : r_.reader_.PodsOfJob(ns_, name_)) {
     const json* owner = kube::ControllerRefOf(*pod);
@@ -90,7 +90,7 @@ bool ReconcilePass::PartitionsOnClaim() const {
 }
 
 bool ReconcilePass::PartitionsDelivered() const {
-  if (!RunsPartitionerPod(job_)) return false;
+  if (!RunsPartitionerPod(*job_)) return false;
   const auto& launcher = pods_.launcher();
   return launcher && !launcher->terminating && !launcher->Down() &&
          InitContainerState(launcher->obj(), kWatcherPartitioner) == "succeeded";
@@ -107,15 +107,15 @@ Result<bool> ReconcilePass::EnsurePods(bool workers_stage) {
     return CreatePod(make());
   };
   // Kept partitions need no partitioner: one that succeeded and is gone since is not run again.
-  if (RunsPartitionerPod(job_) && !PartitionsKept()) {
-    if (Status s = ensure(pods_.partitioner(), [&] { return BuildPartitionerPod(job_, build, restart_count_); });
+  if (RunsPartitionerPod(*job_) && !PartitionsKept()) {
+    if (Status s = ensure(pods_.partitioner(), [&] { return BuildPartitionerPod(*job_, build, restart_count_); });
         !s.ok()) {
       return s;
     }
   }
   const bool partitions_ready = PartitionsOnClaim();
   if (Status s = ensure(pods_.launcher(),
-                        [&] { return BuildLauncherPod(job_, build, restart_count_, partitions_ready); });
+                        [&] { return BuildLauncherPod(*job_, build, restart_count_, partitions_ready); });
       !s.ok()) {
     return s;
   }
@@ -125,7 +125,7 @@ Result<bool> ReconcilePass::EnsurePods(bool workers_stage) {
     for (std::int64_t i = 0; i < pods_.Wanted(r.role); ++i) {
       auto it = pods.find(i);
       std::optional<PodView> current = it == pods.end() ? std::nullopt : std::optional<PodView>(it->second);
-      if (Status s = ensure(current, [&] { return BuildReplicaPod(job_, r.type, i, build, restart_count_); });
+      if (Status s = ensure(current, [&] { return BuildReplicaPod(*job_, r.type, i, build, restart_count_); });
           !s.ok()) {
         return s;
       }
@@ -197,7 +197,7 @@ Status ReconcilePass::ForceDeleteStuckPods() {
 // Deletes pods per the terminal cleanup rules: cleanPodPolicy, and every active pod of a job that
 // failed on its deadline or its unschedulable timeout.
 Status ReconcilePass::CleanUpTerminal() {
-  const std::string policy = GetCleanPodPolicy(job_);
+  const std::string policy = GetCleanPodPolicy(*job_);
   const std::string failed_reason = status_.Phase() == kPhaseFailed ? status_.ConditionReason(kPhaseFailed) : "";
   const bool delete_active =
       policy != kCleanPodNone || failed_reason == kReasonDeadlineExceeded || failed_reason == kReasonUnschedulable;

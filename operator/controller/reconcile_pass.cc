@@ -49,24 +49,24 @@ std::map<std::string, std::int64_t> WantedIndexedPods(const json& job) {
 
 ReconcilePass::ReconcilePass(Reconciler& reconciler, const ObjectPtr& job)
     : r_(reconciler),
-      job_(*job),
-      ns_(kube::NamespaceOf(job_)),
-      name_(kube::NameOf(job_)),
+      job_(job),
+      ns_(kube::NamespaceOf(*job_)),
+      name_(kube::NameOf(*job_)),
       now_(reconciler.clock_.Now()),
-      mode_(GetPartitionMode(job_)),
-      placement_(GetPartitionerPlacement(job_)),
-      pvc_(PartitionsOnPersistentVolume(job_)),
-      status_(StoredStatus(job_), now_),
+      mode_(GetPartitionMode(*job_)),
+      placement_(GetPartitionerPlacement(*job_)),
+      pvc_(PartitionsOnPersistentVolume(*job_)),
+      status_(StoredStatus(*job_), now_),
       prev_phase_(status_.Phase()),
       restart_count_(IntField(status_.value(), {"restartCount"})),
-      pods_(name_, WantedIndexedPods(job_)) {}
+      pods_(name_, WantedIndexedPods(*job_)) {}
 
 Result<ReconcileResult> ReconcilePass::Run() {
   LoadPods();
   InitStatus();
   if (IsTerminalPhase(prev_phase_)) return Terminal();
   if (Status s = ForceDeleteStuckPods(); !s.ok()) return s;
-  if (GetSuspend(job_)) return Suspend();
+  if (GetSuspend(*job_)) return Suspend();
   if (prev_phase_ == kPhaseSuspended) Resume();
   if (DeadlineExceeded() || ScheduleTimedOut() || LauncherSucceeded()) return Terminal();
   auto failed = HandleFailures();
@@ -77,7 +77,7 @@ Result<ReconcileResult> ReconcilePass::Run() {
 
 void ReconcilePass::InitStatus() {
   json& status = status_.value();
-  status["observedGeneration"] = IntField(job_, {"metadata", "generation"}, 1);
+  status["observedGeneration"] = IntField(*job_, {"metadata", "generation"}, 1);
   if (FindField(status, {"startTime"}) == nullptr) status["startTime"] = kube::FormatTime(now_);
   if (FindField(status, {"restartCount"}) == nullptr) status["restartCount"] = 0;
   if (!status_.HasCondition(kConditionCreated)) {
@@ -107,7 +107,7 @@ void ReconcilePass::Resume() {
 }
 
 bool ReconcilePass::DeadlineExceeded() {
-  auto deadline_s = GetActiveDeadlineSeconds(job_);
+  auto deadline_s = GetActiveDeadlineSeconds(*job_);
   if (!deadline_s) return false;
   auto start = kube::ParseTime(StringField(status_.value(), {"startTime"}));
   const Micros at = (start ? *start : now_) + *deadline_s * kube::kSecond;
@@ -121,7 +121,7 @@ bool ReconcilePass::DeadlineExceeded() {
 
 // Unschedulable past schedulingPolicy.scheduleTimeoutSeconds fails the job.
 bool ReconcilePass::ScheduleTimedOut() {
-  auto timeout = GetSchedulingInt(job_, "scheduleTimeoutSeconds");
+  auto timeout = GetSchedulingInt(*job_, "scheduleTimeoutSeconds");
   if (!timeout) return false;
   for (const PodView& pod : pods_.All()) {
     if (pod.terminating || pod.phase != "Pending" || !Unschedulable(pod.obj())) continue;
@@ -147,7 +147,7 @@ bool ReconcilePass::LauncherSucceeded() {
 
 Result<bool> ReconcilePass::HandleFailures() {
   FailureDecision decision =
-      DecideOnFailures({.job = job_, .mode = mode_, .pods = pods_, .prev_phase = prev_phase_,
+      DecideOnFailures({.job = *job_, .mode = mode_, .pods = pods_, .prev_phase = prev_phase_,
                         .restart_count = restart_count_, .pvc = pvc_});
   for (const auto& e : decision.pod_events) status_.AddEvent(e.type, e.reason, e.message);
   switch (decision.action) {
@@ -235,7 +235,7 @@ Result<ReconcileResult> ReconcilePass::Terminal() {
 }
 
 Status ReconcilePass::DeleteJobAfterTtl() {
-  auto ttl = GetTtlSecondsAfterFinished(job_);
+  auto ttl = GetTtlSecondsAfterFinished(*job_);
   if (!ttl) return Status::Ok();
   auto completed = kube::ParseTime(StringField(status_.value(), {"completionTime"}));
   const Micros at = (completed ? *completed : now_) + *ttl * kube::kSecond;
@@ -245,7 +245,7 @@ Status ReconcilePass::DeleteJobAfterTtl() {
   }
   kube::DeleteOptions options;
   options.propagation = kube::PropagationPolicy::kBackground;
-  options.precondition_uid = kube::UidOf(job_);
+  options.precondition_uid = kube::UidOf(*job_);
   auto deleted = r_.client_.Delete("dgljobs", ns_, name_, options);
   if (!deleted.ok() && !deleted.status().IsNotFound()) return deleted.status();
   r_.written_jobs_.erase(ns_ + "/" + name_);
@@ -263,17 +263,17 @@ Result<ReconcileResult> ReconcilePass::Finish() const {
 Status ReconcilePass::WriteStatus() {
   if (status_.Changed()) {
     status_.value()["lastReconcileTime"] = kube::FormatTime(now_);
-    json object = job_;
+    json object = *job_;
     object["status"] = status_.value();
     auto result = r_.client_.UpdateStatus("dgljobs", std::move(object));
     if (!result.ok()) return result.status();
     r_.written_jobs_[ns_ + "/" + name_] = *result;
-    job_ = **result;
+    job_ = *result;
     status_.Stored(status_.value());
   }
   for (const auto& e : status_.TakeEvents()) {
     // Best effort: a lost Event must not block the job.
-    (void)RecordEvent(r_.client_, r_.clock_, r_.options_.component, job_, e.type, e.reason, e.message);
+    (void)RecordEvent(r_.client_, r_.clock_, r_.options_.component, *job_, e.type, e.reason, e.message);
   }
   return Status::Ok();
 }
@@ -308,8 +308,8 @@ void ReconcilePass::ComputeReplicaStatuses() {
     for (const auto& [i, p] : pods_.Indexed(r.role)) pods.push_back(&p);
     add(r.type, pods_.Wanted(r.role), pods);
   }
-  if (RunsPartitionerPod(job_)) add(kReplicaPartitioner, 1, one(pods_.partitioner()));
-  if (RunsPartitionerInLauncher(job_)) statuses[kReplicaPartitioner] = LauncherPartitionerStatus(pods_.launcher());
+  if (RunsPartitionerPod(*job_)) add(kReplicaPartitioner, 1, one(pods_.partitioner()));
+  if (RunsPartitionerInLauncher(*job_)) statuses[kReplicaPartitioner] = LauncherPartitionerStatus(pods_.launcher());
   status_.value()["replicaStatuses"] = std::move(statuses);
 }
 

@@ -105,7 +105,7 @@ class ReconcilePass {
   std::int64_t StageSize(bool workers_stage) const;
 
   Reconciler& r_;
-  nlohmann::json job_;
+  kube::ObjectPtr job_;  // the job as read, or as this pass last wrote it: shared, never copied
   std::string ns_, name_;
   kube::Micros now_;
   PartitionMode mode_;
