@@ -1,6 +1,9 @@
 // The support objects of a reconcile pass: the ConfigMap with the hand-off files, RBAC, the
 // headless Service and the PodGroup, created when missing and corrected when the fields the
 // operator owns drift. Objects that are not the job's (no controller reference to it) are left alone.
+// A pass that finds every one of them in place is remembered by the Reconciler (their
+// resourceVersions, with the job's uid, generation, stage and pod addresses they were checked
+// against); the next pass with the same inputs skips them while none has a new resourceVersion.
 #include "operator/controller/reconcile_pass.h"
 
 #include "operator/controller/builders.h"
