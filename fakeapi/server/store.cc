@@ -533,27 +533,28 @@ struct Store::Impl {
     }
   }
 
+  // With history_fresh, the fewest events a resource's history keeps.
+  std::size_t HistoryFloor() const {
+    return std::max<std::size_t>(std::min(options.history_min, options.history_limit), 1);
+  }
+
   // Events a resource's history keeps.
   std::size_t HistoryCapacity(const ResourceData& d) const {
     if (options.history_fresh <= 0) return options.history_limit;
-    return d.history_capacity == 0 ? std::min(options.history_min, options.history_limit) : d.history_capacity;
+    return d.history_capacity == 0 ? HistoryFloor() : d.history_capacity;
   }
 
   // kube-apiserver's watchCache.resizeCacheLocked, before an event at `now` is added to a full
   // history: double while the oldest event is fresh, halve once a quarter of it is stale.
   void ResizeHistory(ResourceData& d, kube::Micros now) {
-    const std::size_t lower = std::max<std::size_t>(std::min(options.history_min, options.history_limit), 1);
-    std::size_t capacity = HistoryCapacity(d);
-    if (d.history.size() < capacity || d.history.empty()) {
-      d.history_capacity = capacity;
-      return;
-    }
+    const std::size_t capacity = HistoryCapacity(d);
+    if (d.history.size() < capacity) return;
+    const std::size_t quarter_back = d.history.size() - std::max<std::size_t>(capacity / 4, 1);
     if (now - d.history.front().at < options.history_fresh) {
-      capacity = std::min(capacity * 2, options.history_limit);
-    } else if (now - d.history[d.history.size() - std::max<std::size_t>(capacity / 4, 1)].at > options.history_fresh) {
-      capacity = std::max(capacity / 2, lower);
+      d.history_capacity = std::min(capacity * 2, options.history_limit);
+    } else if (now - d.history[quarter_back].at > options.history_fresh) {
+      d.history_capacity = std::max(capacity / 2, HistoryFloor());
     }
-    d.history_capacity = capacity;
   }
 
   // Drops the oldest event of a resource's history: watches and lists from before it get 410.

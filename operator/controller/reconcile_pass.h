@@ -100,6 +100,8 @@ class ReconcilePass {
   // them all in place against the same inputs (uid, generation, stage, addresses) and none has
   // changed since (Reconciler::support_in_place_).
   kube::Status EnsureSupportObjects(bool workers_stage);
+  // The check itself, object by object (EnsureObject / EnsureCreated), noting in in_place_ what it
+  // left as it was and in support_written_ whether it wrote anything.
   kube::Status EnsureEachSupportObject(bool workers_stage, const PodAddresses& addresses);
   PodAddresses Addresses(bool workers_stage) const;
   std::int64_t StageSize(bool workers_stage) const;
