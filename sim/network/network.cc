@@ -38,9 +38,7 @@ Network::Network(Engine& engine, NetworkConfig config) : engine_(engine), config
 
 Network::~Network() {
   engine_.Cancel(rerate_event_);
-  for (FlowState& f : flows_) {
-    if (f.seq != 0) engine_.Cancel(f.done_event);
-  }
+  for (RateGroup& g : groups_) engine_.Cancel(g.event);
 }
 
 Network::LinkId Network::NewLink(std::string name, double capacity) {
@@ -163,7 +161,10 @@ void Network::AppendSwitchedPath(std::size_t from, std::size_t to, std::vector<L
   std::size_t u = from;
   for (std::size_t i = n; i-- > 0;) {
     const std::size_t v = hops[i];
-    const auto [edge, found] = boost::edge(u, v, topology_);
+    // An undirected edge is found from either end: search the one with fewer edges (the spine has
+    // one per rack or flat node).
+    const bool from_u = boost::out_degree(u, topology_) <= boost::out_degree(v, topology_);
+    const auto [edge, found] = from_u ? boost::edge(u, v, topology_) : boost::edge(v, u, topology_);
     if (found) {
       const Hop& hop = topology_[edge];
       const LinkId link = hop.a == u ? hop.a_to_b : hop.b_to_a;
@@ -207,10 +208,168 @@ bool Network::ResolvePath(const Endpoint& src, const Endpoint& dst, std::vector<
   return true;
 }
 
+std::size_t Network::ClassKeyHash::operator()(const ClassKey& key) const {
+  std::uint64_t h = std::hash<double>{}(key.rate_cap) ^ key.path.count;
+  for (LinkId l : key.path) h = (h ^ l) * 0x100000001b3ULL;
+  return static_cast<std::size_t>(h ^ (h >> 29));
+}
+
+std::uint32_t Network::ClassFor(const InlinePath& path, double rate_cap) {
+  const ClassKey key{path, rate_cap};
+  const auto it = class_by_key_.find(key);
+  if (it != class_by_key_.end()) return it->second;
+  std::uint32_t c;
+  if (!free_classes_.empty()) {
+    c = free_classes_.back();
+    free_classes_.pop_back();
+  } else {
+    c = static_cast<std::uint32_t>(classes_.size());
+    classes_.emplace_back();
+  }
+  FlowClass& k = classes_[c];
+  k.path = path;
+  k.rate_cap = rate_cap;
+  k.rate = 0;
+  k.group = kNone;
+  for (std::size_t i = 0; i < k.path.size(); ++i) {
+    LinkState& link = links_[k.path[i]];
+    k.pos_in_link[i] = static_cast<std::uint32_t>(link.classes.size());
+    link.classes.emplace_back(c, static_cast<std::uint32_t>(i));
+  }
+  if (k.path.empty()) {
+    // Crosses no link: never re-rated, it runs at its cap from the start (an uncapped one has
+    // nothing left to move, see StartFlow).
+    k.rate = rate_cap;
+    k.group = OwnGroup(c);
+    groups_[k.group].rate = rate_cap;
+  }
+  class_by_key_.emplace(key, c);
+  return c;
+}
+
+void Network::FreeClass(std::uint32_t c) {
+  FlowClass& k = classes_[c];
+  for (std::size_t i = 0; i < k.path.size(); ++i) {
+    LinkState& link = links_[k.path[i]];
+    const std::uint32_t pos = k.pos_in_link[i];
+    const auto moved = link.classes.back();
+    link.classes[pos] = moved;
+    classes_[moved.first].pos_in_link[moved.second] = pos;
+    link.classes.pop_back();
+  }
+  class_by_key_.erase(ClassKey{k.path, k.rate_cap});
+  if (k.own_group != kNone) {
+    RateGroup& g = groups_[k.own_group];
+    engine_.Cancel(g.event);
+    g = RateGroup{.generation = g.generation + 1};
+    free_groups_.push_back(k.own_group);
+  }
+  k.path.count = 0;
+  k.own_group = kNone;
+  k.group = kNone;
+  free_classes_.push_back(c);
+}
+
+std::uint32_t Network::NewGroup(double rate) {
+  std::uint32_t g;
+  if (!free_groups_.empty()) {
+    g = free_groups_.back();
+    free_groups_.pop_back();
+  } else {
+    g = static_cast<std::uint32_t>(groups_.size());
+    groups_.emplace_back();
+  }
+  groups_[g].rate = rate;
+  groups_[g].served_at = engine_.Now();
+  return g;
+}
+
+std::uint32_t Network::LinkGroup(LinkId link) {
+  if (links_[link].group == kNone) links_[link].group = NewGroup(0);
+  return links_[link].group;
+}
+
+std::uint32_t Network::OwnGroup(std::uint32_t c) {
+  if (classes_[c].own_group == kNone) {
+    const std::uint32_t g = NewGroup(0);
+    classes_[c].own_group = g;
+  }
+  return classes_[c].own_group;
+}
+
+void Network::Advance(RateGroup& group) {
+  const Micros now = engine_.Now();
+  if (now != group.served_at && group.rate > 0) {
+    group.served += group.rate * static_cast<double>(now - group.served_at) / kMicrosPerSecond;
+  }
+  group.served_at = now;
+}
+
+bool Network::HeapLess(std::uint32_t a, std::uint32_t b) const {
+  const FlowState& fa = flows_[a];
+  const FlowState& fb = flows_[b];
+  return fa.tag != fb.tag ? fa.tag < fb.tag : fa.seq < fb.seq;
+}
+
+void Network::SiftUp(RateGroup& group, std::size_t i) {
+  std::vector<std::uint32_t>& h = group.heap;
+  const std::uint32_t slot = h[i];
+  while (i > 0) {
+    const std::size_t parent = (i - 1) / 2;
+    if (!HeapLess(slot, h[parent])) break;
+    h[i] = h[parent];
+    flows_[h[i]].heap_pos = static_cast<std::uint32_t>(i);
+    i = parent;
+  }
+  h[i] = slot;
+  flows_[slot].heap_pos = static_cast<std::uint32_t>(i);
+}
+
+void Network::SiftDown(RateGroup& group, std::size_t i) {
+  std::vector<std::uint32_t>& h = group.heap;
+  const std::uint32_t slot = h[i];
+  const std::size_t n = h.size();
+  while (true) {
+    std::size_t child = 2 * i + 1;
+    if (child >= n) break;
+    if (child + 1 < n && HeapLess(h[child + 1], h[child])) ++child;
+    if (!HeapLess(h[child], slot)) break;
+    h[i] = h[child];
+    flows_[h[i]].heap_pos = static_cast<std::uint32_t>(i);
+    i = child;
+  }
+  h[i] = slot;
+  flows_[slot].heap_pos = static_cast<std::uint32_t>(i);
+}
+
+void Network::HeapPush(RateGroup& group, std::uint32_t slot) {
+  group.heap.push_back(slot);
+  SiftUp(group, group.heap.size() - 1);
+}
+
+void Network::HeapErase(RateGroup& group, std::uint32_t slot) {
+  const std::size_t i = flows_[slot].heap_pos;
+  flows_[slot].heap_pos = kNone;
+  const std::uint32_t last = group.heap.back();
+  group.heap.pop_back();
+  if (i == group.heap.size()) return;
+  group.heap[i] = last;
+  flows_[last].heap_pos = static_cast<std::uint32_t>(i);
+  SiftUp(group, i);
+  SiftDown(group, flows_[last].heap_pos);
+}
+
 FlowId Network::StartFlow(FlowSpec spec) {
   if (!(spec.bytes >= 0) || !std::isfinite(spec.bytes)) return {};
   std::vector<LinkId> path;
-  if (!ResolvePath(spec.src, spec.dst, path)) return {};
+  if (!ResolvePath(spec.src, spec.dst, path) || path.size() > kMaxPath) return {};
+  const double cap = spec.rate_cap > 0 && std::isfinite(spec.rate_cap) ? spec.rate_cap : 0;
+  // Nothing shared to wait for: a capped local copy runs at its cap, anything else is instant.
+  double left = spec.bytes;
+  if (spec.bytes == 0 || path.empty()) {
+    path.clear();
+    if (cap == 0) left = 0;
+  }
 
   std::uint32_t slot;
   if (!free_slots_.empty()) {
@@ -220,38 +379,36 @@ FlowId Network::StartFlow(FlowSpec spec) {
     slot = static_cast<std::uint32_t>(flows_.size());
     flows_.emplace_back();
   }
+  InlinePath inline_path;
+  std::copy(path.begin(), path.end(), inline_path.ids.begin());
+  inline_path.count = static_cast<std::uint32_t>(path.size());
+  const std::uint32_t c = ClassFor(inline_path, cap);
+  FlowClass& k = classes_[c];
   FlowState& f = flows_[slot];
   f.seq = next_seq_++;
+  f.cls = c;
+  f.pos_in_class = static_cast<std::uint32_t>(k.members.size());
+  f.heap_pos = kNone;
   f.bytes = spec.bytes;
-  f.remaining = spec.bytes;
-  f.rate = 0;
-  f.rate_cap = spec.rate_cap > 0 && std::isfinite(spec.rate_cap) ? spec.rate_cap : 0;
-  f.updated_at = engine_.Now();
-  f.done_at = -1;
   f.on_done = std::move(spec.on_done);
+  k.members.push_back(slot);
   ++active_;
   ++started_;
-  const FlowId id(f.seq, slot);
-
-  if (spec.bytes == 0 || path.empty()) {
-    // Nothing shared to wait for: a capped local copy runs at its cap, anything else is instant.
-    if (spec.bytes > 0 && f.rate_cap > 0) {
-      f.rate = f.rate_cap;
-    } else {
-      f.remaining = 0;
-    }
-    ScheduleCompletion(slot);
-    return id;
+  for (LinkId l : k.path) {
+    ++links_[l].flow_count;
+    MarkDirty(l);
   }
-  f.path = std::move(path);
-  f.pos_in_link.resize(f.path.size());
-  for (std::size_t i = 0; i < f.path.size(); ++i) {
-    LinkState& link = links_[f.path[i]];
-    f.pos_in_link[i] = static_cast<std::uint32_t>(link.flows.size());
-    link.flows.emplace_back(slot, static_cast<std::uint32_t>(i));
-    MarkDirty(f.path[i]);
+  if (k.group == kNone) {
+    f.tag = left;  // placed by the re-rate this start has scheduled
+  } else {
+    // Joins its class's group now at the class's rate; the re-rate at this instant corrects it.
+    RateGroup& g = groups_[k.group];
+    Advance(g);
+    f.tag = g.served + left;
+    HeapPush(g, slot);
+    if (g.heap.front() == slot) ScheduleGroup(k.group, true);
   }
-  return id;
+  return FlowId(f.seq, slot);
 }
 
 const Network::FlowState* Network::Find(FlowId id) const {
@@ -263,8 +420,11 @@ const Network::FlowState* Network::Find(FlowId id) const {
 bool Network::IsActive(FlowId id) const { return Find(id) != nullptr; }
 
 double Network::RemainingNow(const FlowState& f) const {
-  const double moved = f.rate * static_cast<double>(engine_.Now() - f.updated_at) / kMicrosPerSecond;
-  return std::max(0.0, f.remaining - moved);
+  const FlowClass& k = classes_[f.cls];
+  if (f.heap_pos == kNone) return f.tag;
+  const RateGroup& g = groups_[k.group];
+  const double served = g.served + g.rate * static_cast<double>(engine_.Now() - g.served_at) / kMicrosPerSecond;
+  return std::max(0.0, f.tag - served);
 }
 
 double Network::BytesMoved(FlowId id) const {
@@ -275,13 +435,15 @@ double Network::BytesMoved(FlowId id) const {
 
 double Network::Rate(FlowId id) const {
   const FlowState* f = Find(id);
-  return f == nullptr ? -1 : f->rate;
+  return f == nullptr ? -1 : classes_[f->cls].rate;
 }
 
 double Network::CancelFlow(FlowId id) {
   const FlowState* f = Find(id);
   if (f == nullptr) return -1;
   const double moved = f->bytes - RemainingNow(*f);
+  // Its group's event may have been set for it: that event completes only the flow it was set
+  // for or members due by then, and the re-rate this cancel schedules moves it.
   Remove(id.slot_);
   return moved;
 }
@@ -297,59 +459,84 @@ void Network::MarkDirty(LinkId link) {
 
 void Network::Remove(std::uint32_t slot) {
   FlowState& f = flows_[slot];
-  for (std::size_t i = 0; i < f.path.size(); ++i) {
-    LinkState& link = links_[f.path[i]];
-    const std::uint32_t pos = f.pos_in_link[i];
-    const auto moved = link.flows.back();
-    link.flows[pos] = moved;
-    flows_[moved.first].pos_in_link[moved.second] = pos;
-    link.flows.pop_back();
-    MarkDirty(f.path[i]);
+  const std::uint32_t c = f.cls;
+  FlowClass& k = classes_[c];
+  if (f.heap_pos != kNone) HeapErase(groups_[k.group], slot);
+  const std::uint32_t last = k.members.back();
+  k.members[f.pos_in_class] = last;
+  flows_[last].pos_in_class = f.pos_in_class;
+  k.members.pop_back();
+  for (LinkId l : k.path) {
+    --links_[l].flow_count;
+    MarkDirty(l);
   }
-  engine_.Cancel(f.done_event);
-  f.done_event = {};
   f.seq = 0;
-  f.path.clear();
-  f.pos_in_link.clear();
+  f.cls = kNone;
   f.on_done = nullptr;
-  f.rate = 0;
-  f.done_at = -1;
   free_slots_.push_back(slot);
   --active_;
+  if (k.members.empty()) FreeClass(c);
 }
 
-void Network::ScheduleCompletion(std::uint32_t slot) {
-  FlowState& f = flows_[slot];
-  Micros delay = 0;
-  if (f.remaining > 0) {
-    if (!(f.rate > 0) || f.remaining * kMicrosPerSecond / f.rate >= kMaxDelayMicros) {
-      // Waits for capacity: no completion event.
-      engine_.Cancel(f.done_event);
-      f.done_event = {};
-      f.done_at = -1;
-      return;
+void Network::ScheduleGroup(std::uint32_t gi, bool keep_due_now) {
+  RateGroup& g = groups_[gi];
+  const Micros now = engine_.Now();
+  const bool pending = engine_.IsPending(g.event);
+  if (keep_due_now && pending && g.event_at == now) return;
+  Micros at = -1;
+  if (!g.heap.empty()) {
+    Advance(g);
+    const FlowState& top = flows_[g.heap.front()];
+    const double left = top.tag - g.served;
+    if (left <= 0) {
+      at = now;
+    } else if (g.rate > 0 && left * kMicrosPerSecond / g.rate < kMaxDelayMicros) {
+      at = now + DelayFor(left, g.rate);
     }
-    delay = DelayFor(f.remaining, f.rate);
-  }
-  f.done_at = engine_.Now() + delay;
-  // A pending completion moves (the engine keeps its callback); the order among events due at the
-  // same time is the same as cancelling it and scheduling anew. Capturing only (this, slot) keeps
-  // the callback inside std::function's small buffer. A slot cannot be reused while this event is
-  // pending: Remove cancels it before freeing the slot.
-  if (engine_.IsPending(f.done_event)) {
-    f.done_event = engine_.Reschedule(f.done_event, f.done_at);
+    g.promised = top.seq;
   } else {
-    f.done_event = engine_.ScheduleAt(f.done_at, [this, slot] { Complete(slot); });
+    g.served = 0;  // an empty group restarts its clock, keeping the tags small
+  }
+  if (at < 0) {
+    // No member, or the top one waits for capacity: no event.
+    engine_.Cancel(g.event);
+    g.event = {};
+    g.event_at = -1;
+    return;
+  }
+  g.event_at = at;
+  // A pending event moves (the engine keeps its callback). Capturing only (this, gi) keeps the
+  // callback inside std::function's small buffer. A group is not freed while its event is pending:
+  // FreeClass cancels it first.
+  if (pending) {
+    g.event = engine_.Reschedule(g.event, at);
+  } else {
+    g.event = engine_.ScheduleAt(at, [this, gi] { CompleteDue(gi); });
   }
 }
 
-void Network::Complete(std::uint32_t slot) {
-  FlowState& f = flows_[slot];
-  f.done_event = {};  // running now
-  std::function<void()> on_done = std::move(f.on_done);
-  Remove(slot);
-  ++completed_;
-  if (on_done) on_done();
+void Network::CompleteDue(std::uint32_t gi) {
+  RateGroup& group = groups_[gi];
+  group.event = {};  // running now
+  group.event_at = -1;
+  Advance(group);
+  const std::uint64_t promised = group.promised;
+  const std::uint32_t generation = group.generation;
+  // Callbacks may start and cancel flows, which can grow groups_ or free this group: look it up
+  // again after each one.
+  while (groups_[gi].generation == generation && !groups_[gi].heap.empty()) {
+    const RateGroup& g = groups_[gi];
+    const std::uint32_t slot = g.heap.front();
+    FlowState& f = flows_[slot];
+    const double left = f.tag - g.served;
+    const bool due = left <= 0 || (g.rate > 0 && DelayFor(left, g.rate) == 0);
+    if (f.seq != promised && !due) break;
+    std::function<void()> on_done = std::move(f.on_done);
+    Remove(slot);
+    ++completed_;
+    if (on_done) on_done();
+  }
+  if (groups_[gi].generation == generation && !engine_.IsPending(groups_[gi].event)) ScheduleGroup(gi, false);
 }
 
 void Network::AccountStats(LinkState& link) {
@@ -368,17 +555,17 @@ void Network::Rerate() {
   const std::uint64_t mark = ++epoch_;
   CollectComponent(mark);
   FillRates(mark);
-  ApplyRates();
+  ApplyRates(mark);
 }
 
-// 1. The connected component of links and flows reachable from the dirty links, into
-// scratch_links_ and scratch_flows_, each visited once (stamped with `mark`).
+// 1. The connected component of links and classes reachable from the dirty links, into
+// scratch_links_ and scratch_classes_, each visited once (stamped with `mark`).
 void Network::CollectComponent(std::uint64_t mark) {
   std::vector<LinkId>& comp_links = scratch_links_;
-  std::vector<std::uint32_t>& comp_flows = scratch_flows_;
+  std::vector<std::uint32_t>& comp_classes = scratch_classes_;
   std::vector<LinkId>& stack = scratch_stack_;
   comp_links.clear();
-  comp_flows.clear();
+  comp_classes.clear();
   for (LinkId l : dirty_links_) {
     links_[l].dirty = false;
     if (links_[l].visit != mark) {
@@ -387,16 +574,18 @@ void Network::CollectComponent(std::uint64_t mark) {
     }
   }
   dirty_links_.clear();
+  std::uint64_t flows = 0;
   while (!stack.empty()) {
     const LinkId l = stack.back();
     stack.pop_back();
     comp_links.push_back(l);
-    for (const auto& [slot, index] : links_[l].flows) {
-      FlowState& f = flows_[slot];
-      if (f.visit == mark) continue;
-      f.visit = mark;
-      comp_flows.push_back(slot);
-      for (LinkId m : f.path) {
+    for (const auto& [c, index] : links_[l].classes) {
+      FlowClass& k = classes_[c];
+      if (k.visit == mark) continue;
+      k.visit = mark;
+      comp_classes.push_back(c);
+      flows += k.members.size();
+      for (LinkId m : k.path) {
         if (links_[m].visit != mark) {
           links_[m].visit = mark;
           stack.push_back(m);
@@ -404,18 +593,18 @@ void Network::CollectComponent(std::uint64_t mark) {
       }
     }
   }
-  flows_rerated_ += comp_flows.size();
+  flows_rerated_ += flows;
 }
 
-// 2. Progressive filling over the component: each flow's new_rate.
+// 2. Progressive filling over the component: each class's new_rate and what froze it.
 void Network::FillRates(std::uint64_t mark) {
   std::vector<LinkId>& comp_links = scratch_links_;
-  std::vector<std::uint32_t>& comp_flows = scratch_flows_;
-  // The heap holds each link's fair share for its unfrozen flows; the
-  // lowest share (or the lowest rate cap, if lower) freezes its flows at that rate, which lowers
-  // the remaining capacity of the other links they cross.
-  // A min-heap of fair-share candidates: link `link` would give each of its unfrozen flows `share`
-  // bytes/s; an entry is stale once the link's version moved on. Ties break by link id.
+  std::vector<std::uint32_t>& comp_classes = scratch_classes_;
+  // The heap holds each link's fair share for its unfrozen flows; the lowest share (or the lowest
+  // rate cap, if lower) freezes its classes at that rate, which lowers the remaining capacity of
+  // the other links they cross. A min-heap of fair-share candidates: link `link` would give each of
+  // its unfrozen flows `share` bytes/s; an entry is stale once the link's version moved on. Ties
+  // break by link id.
   const auto after = [](const ShareEntry& a, const ShareEntry& b) {
     return a.share != b.share ? a.share > b.share : a.link > b.link;
   };
@@ -432,7 +621,7 @@ void Network::FillRates(std::uint64_t mark) {
   for (LinkId l : comp_links) {
     LinkState& link = links_[l];
     link.fill_capacity = link.capacity;
-    link.fill_unfrozen = static_cast<std::uint32_t>(link.flows.size());
+    link.fill_unfrozen = link.flow_count;
     link.fill_sum = 0;
     ++link.fill_version;
     if (link.fill_unfrozen > 0) heap.push_back({link.fill_capacity / link.fill_unfrozen, l, link.fill_version});
@@ -440,27 +629,33 @@ void Network::FillRates(std::uint64_t mark) {
   std::make_heap(heap.begin(), heap.end(), after);
   std::vector<std::uint32_t>& capped = scratch_capped_;
   capped.clear();
-  for (std::uint32_t slot : comp_flows) {
-    if (flows_[slot].rate_cap > 0) capped.push_back(slot);
+  for (std::uint32_t c : comp_classes) {
+    if (classes_[c].rate_cap > 0) capped.push_back(c);
   }
   std::sort(capped.begin(), capped.end(), [this](std::uint32_t a, std::uint32_t b) {
-    const FlowState& fa = flows_[a];
-    const FlowState& fb = flows_[b];
-    return fa.rate_cap != fb.rate_cap ? fa.rate_cap < fb.rate_cap : fa.seq < fb.seq;
+    const double ca = classes_[a].rate_cap;
+    const double cb = classes_[b].rate_cap;
+    return ca != cb ? ca < cb : a < b;
   });
 
   std::vector<LinkId>& touched = scratch_touched_;
   touched.clear();
   std::uint64_t batch = 0;
-  auto freeze = [&](std::uint32_t slot, double rate) {
-    FlowState& f = flows_[slot];
-    f.frozen = mark;
-    f.new_rate = rate;
-    for (LinkId m : f.path) {
+  // Once every class is frozen the rest of the heap is stale entries: stop there.
+  std::size_t unfrozen = comp_classes.size();
+  auto freeze = [&](std::uint32_t c, double rate, LinkId by) {
+    FlowClass& k = classes_[c];
+    k.frozen = mark;
+    --unfrozen;
+    k.new_rate = rate;
+    k.frozen_by = by;
+    const auto n = static_cast<std::uint32_t>(k.members.size());
+    const double total = rate * n;
+    for (LinkId m : k.path) {
       LinkState& link = links_[m];
-      link.fill_capacity = std::max(0.0, link.fill_capacity - rate);
-      link.fill_sum += rate;
-      --link.fill_unfrozen;
+      link.fill_capacity = std::max(0.0, link.fill_capacity - total);
+      link.fill_sum += total;
+      link.fill_unfrozen -= n;
       if (link.touch != batch) {
         link.touch = batch;
         touched.push_back(m);
@@ -478,51 +673,87 @@ void Network::FillRates(std::uint64_t mark) {
   // Batch stamps must not collide with earlier re-rates' stamps: derive them from the epoch.
   std::uint64_t batch_base = mark << 32;
   std::size_t next_capped = 0;
-  while (true) {
+  while (unfrozen > 0) {
     while (!heap.empty() && links_[heap.front().link].fill_version != heap.front().version) pop();
-    while (next_capped < capped.size() && flows_[capped[next_capped]].frozen == mark) ++next_capped;
+    while (next_capped < capped.size() && classes_[capped[next_capped]].frozen == mark) ++next_capped;
     const bool have_link = !heap.empty();
     const bool have_cap = next_capped < capped.size();
     if (!have_link && !have_cap) break;
     batch = ++batch_base;
-    if (have_cap && (!have_link || flows_[capped[next_capped]].rate_cap <= heap.front().share)) {
-      const std::uint32_t slot = capped[next_capped++];
-      freeze(slot, flows_[slot].rate_cap);
+    if (have_cap && (!have_link || classes_[capped[next_capped]].rate_cap <= heap.front().share)) {
+      const std::uint32_t c = capped[next_capped++];
+      freeze(c, classes_[c].rate_cap, kNoLink);
     } else {
       const ShareEntry top = heap.front();
       pop();
       const double share = std::max(0.0, top.share);
-      for (const auto& [slot, index] : links_[top.link].flows) {
-        if (flows_[slot].frozen != mark) freeze(slot, share);
+      for (const auto& [c, index] : links_[top.link].classes) {
+        if (classes_[c].frozen != mark) freeze(c, share, top.link);
       }
     }
     flush();
   }
-
 }
 
-// 3. and 4.: the component's links and flows take their new rates.
-void Network::ApplyRates() {
-  const Micros now = engine_.Now();
-  std::vector<LinkId>& comp_links = scratch_links_;
-  std::vector<std::uint32_t>& comp_flows = scratch_flows_;
-  // 3. Link figures up to now at the old rates, then the new sums.
-  for (LinkId l : comp_links) {
+// 3. and 4.: the component's links take their new rate sums, its classes their new rates and
+// groups.
+void Network::ApplyRates(std::uint64_t mark) {
+  for (LinkId l : scratch_links_) {
     LinkState& link = links_[l];
     AccountStats(link);
     link.rate_sum = link.fill_sum;
   }
+  RegroupClasses(mark);
+}
 
-  // 4. Flows whose rate changed: progress at the old rate, then a new completion time. A flow due
-  // to complete at this very instant keeps its event: its bytes are done.
-  for (std::uint32_t slot : comp_flows) {
-    FlowState& f = flows_[slot];
-    if (f.new_rate == f.rate) continue;
-    f.remaining = RemainingNow(f);
-    f.updated_at = now;
-    f.rate = f.new_rate;
-    if (f.done_at == now && engine_.IsPending(f.done_event)) continue;
-    ScheduleCompletion(slot);
+void Network::RegroupClasses(std::uint64_t mark) {
+  const Micros now = engine_.Now();
+  std::vector<std::uint32_t>& touched = scratch_groups_;
+  touched.clear();
+  // A group's clock is brought to now at its old rate the first time the pass touches it, before
+  // any flow moves in or out.
+  const auto touch = [&](std::uint32_t g) {
+    RateGroup& group = groups_[g];
+    if (group.touch == mark) return;
+    group.touch = mark;
+    Advance(group);
+    touched.push_back(g);
+  };
+  // Each class's new group: the one of the link that froze it, or its own for its cap. Every
+  // class in a touched group is in the component (they all cross the group's link), so a group
+  // that gets no class this pass is left empty.
+  for (std::uint32_t c : scratch_classes_) {
+    const std::uint32_t target = classes_[c].frozen_by == kNoLink ? OwnGroup(c) : LinkGroup(classes_[c].frozen_by);
+    FlowClass& k = classes_[c];
+    k.rate = k.new_rate;
+    touch(target);
+    groups_[target].assigned = mark;
+    groups_[target].new_rate = k.new_rate;
+    if (k.group == target) continue;
+    RateGroup* from = nullptr;
+    if (k.group != kNone) {
+      touch(k.group);
+      from = &groups_[k.group];
+    }
+    // A flow whose completion event is due at this very instant is done, whatever its new rate.
+    const bool due_now = from != nullptr && engine_.IsPending(from->event) && from->event_at == now;
+    RateGroup& to = groups_[target];
+    for (std::uint32_t slot : k.members) {
+      FlowState& f = flows_[slot];
+      double left = f.tag;
+      if (from != nullptr) {
+        left = due_now && f.seq == from->promised ? 0 : std::max(0.0, f.tag - from->served);
+        HeapErase(*from, slot);
+      }
+      f.tag = to.served + left;
+      HeapPush(to, slot);
+    }
+    k.group = target;
+  }
+  for (std::uint32_t g : touched) {
+    RateGroup& group = groups_[g];
+    group.rate = group.assigned == mark ? group.new_rate : 0;
+    ScheduleGroup(g, true);
   }
 }
 
@@ -542,7 +773,7 @@ std::vector<LinkStats> Network::Links() const {
       s.bytes_carried += link.rate_sum * static_cast<double>(dt) / kMicrosPerSecond;
       s.busy_time += dt;
     }
-    s.active_flows = link.flows.size();
+    s.active_flows = link.flow_count;
     out.push_back(std::move(s));
   }
   return out;

@@ -30,27 +30,42 @@
 // NetworkSlow fault, SetStorage, ...), marks links dirty and schedules one re-rate event at the
 // current instant (delay 0), so everything that changes within one simulated microsecond is
 // re-rated once. A node that is down (SetNodeUp(false)) has NIC and disk capacity 0 whatever its
-// factors, so its flows stall, keeping their progress, until it is up again. The re-rate walks only the connected component of flows and links reachable from
-// the dirty links (flows are joined when they share a link), runs progressive filling over it with
-// a heap of link fair shares, and for each flow whose rate changed accounts its progress at the old
-// rate and moves its completion event (Engine::Reschedule). Cost per re-rate:
-// O((F*P + L) log(F*P + L)) for F flows and L links in the component and P links per path (P <= 6);
-// flows outside the component are not touched. A flow with rate 0 (a capacity-0 link, a node
-// with NIC factor 0) has no completion event and waits until a re-rate gives it capacity again.
+// factors, so its flows stall, keeping their progress, until it is up again.
+//
+// Two groupings keep a re-rate's cost independent of how many flows share a path or a bottleneck:
+//   - Classes: the active flows with the same path and the same rate cap always get the same rate,
+//     so progressive filling works on classes weighted by their number of flows. 5,000 downloads
+//     from the storage to 1,000 nodes are 1,000 classes.
+//   - Rate groups: every class held back by the same link (or by its own cap) moves at that one
+//     rate. A group keeps a single clock of the bytes each member has moved and a heap of its
+//     members by the clock reading at which each is done, with one engine event for the first of
+//     them. A new rate for the group costs one clock update and one moved event; only a class whose
+//     bottleneck changed moves its flows, each keeping its progress, to another group.
+// The re-rate walks only the connected component of classes and links reachable from the dirty
+// links (classes are joined when they share a link), runs progressive filling over it with a heap
+// of link fair shares, and regroups the classes whose bottleneck changed. Cost per re-rate:
+// O((C*P + L) log(C*P + L)) for C classes and L links in the component and P links per path
+// (P <= 6), plus O(log F) for each flow that changes group; classes outside the component are not
+// touched. A group at rate 0 (a capacity-0 link, a node with NIC factor 0) has no event; its
+// flows wait until a re-rate gives them capacity again.
 //
 // Time: a flow completes at the first whole microsecond at or after its bytes are done (rounded up;
-// float noise under about 1 ppb is ignored so that 1 GB at 0.5 GB/s takes exactly 2 s). The
-// completion event always finishes the flow, so no flow can livelock on a tiny remainder. All
-// arithmetic runs in an order fixed by the calls made, so a run is deterministic.
+// float noise under about 1 ppb is ignored so that 1 GB at 0.5 GB/s takes exactly 2 s). A group's
+// event always finishes the flow it was set for, so no flow can livelock on a tiny remainder;
+// members due at the same microsecond finish with it, in the order of their clock readings and
+// then of their start. All arithmetic runs in an order fixed by the calls made, so a run is
+// deterministic.
 //
 // REQUIRES: external synchronization; used from the engine's thread. Flow callbacks may start and
 // cancel flows and change capacities.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -183,42 +198,98 @@ class Network {
   LinkStats Link(const std::string& name) const;
 
  private:
+  static constexpr std::uint32_t kNone = ~std::uint32_t{0};
+  static constexpr LinkId kNoLink = ~LinkId{0};
+
+  // Fields in the order the re-rate reads them, so that a link's hot ones share a cache line.
   struct LinkState {
-    std::string name;
-    double base_capacity = 0;
-    double factor = 1;
+    // Flow classes crossing the link: (class, index of this link in the class's path).
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> classes;
+    std::uint32_t flow_count = 0;  // active flows crossing it: the sum of its classes' sizes
+    std::uint32_t group = kNone;   // the rate group of the flows this link holds back, once made
+    // Re-rate scratch.
+    std::uint64_t visit = 0;
+    std::uint64_t touch = 0;
+    double fill_capacity = 0;
+    double fill_sum = 0;  // rates frozen on the link so far
+    std::uint32_t fill_unfrozen = 0;
+    std::uint32_t fill_version = 0;
     double capacity = 0;
-    // Active flows crossing the link: (flow slot, index of this link in the flow's path).
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> flows;
+    bool dirty = false;
     // Stats, accounted lazily whenever rate_sum changes.
     double rate_sum = 0;
     Micros stats_at = 0;
     double bytes_carried = 0;
     Micros busy_time = 0;
-    // Re-rate scratch.
-    std::uint64_t visit = 0;
-    std::uint64_t touch = 0;
-    bool dirty = false;
-    double fill_capacity = 0;
-    double fill_sum = 0;  // rates frozen on the link so far
-    std::uint32_t fill_unfrozen = 0;
-    std::uint32_t fill_version = 0;
+    std::string name;
+    double base_capacity = 0;
+    double factor = 1;
   };
-  struct FlowState {
-    std::uint64_t seq = 0;  // 0 while the slot is free
-    std::vector<LinkId> path;
-    std::vector<std::uint32_t> pos_in_link;  // index of this flow in links_[path[i]].flows
-    double bytes = 0;
-    double remaining = 0;  // bytes left at `updated_at`
-    double rate = 0;
+  // The active flows with one path and one rate cap. Max-min fairness gives them one rate, so
+  // progressive filling treats them as a single unit weighted by their number.
+  // The longest path: disk, NIC egress, rack up, rack down, NIC ingress, disk.
+  static constexpr std::size_t kMaxPath = 6;
+  // A path kept inline, saving the re-rate a pointer chase per class.
+  struct InlinePath {
+    std::array<LinkId, kMaxPath> ids{};
+    std::uint32_t count = 0;
+    const LinkId* begin() const { return ids.data(); }
+    const LinkId* end() const { return ids.data() + count; }
+    std::size_t size() const { return count; }
+    bool empty() const { return count == 0; }
+    LinkId operator[](std::size_t i) const { return ids[i]; }
+    friend bool operator==(const InlinePath&, const InlinePath&) = default;
+  };
+  // What makes a class: its path (unused entries zero) and its cap.
+  struct ClassKey {
+    InlinePath path;
     double rate_cap = 0;
-    Micros updated_at = 0;
-    Micros done_at = -1;  // time of the pending completion event; -1 if none
-    EventId done_event;
-    std::function<void()> on_done;
+    friend bool operator==(const ClassKey&, const ClassKey&) = default;
+  };
+  struct ClassKeyHash {
+    std::size_t operator()(const ClassKey& key) const;
+  };
+  struct FlowClass {
+    // Hot in the re-rate first.
+    InlinePath path;
+    std::vector<std::uint32_t> members;  // flow slots
     std::uint64_t visit = 0;
     std::uint64_t frozen = 0;
     double new_rate = 0;
+    LinkId frozen_by = kNoLink;  // the link whose share froze it; kNoLink for its cap
+    std::uint32_t group = kNone;      // the group its flows progress in; kNone before its first re-rate
+    double rate_cap = 0;
+    double rate = 0;
+    std::uint32_t own_group = kNone;  // its group while its own cap holds it back, once made
+    std::array<std::uint32_t, kMaxPath> pos_in_link{};  // index of this class in links_[path[i]].classes
+  };
+  // Flows moving at one common rate: held back by the same link, or by their class's cap. The
+  // group keeps one clock, `served`: the bytes any member has moved since the group was last
+  // empty. A member is done when `served` reaches its tag, so a new rate costs one update and one
+  // moved event for the whole group, not one per flow.
+  struct RateGroup {
+    double rate = 0;
+    double served = 0;      // at served_at
+    Micros served_at = 0;
+    std::vector<std::uint32_t> heap;  // member flow slots, a min-heap on (tag, seq)
+    EventId event;          // completes the member at the top of the heap
+    Micros event_at = -1;
+    std::uint64_t promised = 0;  // seq of the flow the pending event was set for
+    std::uint32_t generation = 0;  // bumped when the group is freed
+    // Re-rate scratch.
+    std::uint64_t touch = 0;
+    std::uint64_t assigned = 0;
+    double new_rate = 0;
+  };
+  struct FlowState {
+    std::uint64_t seq = 0;  // 0 while the slot is free
+    std::uint32_t cls = kNone;
+    std::uint32_t pos_in_class = 0;
+    std::uint32_t heap_pos = kNone;  // index in its group's heap; kNone while its class has no group
+    double bytes = 0;
+    // In a group: the group's `served` at which the flow is done. Otherwise: the bytes left.
+    double tag = 0;
+    std::function<void()> on_done;
   };
   struct NodeState {
     LinkId egress, ingress, disk;
@@ -230,7 +301,6 @@ class Network {
 
   // The topology graph. An edge between a and b (a < b) carries the link used when crossing it from
   // a to b and from b to a; kNoLink where the hop is non-blocking.
-  static constexpr LinkId kNoLink = ~LinkId{0};
   struct Hop {
     std::size_t a = 0;
     LinkId a_to_b = kNoLink;
@@ -249,17 +319,37 @@ class Network {
   void AppendSwitchedPath(std::size_t from, std::size_t to, std::vector<LinkId>& path);
   bool ResolvePath(const Endpoint& src, const Endpoint& dst, std::vector<LinkId>& path);
 
+  // The class of flows with this path and cap, made (and attached to its links) if there is none.
+  std::uint32_t ClassFor(const InlinePath& path, double rate_cap);
+  void FreeClass(std::uint32_t cls);
+  std::uint32_t NewGroup(double rate);
+  std::uint32_t LinkGroup(LinkId link);
+  std::uint32_t OwnGroup(std::uint32_t cls);
+  // The group's clock brought to Now() at its current rate.
+  void Advance(RateGroup& group);
+  bool HeapLess(std::uint32_t a, std::uint32_t b) const;
+  void HeapPush(RateGroup& group, std::uint32_t slot);
+  void HeapErase(RateGroup& group, std::uint32_t slot);
+  void SiftUp(RateGroup& group, std::size_t i);
+  void SiftDown(RateGroup& group, std::size_t i);
+  // Sets (or moves, or cancels) the group's event for the member at the top of its heap. With
+  // `keep_due_now`, an event due at this very instant stays: the flow it was set for is done.
+  void ScheduleGroup(std::uint32_t g, bool keep_due_now);
+  // The group's event: completes the flow it was set for and every other member due now.
+  void CompleteDue(std::uint32_t g);
+
   void MarkDirty(LinkId link);
   void Rerate();
   void CollectComponent(std::uint64_t mark);
   void FillRates(std::uint64_t mark);
-  void ApplyRates();
+  void ApplyRates(std::uint64_t mark);
+  // The component's classes moved to the groups their new rates put them in.
+  void RegroupClasses(std::uint64_t mark);
   void AccountStats(LinkState& link);
-  // Bytes left at Now() at the flow's current rate.
+  // Bytes an active flow has left at Now().
   double RemainingNow(const FlowState& f) const;
-  void ScheduleCompletion(std::uint32_t slot);
-  void Complete(std::uint32_t slot);
-  // Detaches the flow from its links (marking them dirty) and frees the slot.
+  // Detaches the flow from its class and group (marking its links dirty) and frees the slot. The
+  // group's event is not moved.
   void Remove(std::uint32_t slot);
   const FlowState* Find(FlowId id) const;
 
@@ -269,6 +359,12 @@ class Network {
   std::map<std::string, LinkId> link_by_name_;
   std::vector<FlowState> flows_;
   std::vector<std::uint32_t> free_slots_;
+  std::vector<FlowClass> classes_;
+  std::vector<std::uint32_t> free_classes_;
+  // Looked up only, never iterated: its order cannot reach a result.
+  std::unordered_map<ClassKey, std::uint32_t, ClassKeyHash> class_by_key_;
+  std::vector<RateGroup> groups_;
+  std::vector<std::uint32_t> free_groups_;
   std::map<std::string, NodeState> nodes_;
   std::map<std::string, std::size_t> rack_vertex_;
   Topology topology_;
@@ -287,7 +383,7 @@ class Network {
     std::uint32_t version;
   };
   std::vector<LinkId> scratch_links_, scratch_stack_, scratch_touched_;
-  std::vector<std::uint32_t> scratch_flows_, scratch_capped_;
+  std::vector<std::uint32_t> scratch_classes_, scratch_capped_, scratch_groups_;
   std::vector<ShareEntry> scratch_heap_;
   EventId rerate_event_;
   std::uint64_t epoch_ = 0;  // stamps for visit / dirty / frozen marks

@@ -1,5 +1,7 @@
 #include "sim/network/network.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -469,6 +471,197 @@ TEST(NetworkTest, SameWorkloadAndSeedGiveTheSameCompletions) {
   EXPECT_EQ(RunMixedWorkload(42), first);
   EXPECT_EQ(RunMixedWorkload(42), first);
   EXPECT_NE(RunMixedWorkload(43), first);
+}
+
+// Flows that share their bottleneck move at one rate with one clock: a re-rate of a thousand of
+// them moves one completion event, not a thousand.
+TEST(NetworkTest, ARerateOfFlowsSharingTheirBottleneckMovesOneEvent) {
+  Fixture fx(1000, 10 * kGB, 10 * kGB, NetworkConfig{.storage_bps = 1 * kGB});
+  for (int i = 0; i < 1000; ++i) fx.Start(Endpoint::Storage(), Endpoint::Memory(Fixture::Name(i)), 1e6, "d");
+  fx.engine.RunUntil(0);
+  const std::uint64_t scheduled = fx.engine.events_scheduled();
+  const FlowId extra = fx.Start(Endpoint::Storage(), Endpoint::Memory(Fixture::Name(7)), 1e6, "extra");
+  fx.engine.RunUntil(1);
+  // The re-rate event and the storage group's moved completion; before, one move per flow.
+  EXPECT_LE(fx.engine.events_scheduled() - scheduled, 3u);
+  EXPECT_EQ(fx.net.flows_rerated(), 1000u + 1001u);
+  EXPECT_DOUBLE_EQ(fx.net.Rate(extra), 1 * kGB / 1001);
+  fx.engine.RunUntilIdle();
+  ASSERT_EQ(fx.done.size(), 1001u);
+  for (const auto& [label, t] : fx.done) EXPECT_EQ(t, 1001 * kMillisecond) << label;
+}
+
+// A group's completion event is set for the member due first. Cancelling that member must move
+// the event to the next one's own time, not complete the next one early.
+TEST(NetworkTest, CancellingTheFlowDueFirstLeavesItsNeighbourItsOwnTime) {
+  Fixture fx;
+  const FlowId a = fx.Send(0, 1, 1 * kGB, "a");
+  fx.Send(0, 1, 2 * kGB, "b");
+  fx.engine.Schedule(1 * kSecond, [&] { EXPECT_DOUBLE_EQ(fx.net.CancelFlow(a), 0.5 * kGB); });
+  fx.engine.RunUntilIdle();
+  // b: 0.5 GB in its first second at half the link, then 1.5 GB alone.
+  EXPECT_EQ(fx.DoneAt("a"), -1);
+  EXPECT_EQ(fx.DoneAt("b"), 2500 * kMillisecond);
+}
+
+// A flow joining a class already moving (same path, same cap) starts from zero, not from the
+// progress the others have made.
+TEST(NetworkTest, AFlowJoiningFlowsOnItsPathStartsFromItsOwnBytes) {
+  Fixture fx;
+  const FlowId a = fx.Send(0, 1, 2 * kGB, "a");
+  FlowId b;
+  fx.engine.Schedule(1 * kSecond, [&] { b = fx.Send(0, 1, 0.5 * kGB, "b"); });
+  fx.engine.RunUntil(1500 * kMillisecond);
+  EXPECT_DOUBLE_EQ(fx.net.BytesMoved(a), 1.25 * kGB);
+  EXPECT_DOUBLE_EQ(fx.net.BytesMoved(b), 0.25 * kGB);
+  fx.engine.RunUntilIdle();
+  // b: 0.5 GB at 0.5 GB/s from 1 s; a: 1 GB alone, 0.5 GB shared, 0.5 GB alone.
+  EXPECT_EQ(fx.DoneAt("b"), 2 * kSecond);
+  EXPECT_EQ(fx.DoneAt("a"), 2500 * kMillisecond);
+}
+
+// An independent reference: the same max-min fair sharing computed the plain way, per flow, in
+// continuous time. Nodes have one NIC capacity per direction; flows go from the storage or a node
+// to a node's memory, some with a rate cap, some cancelled, and one node's NIC slows for a while.
+struct PlannedFlow {
+  double start = 0;
+  int src = -1;  // -1 for the storage
+  int dst = 0;
+  double bytes = 0;
+  double cap = 0;
+  double cancel_at = -1;
+};
+constexpr int kRefNodes = 8;
+constexpr double kRefNic = 1 * kGB;
+constexpr double kRefStorage = 2 * kGB;
+constexpr double kSlowFrom = 4, kSlowUntil = 7, kSlowFactor = 0.25;
+constexpr int kSlowNode = 3;
+
+std::vector<PlannedFlow> PlanReferenceWorkload(std::uint64_t seed) {
+  RandomStream rng(seed);
+  std::vector<PlannedFlow> plan(150);
+  for (PlannedFlow& p : plan) {
+    p.start = static_cast<double>(rng.UniformInt(0, 10'000)) / 1000;  // whole milliseconds
+    p.dst = static_cast<int>(rng.UniformInt(0, kRefNodes - 1));
+    p.src = rng.Bernoulli(0.4) ? -1 : static_cast<int>((p.dst + rng.UniformInt(1, kRefNodes - 1)) % kRefNodes);
+    p.bytes = rng.Uniform(0.05, 1.5) * kGB;
+    p.cap = rng.Bernoulli(0.25) ? rng.Uniform(0.05, 0.6) * kGB : 0;
+    if (rng.Bernoulli(0.1)) p.cancel_at = p.start + static_cast<double>(rng.UniformInt(1, 3000)) / 1000;
+  }
+  return plan;
+}
+
+// Completion time in seconds of each planned flow; -1 for one cancelled first.
+std::vector<double> ReferenceCompletions(const std::vector<PlannedFlow>& plan) {
+  // Links: 0 storage, 1 + 2n egress of node n, 2 + 2n ingress of node n.
+  const int links = 1 + 2 * kRefNodes;
+  std::vector<double> done(plan.size(), -1), left(plan.size());
+  std::vector<bool> active(plan.size(), false), started(plan.size(), false);
+  for (std::size_t i = 0; i < plan.size(); ++i) left[i] = plan[i].bytes;
+  const auto path = [&](std::size_t i) {
+    return std::vector<int>{plan[i].src < 0 ? 0 : 1 + 2 * plan[i].src, 2 + 2 * plan[i].dst};
+  };
+  double t = 0;
+  while (true) {
+    for (std::size_t i = 0; i < plan.size(); ++i) {
+      if (!started[i] && plan[i].start <= t + 1e-12) started[i] = active[i] = true;
+      if (active[i] && plan[i].cancel_at >= 0 && plan[i].cancel_at <= t + 1e-12) active[i] = false;
+    }
+    // Progressive filling, one flow at a time.
+    std::vector<double> capacity(links, kRefNic), rate(plan.size(), 0);
+    capacity[0] = kRefStorage;
+    if (t >= kSlowFrom - 1e-12 && t < kSlowUntil - 1e-12) {
+      capacity[1 + 2 * kSlowNode] = capacity[2 + 2 * kSlowNode] = kRefNic * kSlowFactor;
+    }
+    std::vector<bool> frozen(plan.size(), true);
+    for (std::size_t i = 0; i < plan.size(); ++i) frozen[i] = !active[i];
+    while (true) {
+      std::vector<int> unfrozen(links, 0);
+      bool any = false;
+      for (std::size_t i = 0; i < plan.size(); ++i) {
+        if (frozen[i]) continue;
+        any = true;
+        for (int l : path(i)) ++unfrozen[l];
+      }
+      if (!any) break;
+      double share = 1e300;
+      for (int l = 0; l < links; ++l) {
+        if (unfrozen[l] > 0) share = std::min(share, capacity[l] / unfrozen[l]);
+      }
+      for (std::size_t i = 0; i < plan.size(); ++i) {
+        if (!frozen[i] && plan[i].cap > 0) share = std::min(share, plan[i].cap);
+      }
+      // Freeze every flow held at `share`: by its cap, or crossing a link whose share it is.
+      for (std::size_t i = 0; i < plan.size(); ++i) {
+        if (frozen[i]) continue;
+        bool held = plan[i].cap > 0 && plan[i].cap <= share * (1 + 1e-12);
+        for (int l : path(i)) held = held || capacity[l] / unfrozen[l] <= share * (1 + 1e-12);
+        if (!held) continue;
+        frozen[i] = true;
+        rate[i] = share;
+      }
+      for (std::size_t i = 0; i < plan.size(); ++i) {
+        if (frozen[i] && active[i] && rate[i] == share) {
+          for (int l : path(i)) capacity[l] -= share;
+        }
+      }
+    }
+    double next = 1e300;
+    for (std::size_t i = 0; i < plan.size(); ++i) {
+      if (!started[i]) next = std::min(next, plan[i].start);
+      if (!active[i]) continue;
+      if (plan[i].cancel_at >= 0) next = std::min(next, plan[i].cancel_at);
+      if (rate[i] > 0) next = std::min(next, t + left[i] / rate[i]);
+    }
+    for (double change : {kSlowFrom, kSlowUntil}) {
+      if (change > t + 1e-12) next = std::min(next, change);
+    }
+    if (next >= 1e299) break;
+    for (std::size_t i = 0; i < plan.size(); ++i) {
+      if (!active[i]) continue;
+      left[i] -= rate[i] * (next - t);
+      if (left[i] <= 1e-6 * plan[i].bytes) {
+        active[i] = false;
+        done[i] = next;
+      }
+    }
+    t = next;
+  }
+  return done;
+}
+
+TEST(NetworkTest, CompletionsMatchAPlainPerFlowMaxMinReference) {
+  for (std::uint64_t seed : {1, 2, 3}) {
+    const std::vector<PlannedFlow> plan = PlanReferenceWorkload(seed);
+    const std::vector<double> expected = ReferenceCompletions(plan);
+    Fixture fx(kRefNodes, kRefNic, 10 * kGB, NetworkConfig{.storage_bps = kRefStorage});
+    std::vector<FlowId> ids(plan.size());
+    for (std::size_t i = 0; i < plan.size(); ++i) {
+      const PlannedFlow& p = plan[i];
+      fx.engine.ScheduleAt(static_cast<Micros>(std::llround(p.start * kSecond)), [&, i, p] {
+        ids[i] = fx.Start(p.src < 0 ? Endpoint::Storage() : Endpoint::Memory(Fixture::Name(p.src)),
+                          Endpoint::Memory(Fixture::Name(p.dst)), p.bytes, std::to_string(i), p.cap);
+      });
+      if (p.cancel_at >= 0) {
+        fx.engine.ScheduleAt(static_cast<Micros>(std::llround(p.cancel_at * kSecond)), [&, i] { fx.net.CancelFlow(ids[i]); });
+      }
+    }
+    fx.engine.ScheduleAt(static_cast<Micros>(kSlowFrom * kSecond), [&] { fx.net.SetNodeNicFactor(Fixture::Name(kSlowNode), kSlowFactor); });
+    fx.engine.ScheduleAt(static_cast<Micros>(kSlowUntil * kSecond), [&] { fx.net.SetNodeNicFactor(Fixture::Name(kSlowNode), 1); });
+    fx.engine.RunUntilIdle();
+    int compared = 0;
+    for (std::size_t i = 0; i < plan.size(); ++i) {
+      const Micros at = fx.DoneAt(std::to_string(i));
+      if (expected[i] < 0) {
+        EXPECT_EQ(at, -1) << "seed " << seed << " flow " << i << " was cancelled first";
+        continue;
+      }
+      // Completions round up to whole microseconds, which shifts later ones by a few microseconds.
+      EXPECT_NEAR(static_cast<double>(at) / kSecond, expected[i], 1e-3) << "seed " << seed << " flow " << i;
+      ++compared;
+    }
+    EXPECT_GT(compared, 120) << "seed " << seed;
+  }
 }
 
 }  // namespace
