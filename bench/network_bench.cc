@@ -124,6 +124,40 @@ void BM_OneLinkRerate(benchmark::State& state) {
 }
 BENCHMARK(BM_OneLinkRerate)->Arg(5000)->Unit(benchmark::kMillisecond);
 
+// Issue 15's epoch target: all-to-all traffic between 64 workers (4,032 flows) each epoch, as the
+// tri-role training's remote features and sampled blocks. One iteration is one epoch: every flow
+// starts at once, the epoch ends when the last is done. The second argument spreads the flows'
+// sizes by +-that percent (0: all equal, so they all end together; 20: each ending re-rates the
+// others). Items per second are epochs per second.
+void BM_EpochAllToAll(benchmark::State& state) {
+  const int workers = static_cast<int>(state.range(0));
+  const double spread = static_cast<double>(state.range(1)) / 100;
+  sim::Engine engine;
+  sim::Network net(engine);
+  std::vector<std::string> names;
+  for (int i = 0; i < workers; ++i) names.push_back("worker-" + std::to_string(i));
+  for (const std::string& name : names) net.AddNode(name, kNicBps, kDiskBps);
+  sim::RandomStream rng(11);
+  std::vector<double> bytes;
+  for (int i = 0; i < workers * (workers - 1); ++i) bytes.push_back(100e6 * (1 + rng.Uniform(-spread, spread)));
+  std::uint64_t rerates = 0;
+  for (auto _ : state) {
+    const std::uint64_t before = net.rerates();
+    std::size_t k = 0;
+    for (int i = 0; i < workers; ++i) {
+      for (int j = 0; j < workers; ++j) {
+        if (i != j) net.StartFlow({sim::Endpoint::Memory(names[i]), sim::Endpoint::Memory(names[j]), bytes[k++]});
+      }
+    }
+    engine.RunUntilIdle();
+    rerates = net.rerates() - before;
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["flows"] = static_cast<double>(workers * (workers - 1));
+  state.counters["rerates_per_epoch"] = static_cast<double>(rerates);
+}
+BENCHMARK(BM_EpochAllToAll)->Args({64, 0})->Args({64, 20})->Unit(benchmark::kMillisecond);
+
 BENCHMARK(BM_JobLocal)->Arg(0)->Arg(5)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AllToAll)->Arg(0)->Arg(5)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_StorageFanIn)->Arg(0)->Arg(5)->Unit(benchmark::kMillisecond);

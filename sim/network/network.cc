@@ -602,31 +602,64 @@ void Network::FillRates(std::uint64_t mark) {
   std::vector<std::uint32_t>& comp_classes = scratch_classes_;
   // The heap holds each link's fair share for its unfrozen flows; the lowest share (or the lowest
   // rate cap, if lower) freezes its classes at that rate, which lowers the remaining capacity of
-  // the other links they cross. A min-heap of fair-share candidates: link `link` would give each of
-  // its unfrozen flows `share` bytes/s; an entry is stale once the link's version moved on. Ties
-  // break by link id.
-  const auto after = [](const ShareEntry& a, const ShareEntry& b) {
-    return a.share != b.share ? a.share > b.share : a.link > b.link;
-  };
-  std::vector<ShareEntry>& heap = scratch_heap_;
+  // the other links they cross. An indexed min-heap on (share, link id): each link with unfrozen
+  // flows is in it once, at links_[l].fill_heap_pos, and moves when its share changes.
+  std::vector<LinkId>& heap = scratch_heap_;
   heap.clear();
-  const auto push = [&heap, &after](ShareEntry e) {
-    heap.push_back(e);
-    std::push_heap(heap.begin(), heap.end(), after);
+  const auto before = [this](LinkId a, LinkId b) {
+    const double sa = links_[a].fill_share;
+    const double sb = links_[b].fill_share;
+    return sa != sb ? sa < sb : a < b;
   };
-  const auto pop = [&heap, &after] {
-    std::pop_heap(heap.begin(), heap.end(), after);
+  const auto place = [this, &heap](std::size_t i, LinkId l) {
+    heap[i] = l;
+    links_[l].fill_heap_pos = static_cast<std::uint32_t>(i);
+  };
+  // Moves the link at i down past every child it is not before.
+  const auto sift_down = [&heap, &before, &place](std::size_t i) {
+    const LinkId l = heap[i];
+    while (true) {
+      std::size_t child = 2 * i + 1;
+      if (child >= heap.size()) break;
+      if (child + 1 < heap.size() && before(heap[child + 1], heap[child])) ++child;
+      if (!before(heap[child], l)) break;
+      place(i, heap[child]);
+      i = child;
+    }
+    place(i, l);
+  };
+  // Restores the heap after the key at i changed, up or down.
+  const auto sift = [&heap, &before, &place, &sift_down](std::size_t i) {
+    const LinkId l = heap[i];
+    while (i > 0 && before(l, heap[(i - 1) / 2])) {
+      place(i, heap[(i - 1) / 2]);
+      i = (i - 1) / 2;
+    }
+    place(i, l);
+    sift_down(i);
+  };
+  const auto erase = [this, &heap, &place, &sift](LinkId l) {
+    const std::size_t i = links_[l].fill_heap_pos;
+    links_[l].fill_heap_pos = kNone;
+    const LinkId last = heap.back();
     heap.pop_back();
+    if (i == heap.size()) return;
+    place(i, last);
+    sift(i);
   };
   for (LinkId l : comp_links) {
     LinkState& link = links_[l];
     link.fill_capacity = link.capacity;
     link.fill_unfrozen = link.flow_count;
     link.fill_sum = 0;
-    ++link.fill_version;
-    if (link.fill_unfrozen > 0) heap.push_back({link.fill_capacity / link.fill_unfrozen, l, link.fill_version});
+    link.fill_heap_pos = kNone;
+    if (link.fill_unfrozen > 0) {
+      link.fill_share = link.fill_capacity / link.fill_unfrozen;
+      link.fill_heap_pos = static_cast<std::uint32_t>(heap.size());
+      heap.push_back(l);
+    }
   }
-  std::make_heap(heap.begin(), heap.end(), after);
+  for (std::size_t i = heap.size() / 2; i-- > 0;) sift_down(i);
   std::vector<std::uint32_t>& capped = scratch_capped_;
   capped.clear();
   for (std::uint32_t c : comp_classes) {
@@ -641,7 +674,7 @@ void Network::FillRates(std::uint64_t mark) {
   std::vector<LinkId>& touched = scratch_touched_;
   touched.clear();
   std::uint64_t batch = 0;
-  // Once every class is frozen the rest of the heap is stale entries: stop there.
+  // Once every class is frozen the links left in the heap have no unfrozen flow: stop there.
   std::size_t unfrozen = comp_classes.size();
   auto freeze = [&](std::uint32_t c, double rate, LinkId by) {
     FlowClass& k = classes_[c];
@@ -665,8 +698,11 @@ void Network::FillRates(std::uint64_t mark) {
   auto flush = [&] {
     for (LinkId m : touched) {
       LinkState& link = links_[m];
-      ++link.fill_version;
-      if (link.fill_unfrozen > 0) push({link.fill_capacity / link.fill_unfrozen, m, link.fill_version});
+      // A link left with no unfrozen flow stays where it is, dead, until it reaches the top (or
+      // the filling ends first, as when one link freezes everything).
+      if (link.fill_heap_pos == kNone || link.fill_unfrozen == 0) continue;
+      link.fill_share = link.fill_capacity / link.fill_unfrozen;
+      sift(link.fill_heap_pos);
     }
     touched.clear();
   };
@@ -674,21 +710,21 @@ void Network::FillRates(std::uint64_t mark) {
   std::uint64_t batch_base = mark << 32;
   std::size_t next_capped = 0;
   while (unfrozen > 0) {
-    while (!heap.empty() && links_[heap.front().link].fill_version != heap.front().version) pop();
+    while (!heap.empty() && links_[heap.front()].fill_unfrozen == 0) erase(heap.front());
     while (next_capped < capped.size() && classes_[capped[next_capped]].frozen == mark) ++next_capped;
     const bool have_link = !heap.empty();
     const bool have_cap = next_capped < capped.size();
     if (!have_link && !have_cap) break;
     batch = ++batch_base;
-    if (have_cap && (!have_link || classes_[capped[next_capped]].rate_cap <= heap.front().share)) {
+    if (have_cap && (!have_link || classes_[capped[next_capped]].rate_cap <= links_[heap.front()].fill_share)) {
       const std::uint32_t c = capped[next_capped++];
       freeze(c, classes_[c].rate_cap, kNoLink);
     } else {
-      const ShareEntry top = heap.front();
-      pop();
-      const double share = std::max(0.0, top.share);
-      for (const auto& [c, index] : links_[top.link].classes) {
-        if (classes_[c].frozen != mark) freeze(c, share, top.link);
+      const LinkId top = heap.front();
+      const double share = std::max(0.0, links_[top].fill_share);
+      erase(top);
+      for (const auto& [c, index] : links_[top].classes) {
+        if (classes_[c].frozen != mark) freeze(c, share, top);
       }
     }
     flush();

@@ -213,7 +213,8 @@ class Network {
     double fill_capacity = 0;
     double fill_sum = 0;  // rates frozen on the link so far
     std::uint32_t fill_unfrozen = 0;
-    std::uint32_t fill_version = 0;
+    std::uint32_t fill_heap_pos = kNone;  // index in the filling's heap; kNone when not in it
+    double fill_share = 0;                // fill_capacity / fill_unfrozen, the heap's key
     double capacity = 0;
     bool dirty = false;
     // Stats, accounted lazily whenever rate_sum changes.
@@ -377,14 +378,9 @@ class Network {
 
   std::vector<LinkId> dirty_links_;
   // Re-rate scratch, kept to avoid allocating on every pass.
-  struct ShareEntry {
-    double share;
-    LinkId link;
-    std::uint32_t version;
-  };
   std::vector<LinkId> scratch_links_, scratch_stack_, scratch_touched_;
   std::vector<std::uint32_t> scratch_classes_, scratch_capped_, scratch_groups_;
-  std::vector<ShareEntry> scratch_heap_;
+  std::vector<LinkId> scratch_heap_;
   EventId rerate_event_;
   std::uint64_t epoch_ = 0;  // stamps for visit / dirty / frozen marks
 
