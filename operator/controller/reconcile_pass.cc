@@ -263,8 +263,18 @@ Result<ReconcileResult> ReconcilePass::Finish() const {
 Status ReconcilePass::WriteStatus() {
   if (status_.Changed()) {
     status_.value()["lastReconcileTime"] = kube::FormatTime(now_);
-    json object = *job_;
-    object["status"] = status_.value();
+    // A status update takes only the status (and the identity and version checked against the
+    // stored job): kube-apiserver's status strategy copies everything else from the stored object,
+    // and so does the fake store. Sending only those saves copying the whole job for each write.
+    json object = {{"metadata", json::object()}, {"status", status_.value()}};
+    for (const char* field : {"apiVersion", "kind"}) {
+      if (auto it = job_->find(field); it != job_->end()) object[field] = *it;
+    }
+    if (auto meta = job_->find("metadata"); meta != job_->end() && meta->is_object()) {
+      for (const char* field : {"name", "namespace", "uid", "resourceVersion"}) {
+        if (auto it = meta->find(field); it != meta->end()) object["metadata"][field] = *it;
+      }
+    }
     auto result = r_.client_.UpdateStatus("dgljobs", std::move(object));
     if (!result.ok()) return result.status();
     r_.written_jobs_[ns_ + "/" + name_] = *result;

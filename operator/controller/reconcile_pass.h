@@ -52,6 +52,9 @@ class ReconcilePass {
   kube::Result<ReconcileResult> Terminal();
   kube::Status DeleteJobAfterTtl();
   kube::Result<ReconcileResult> Finish() const;
+  // Writes the status through the status subresource when it changed, sending the status with the
+  // job's apiVersion, kind, name, namespace, uid and resourceVersion only (the server keeps the
+  // rest), then records the pending Events.
   kube::Status WriteStatus();
   void Requeue(kube::Micros delay);
   void ComputeReplicaStatuses();

@@ -692,5 +692,44 @@ INSTANTIATE_TEST_SUITE_P(
       return n;
     });
 
+// A store that keeps the body of every DGLJob status update it is sent.
+class StatusBodyStore : public fakeapi::Store {
+ public:
+  using fakeapi::Store::Store;
+  using fakeapi::Store::UpdateStatus;
+  kube::Result<kube::ObjectPtr> UpdateStatus(const std::string& resource, json object) override {
+    if (resource == "dgljobs") bodies.push_back(object);
+    return fakeapi::Store::UpdateStatus(resource, std::move(object));
+  }
+  std::vector<json> bodies;
+};
+
+// A status update takes the status alone (kube-apiserver copies the rest from the stored object),
+// so the operator sends the status with the job's identity and version, not a copy of its spec.
+TEST(ReconcilerStatusWrite, SendsTheStatusWithTheJobsIdentityAndVersionOnly) {
+  kube::ManualClock clock;
+  StatusBodyStore store(fakeapi::StoreOptions{.clock = &clock});
+  RegisterDGLJobAdmission(store);
+  ASSERT_TRUE(store.Create("namespaces", {{"metadata", {{"name", "ns"}}}}).ok());
+  auto job = store.Create("dgljobs", MakeJob("DGL-API", 2));
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  ClientReader reader(store);
+  Reconciler reconciler(store, clock, reader);
+  ASSERT_TRUE(reconciler.Reconcile(kube::KeyOf(**job)).ok());
+  ASSERT_FALSE(store.bodies.empty());
+  const json& body = store.bodies.front();
+  EXPECT_FALSE(body.contains("spec")) << body.dump();
+  EXPECT_EQ(body["metadata"]["uid"], (**job)["metadata"]["uid"]);
+  EXPECT_EQ(body["metadata"]["resourceVersion"], (**job)["metadata"]["resourceVersion"]);
+  EXPECT_EQ(body["metadata"].size(), 4u) << body.dump();
+  EXPECT_EQ(body["kind"], (**job)["kind"]);
+  ASSERT_TRUE(body.contains("status"));
+  // The stored job keeps its spec and takes the status.
+  auto stored = store.Get("dgljobs", "ns", "j");
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ((**stored)["spec"], (**job)["spec"]);
+  EXPECT_EQ((**stored)["status"]["phase"], body["status"]["phase"]);
+}
+
 }  // namespace
 }  // namespace dgl::testing
