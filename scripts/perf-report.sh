@@ -56,7 +56,8 @@ done
 echo "perf-report: benchmarks" >&2
 "$build/bench/fakeapi_bench" --benchmark_filter='StatusWrite' --benchmark_repetitions=5 \
   --benchmark_report_aggregates_only=true --benchmark_format=json >"$out/fakeapi.json" 2>/dev/null
-"$build/bench/network_bench" --benchmark_filter='OneLinkRerate|EpochAllToAll' --benchmark_format=json >"$out/network.json" 2>/dev/null
+"$build/bench/network_bench" --benchmark_filter='OneLinkRerate|EpochAllToAll' --benchmark_repetitions=5 \
+  --benchmark_report_aggregates_only=true --benchmark_format=json >"$out/network.json" 2>/dev/null
 echo "perf-report: dglsim suite scenarios; dglsim sweep bench/sweep/thousand.yaml" >&2
 /usr/bin/time -f '%U %S %e %M' -o "$out/suite.time" "$build/sim/dglsim" suite --jobs 2 scenarios >"$out/suite.out" || {
   echo "perf-report: the suite failed:" >&2
@@ -112,9 +113,8 @@ for n in (1, 5):
     fan, floor = (bench(f"{out}/fakeapi.json", f"BM_StatusWrite{k}/{n}") for k in ("FanOut", "Floor"))
     fan_sd, floor_sd = (bench(f"{out}/fakeapi.json", f"BM_StatusWrite{k}/{n}", "stddev") for k in ("FanOut", "Floor"))
     writes[n] = (fan["cpu_time"], floor["cpu_time"], fan["time_unit"], fan_sd["cpu_time"], floor_sd["cpu_time"])
-net_runs = {b["name"]: b for b in json.load(open(f"{out}/network.json"))["benchmarks"]}
-net = net_runs["BM_OneLinkRerate/5000"]
-epoch_equal, epoch_spread = net_runs["BM_EpochAllToAll/64/0"], net_runs["BM_EpochAllToAll/64/20"]
+net = bench(f"{out}/network.json", "BM_OneLinkRerate/5000")
+epoch_equal, epoch_spread = (bench(f"{out}/network.json", f"BM_EpochAllToAll/64/{k}") for k in (0, 20))
 def timed(name):
     user, sys_, wall, rss_kb = open(f"{out}/{name}.time").read().split()[:4]
     return float(user) + float(sys_), float(wall), int(rss_kb) * 1024
@@ -158,7 +158,7 @@ if writes[1][1] > writes[5][1]:
       "does the same copy and four more pointer pushes): on this machine the floor's own figure is not yet "
       "trustworthy, so neither is the ratio.")
 w("")
-w("## Flow network (`network_bench`)")
+w("## Flow network (`network_bench`, median of 5, CPU time)")
 w("")
 rps = net.get("rerates_per_s", 0)
 w(f"5,000 downloads from the shared store alive on one link while one more flow starts and is cancelled: "

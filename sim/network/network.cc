@@ -44,11 +44,10 @@ Network::~Network() {
 Network::LinkId Network::NewLink(std::string name, double capacity) {
   const auto id = static_cast<LinkId>(links_.size());
   LinkState& link = links_.emplace_back();
-  link.name = std::move(name);
-  link.base_capacity = std::max(0.0, capacity);
-  link.capacity = link.base_capacity;
+  link.capacity = std::max(0.0, capacity);
   link.stats_at = engine_.Now();
-  link_by_name_.emplace(link.name, id);
+  link_by_name_.emplace(name, id);
+  link_names_.push_back(std::move(name));
   return id;
 }
 
@@ -104,15 +103,12 @@ void Network::SetLinkCapacity(LinkId link, double capacity) {
 }
 
 void Network::SetStorage(double bps) {
-  links_[storage_link_].base_capacity = std::max(0.0, bps);
   SetLinkCapacity(storage_link_, bps);
 }
 
 void Network::ApplyNodeCapacity(NodeState& node) {
   const double nic = node.up ? node.nic_base * node.nic_factor : 0;
   const double disk = node.up ? node.disk_base * node.disk_factor : 0;
-  links_[node.egress].factor = links_[node.ingress].factor = node.nic_factor;
-  links_[node.disk].factor = node.disk_factor;
   SetLinkCapacity(node.egress, nic);
   SetLinkCapacity(node.ingress, nic);
   SetLinkCapacity(node.disk, disk);
@@ -566,6 +562,7 @@ void Network::CollectComponent(std::uint64_t mark) {
   std::vector<LinkId>& stack = scratch_stack_;
   comp_links.clear();
   comp_classes.clear();
+  scratch_capped_.clear();
   for (LinkId l : dirty_links_) {
     links_[l].dirty = false;
     if (links_[l].visit != mark) {
@@ -579,11 +576,17 @@ void Network::CollectComponent(std::uint64_t mark) {
     const LinkId l = stack.back();
     stack.pop_back();
     comp_links.push_back(l);
-    for (const auto& [c, index] : links_[l].classes) {
+    // The filling's starting point, set while the link is at hand.
+    LinkState& link = links_[l];
+    link.fill_capacity = link.capacity;
+    link.fill_unfrozen = link.flow_count;
+    link.fill_sum = 0;
+    for (const auto& [c, index] : link.classes) {
       FlowClass& k = classes_[c];
       if (k.visit == mark) continue;
       k.visit = mark;
       comp_classes.push_back(c);
+      if (k.rate_cap > 0) scratch_capped_.push_back(c);
       flows += k.members.size();
       for (LinkId m : k.path) {
         if (links_[m].visit != mark) {
@@ -649,9 +652,6 @@ void Network::FillRates(std::uint64_t mark) {
   };
   for (LinkId l : comp_links) {
     LinkState& link = links_[l];
-    link.fill_capacity = link.capacity;
-    link.fill_unfrozen = link.flow_count;
-    link.fill_sum = 0;
     link.fill_heap_pos = kNone;
     if (link.fill_unfrozen > 0) {
       link.fill_share = link.fill_capacity / link.fill_unfrozen;
@@ -660,11 +660,7 @@ void Network::FillRates(std::uint64_t mark) {
     }
   }
   for (std::size_t i = heap.size() / 2; i-- > 0;) sift_down(i);
-  std::vector<std::uint32_t>& capped = scratch_capped_;
-  capped.clear();
-  for (std::uint32_t c : comp_classes) {
-    if (classes_[c].rate_cap > 0) capped.push_back(c);
-  }
+  std::vector<std::uint32_t>& capped = scratch_capped_;  // collected with the component
   std::sort(capped.begin(), capped.end(), [this](std::uint32_t a, std::uint32_t b) {
     const double ca = classes_[a].rate_cap;
     const double cb = classes_[b].rate_cap;
@@ -685,6 +681,7 @@ void Network::FillRates(std::uint64_t mark) {
     const auto n = static_cast<std::uint32_t>(k.members.size());
     const double total = rate * n;
     for (LinkId m : k.path) {
+      if (m == by) continue;  // the link whose share froze it is settled once, by its caller
       LinkState& link = links_[m];
       link.fill_capacity = std::max(0.0, link.fill_capacity - total);
       link.fill_sum += total;
@@ -721,9 +718,14 @@ void Network::FillRates(std::uint64_t mark) {
       freeze(c, classes_[c].rate_cap, kNoLink);
     } else {
       const LinkId top = heap.front();
-      const double share = std::max(0.0, links_[top].fill_share);
+      LinkState& link = links_[top];
+      const double share = std::max(0.0, link.fill_share);
       erase(top);
-      for (const auto& [c, index] : links_[top].classes) {
+      // Every unfrozen flow on the link takes its share: the link is full (or has no flow left).
+      link.fill_sum += share * link.fill_unfrozen;
+      link.fill_capacity = 0;
+      link.fill_unfrozen = 0;
+      for (const auto& [c, index] : link.classes) {
         if (classes_[c].frozen != mark) freeze(c, share, top);
       }
     }
@@ -799,7 +801,7 @@ std::vector<LinkStats> Network::Links() const {
   const Micros now = engine_.Now();
   for (const LinkState& link : links_) {
     LinkStats s;
-    s.name = link.name;
+    s.name = link_names_[out.size()];
     s.capacity_bps = link.capacity;
     s.rate_bps = link.rate_sum;
     s.bytes_carried = link.bytes_carried;

@@ -222,9 +222,6 @@ class Network {
     Micros stats_at = 0;
     double bytes_carried = 0;
     Micros busy_time = 0;
-    std::string name;
-    double base_capacity = 0;
-    double factor = 1;
   };
   // The active flows with one path and one rate cap. Max-min fairness gives them one rate, so
   // progressive filling treats them as a single unit weighted by their number.
@@ -357,6 +354,7 @@ class Network {
   Engine& engine_;
   NetworkConfig config_;
   std::vector<LinkState> links_;
+  std::vector<std::string> link_names_;  // by LinkId, apart from links_ to keep those small
   std::map<std::string, LinkId> link_by_name_;
   std::vector<FlowState> flows_;
   std::vector<std::uint32_t> free_slots_;
