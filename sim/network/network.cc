@@ -599,6 +599,55 @@ void Network::CollectComponent(std::uint64_t mark) {
   flows_rerated_ += flows;
 }
 
+// The filling's heap of links (scratch_heap_), a min-heap on (fill_share, link id) with each
+// link's index in links_[l].fill_heap_pos.
+bool Network::ShareBefore(LinkId a, LinkId b) const {
+  const double sa = links_[a].fill_share;
+  const double sb = links_[b].fill_share;
+  return sa != sb ? sa < sb : a < b;
+}
+
+void Network::ShareHeapPlace(std::size_t i, LinkId l) {
+  scratch_heap_[i] = l;
+  links_[l].fill_heap_pos = static_cast<std::uint32_t>(i);
+}
+
+void Network::ShareHeapSiftDown(std::size_t i) {
+  std::vector<LinkId>& heap = scratch_heap_;
+  const LinkId l = heap[i];
+  while (true) {
+    std::size_t child = 2 * i + 1;
+    if (child >= heap.size()) break;
+    if (child + 1 < heap.size() && ShareBefore(heap[child + 1], heap[child])) ++child;
+    if (!ShareBefore(heap[child], l)) break;
+    ShareHeapPlace(i, heap[child]);
+    i = child;
+  }
+  ShareHeapPlace(i, l);
+}
+
+void Network::ShareHeapSift(std::size_t i) {
+  std::vector<LinkId>& heap = scratch_heap_;
+  const LinkId l = heap[i];
+  while (i > 0 && ShareBefore(l, heap[(i - 1) / 2])) {
+    ShareHeapPlace(i, heap[(i - 1) / 2]);
+    i = (i - 1) / 2;
+  }
+  ShareHeapPlace(i, l);
+  ShareHeapSiftDown(i);
+}
+
+void Network::ShareHeapErase(LinkId l) {
+  std::vector<LinkId>& heap = scratch_heap_;
+  const std::size_t i = links_[l].fill_heap_pos;
+  links_[l].fill_heap_pos = kNone;
+  const LinkId last = heap.back();
+  heap.pop_back();
+  if (i == heap.size()) return;
+  ShareHeapPlace(i, last);
+  ShareHeapSift(i);
+}
+
 // 2. Progressive filling over the component: each class's new_rate and what froze it.
 void Network::FillRates(std::uint64_t mark) {
   std::vector<LinkId>& comp_links = scratch_links_;
@@ -609,47 +658,8 @@ void Network::FillRates(std::uint64_t mark) {
   // flows is in it once, at links_[l].fill_heap_pos, and moves when its share changes.
   std::vector<LinkId>& heap = scratch_heap_;
   heap.clear();
-  const auto before = [this](LinkId a, LinkId b) {
-    const double sa = links_[a].fill_share;
-    const double sb = links_[b].fill_share;
-    return sa != sb ? sa < sb : a < b;
-  };
-  const auto place = [this, &heap](std::size_t i, LinkId l) {
-    heap[i] = l;
-    links_[l].fill_heap_pos = static_cast<std::uint32_t>(i);
-  };
-  // Moves the link at i down past every child it is not before.
-  const auto sift_down = [&heap, &before, &place](std::size_t i) {
-    const LinkId l = heap[i];
-    while (true) {
-      std::size_t child = 2 * i + 1;
-      if (child >= heap.size()) break;
-      if (child + 1 < heap.size() && before(heap[child + 1], heap[child])) ++child;
-      if (!before(heap[child], l)) break;
-      place(i, heap[child]);
-      i = child;
-    }
-    place(i, l);
-  };
-  // Restores the heap after the key at i changed, up or down.
-  const auto sift = [&heap, &before, &place, &sift_down](std::size_t i) {
-    const LinkId l = heap[i];
-    while (i > 0 && before(l, heap[(i - 1) / 2])) {
-      place(i, heap[(i - 1) / 2]);
-      i = (i - 1) / 2;
-    }
-    place(i, l);
-    sift_down(i);
-  };
-  const auto erase = [this, &heap, &place, &sift](LinkId l) {
-    const std::size_t i = links_[l].fill_heap_pos;
-    links_[l].fill_heap_pos = kNone;
-    const LinkId last = heap.back();
-    heap.pop_back();
-    if (i == heap.size()) return;
-    place(i, last);
-    sift(i);
-  };
+  const auto erase = [this](LinkId l) { ShareHeapErase(l); };
+  const auto sift = [this](std::size_t i) { ShareHeapSift(i); };
   for (LinkId l : comp_links) {
     LinkState& link = links_[l];
     link.fill_heap_pos = kNone;
@@ -659,7 +669,7 @@ void Network::FillRates(std::uint64_t mark) {
       heap.push_back(l);
     }
   }
-  for (std::size_t i = heap.size() / 2; i-- > 0;) sift_down(i);
+  for (std::size_t i = heap.size() / 2; i-- > 0;) ShareHeapSiftDown(i);
   std::vector<std::uint32_t>& capped = scratch_capped_;  // collected with the component
   std::sort(capped.begin(), capped.end(), [this](std::uint32_t a, std::uint32_t b) {
     const double ca = classes_[a].rate_cap;

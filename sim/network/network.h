@@ -340,6 +340,14 @@ class Network {
   void Rerate();
   void CollectComponent(std::uint64_t mark);
   void FillRates(std::uint64_t mark);
+  // The filling's indexed heap of links by fair share (scratch_heap_).
+  bool ShareBefore(LinkId a, LinkId b) const;
+  void ShareHeapPlace(std::size_t i, LinkId l);
+  // Moves the link at i down past every child it is not before.
+  void ShareHeapSiftDown(std::size_t i);
+  // Restores the heap after the key at i changed, up or down.
+  void ShareHeapSift(std::size_t i);
+  void ShareHeapErase(LinkId l);
   void ApplyRates(std::uint64_t mark);
   // The component's classes moved to the groups their new rates put them in.
   void RegroupClasses(std::uint64_t mark);
