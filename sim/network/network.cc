@@ -6,6 +6,8 @@
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/visitors.hpp>
 
+#include "sim/kernel/indexed_heap.h"
+
 namespace sim {
 namespace {
 
@@ -20,6 +22,18 @@ Micros DelayFor(double bytes, double rate) {
   const double x = bytes * kMicrosPerSecond / rate;
   const double rounded = std::ceil(x - 1e-9 * std::max(1.0, x));
   return rounded <= 0 ? 0 : static_cast<Micros>(rounded);
+}
+
+// A free slot of `items` (the last one freed) or a new one at the end.
+template <class T>
+std::uint32_t TakeSlot(std::vector<T>& items, std::vector<std::uint32_t>& free) {
+  if (free.empty()) {
+    items.emplace_back();
+    return static_cast<std::uint32_t>(items.size() - 1);
+  }
+  const std::uint32_t slot = free.back();
+  free.pop_back();
+  return slot;
 }
 
 }  // namespace
@@ -214,14 +228,7 @@ std::uint32_t Network::ClassFor(const InlinePath& path, double rate_cap) {
   const ClassKey key{path, rate_cap};
   const auto it = class_by_key_.find(key);
   if (it != class_by_key_.end()) return it->second;
-  std::uint32_t c;
-  if (!free_classes_.empty()) {
-    c = free_classes_.back();
-    free_classes_.pop_back();
-  } else {
-    c = static_cast<std::uint32_t>(classes_.size());
-    classes_.emplace_back();
-  }
+  const std::uint32_t c = TakeSlot(classes_, free_classes_);
   FlowClass& k = classes_[c];
   k.path = path;
   k.rate_cap = rate_cap;
@@ -267,14 +274,7 @@ void Network::FreeClass(std::uint32_t c) {
 }
 
 std::uint32_t Network::NewGroup(double rate) {
-  std::uint32_t g;
-  if (!free_groups_.empty()) {
-    g = free_groups_.back();
-    free_groups_.pop_back();
-  } else {
-    g = static_cast<std::uint32_t>(groups_.size());
-    groups_.emplace_back();
-  }
+  const std::uint32_t g = TakeSlot(groups_, free_groups_);
   groups_[g].rate = rate;
   groups_[g].served_at = engine_.Now();
   return g;
@@ -301,58 +301,15 @@ void Network::Advance(RateGroup& group) {
   group.served_at = now;
 }
 
-bool Network::HeapLess(std::uint32_t a, std::uint32_t b) const {
-  const FlowState& fa = flows_[a];
-  const FlowState& fb = flows_[b];
-  return fa.tag != fb.tag ? fa.tag < fb.tag : fa.seq < fb.seq;
-}
-
-void Network::SiftUp(RateGroup& group, std::size_t i) {
-  std::vector<std::uint32_t>& h = group.heap;
-  const std::uint32_t slot = h[i];
-  while (i > 0) {
-    const std::size_t parent = (i - 1) / 2;
-    if (!HeapLess(slot, h[parent])) break;
-    h[i] = h[parent];
-    flows_[h[i]].heap_pos = static_cast<std::uint32_t>(i);
-    i = parent;
-  }
-  h[i] = slot;
-  flows_[slot].heap_pos = static_cast<std::uint32_t>(i);
-}
-
-void Network::SiftDown(RateGroup& group, std::size_t i) {
-  std::vector<std::uint32_t>& h = group.heap;
-  const std::uint32_t slot = h[i];
-  const std::size_t n = h.size();
-  while (true) {
-    std::size_t child = 2 * i + 1;
-    if (child >= n) break;
-    if (child + 1 < n && HeapLess(h[child + 1], h[child])) ++child;
-    if (!HeapLess(h[child], slot)) break;
-    h[i] = h[child];
-    flows_[h[i]].heap_pos = static_cast<std::uint32_t>(i);
-    i = child;
-  }
-  h[i] = slot;
-  flows_[slot].heap_pos = static_cast<std::uint32_t>(i);
-}
-
+// A group's heap orders its members by (tag, seq); each flow keeps its index in heap_pos.
 void Network::HeapPush(RateGroup& group, std::uint32_t slot) {
-  group.heap.push_back(slot);
-  SiftUp(group, group.heap.size() - 1);
+  indexed_heap::Push(group.heap, slot, MemberBefore(), MemberPlaced());
 }
 
 void Network::HeapErase(RateGroup& group, std::uint32_t slot) {
   const std::size_t i = flows_[slot].heap_pos;
   flows_[slot].heap_pos = kNone;
-  const std::uint32_t last = group.heap.back();
-  group.heap.pop_back();
-  if (i == group.heap.size()) return;
-  group.heap[i] = last;
-  flows_[last].heap_pos = static_cast<std::uint32_t>(i);
-  SiftUp(group, i);
-  SiftDown(group, flows_[last].heap_pos);
+  indexed_heap::Erase(group.heap, i, MemberBefore(), MemberPlaced());
 }
 
 FlowId Network::StartFlow(FlowSpec spec) {
@@ -367,14 +324,7 @@ FlowId Network::StartFlow(FlowSpec spec) {
     if (cap == 0) left = 0;
   }
 
-  std::uint32_t slot;
-  if (!free_slots_.empty()) {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-  } else {
-    slot = static_cast<std::uint32_t>(flows_.size());
-    flows_.emplace_back();
-  }
+  const std::uint32_t slot = TakeSlot(flows_, free_slots_);
   InlinePath inline_path;
   std::copy(path.begin(), path.end(), inline_path.ids.begin());
   inline_path.count = static_cast<std::uint32_t>(path.size());
@@ -599,55 +549,6 @@ void Network::CollectComponent(std::uint64_t mark) {
   flows_rerated_ += flows;
 }
 
-// The filling's heap of links (scratch_heap_), a min-heap on (fill_share, link id) with each
-// link's index in links_[l].fill_heap_pos.
-bool Network::ShareBefore(LinkId a, LinkId b) const {
-  const double sa = links_[a].fill_share;
-  const double sb = links_[b].fill_share;
-  return sa != sb ? sa < sb : a < b;
-}
-
-void Network::ShareHeapPlace(std::size_t i, LinkId l) {
-  scratch_heap_[i] = l;
-  links_[l].fill_heap_pos = static_cast<std::uint32_t>(i);
-}
-
-void Network::ShareHeapSiftDown(std::size_t i) {
-  std::vector<LinkId>& heap = scratch_heap_;
-  const LinkId l = heap[i];
-  while (true) {
-    std::size_t child = 2 * i + 1;
-    if (child >= heap.size()) break;
-    if (child + 1 < heap.size() && ShareBefore(heap[child + 1], heap[child])) ++child;
-    if (!ShareBefore(heap[child], l)) break;
-    ShareHeapPlace(i, heap[child]);
-    i = child;
-  }
-  ShareHeapPlace(i, l);
-}
-
-void Network::ShareHeapSift(std::size_t i) {
-  std::vector<LinkId>& heap = scratch_heap_;
-  const LinkId l = heap[i];
-  while (i > 0 && ShareBefore(l, heap[(i - 1) / 2])) {
-    ShareHeapPlace(i, heap[(i - 1) / 2]);
-    i = (i - 1) / 2;
-  }
-  ShareHeapPlace(i, l);
-  ShareHeapSiftDown(i);
-}
-
-void Network::ShareHeapErase(LinkId l) {
-  std::vector<LinkId>& heap = scratch_heap_;
-  const std::size_t i = links_[l].fill_heap_pos;
-  links_[l].fill_heap_pos = kNone;
-  const LinkId last = heap.back();
-  heap.pop_back();
-  if (i == heap.size()) return;
-  ShareHeapPlace(i, last);
-  ShareHeapSift(i);
-}
-
 // 2. Progressive filling over the component: each class's new_rate and what froze it.
 void Network::FillRates(std::uint64_t mark) {
   std::vector<LinkId>& comp_links = scratch_links_;
@@ -658,18 +559,23 @@ void Network::FillRates(std::uint64_t mark) {
   // flows is in it once, at links_[l].fill_heap_pos, and moves when its share changes.
   std::vector<LinkId>& heap = scratch_heap_;
   heap.clear();
-  const auto erase = [this](LinkId l) { ShareHeapErase(l); };
-  const auto sift = [this](std::size_t i) { ShareHeapSift(i); };
+  const auto before = ShareBefore();
+  const auto placed = SharePlaced();
+  const auto erase = [&](LinkId l) {
+    const std::size_t i = links_[l].fill_heap_pos;
+    links_[l].fill_heap_pos = kNone;
+    indexed_heap::Erase(heap, i, before, placed);
+  };
+  const auto sift = [&](std::size_t i) { indexed_heap::Update(heap, i, before, placed); };
   for (LinkId l : comp_links) {
     LinkState& link = links_[l];
     link.fill_heap_pos = kNone;
     if (link.fill_unfrozen > 0) {
       link.fill_share = link.fill_capacity / link.fill_unfrozen;
-      link.fill_heap_pos = static_cast<std::uint32_t>(heap.size());
       heap.push_back(l);
     }
   }
-  for (std::size_t i = heap.size() / 2; i-- > 0;) ShareHeapSiftDown(i);
+  indexed_heap::Build(heap, before, placed);
   std::vector<std::uint32_t>& capped = scratch_capped_;  // collected with the component
   std::sort(capped.begin(), capped.end(), [this](std::uint32_t a, std::uint32_t b) {
     const double ca = classes_[a].rate_cap;

@@ -325,11 +325,19 @@ class Network {
   std::uint32_t OwnGroup(std::uint32_t cls);
   // The group's clock brought to Now() at its current rate.
   void Advance(RateGroup& group);
-  bool HeapLess(std::uint32_t a, std::uint32_t b) const;
+  // A group's heap (indexed_heap): members by (tag, seq), each flow's index in heap_pos.
+  auto MemberBefore() const {
+    return [this](std::uint32_t a, std::uint32_t b) {
+      const FlowState& fa = flows_[a];
+      const FlowState& fb = flows_[b];
+      return fa.tag != fb.tag ? fa.tag < fb.tag : fa.seq < fb.seq;
+    };
+  }
+  auto MemberPlaced() {
+    return [this](std::uint32_t slot, std::size_t i) { flows_[slot].heap_pos = static_cast<std::uint32_t>(i); };
+  }
   void HeapPush(RateGroup& group, std::uint32_t slot);
   void HeapErase(RateGroup& group, std::uint32_t slot);
-  void SiftUp(RateGroup& group, std::size_t i);
-  void SiftDown(RateGroup& group, std::size_t i);
   // Sets (or moves, or cancels) the group's event for the member at the top of its heap. With
   // `keep_due_now`, an event due at this very instant stays: the flow it was set for is done.
   void ScheduleGroup(std::uint32_t g, bool keep_due_now);
@@ -340,14 +348,17 @@ class Network {
   void Rerate();
   void CollectComponent(std::uint64_t mark);
   void FillRates(std::uint64_t mark);
-  // The filling's indexed heap of links by fair share (scratch_heap_).
-  bool ShareBefore(LinkId a, LinkId b) const;
-  void ShareHeapPlace(std::size_t i, LinkId l);
-  // Moves the link at i down past every child it is not before.
-  void ShareHeapSiftDown(std::size_t i);
-  // Restores the heap after the key at i changed, up or down.
-  void ShareHeapSift(std::size_t i);
-  void ShareHeapErase(LinkId l);
+  // The filling's heap (indexed_heap): links by (fill_share, link id), each index in fill_heap_pos.
+  auto ShareBefore() const {
+    return [this](LinkId a, LinkId b) {
+      const double sa = links_[a].fill_share;
+      const double sb = links_[b].fill_share;
+      return sa != sb ? sa < sb : a < b;
+    };
+  }
+  auto SharePlaced() {
+    return [this](LinkId l, std::size_t i) { links_[l].fill_heap_pos = static_cast<std::uint32_t>(i); };
+  }
   void ApplyRates(std::uint64_t mark);
   // The component's classes moved to the groups their new rates put them in.
   void RegroupClasses(std::uint64_t mark);
