@@ -388,8 +388,9 @@ double Network::CancelFlow(FlowId id) {
   const FlowState* f = Find(id);
   if (f == nullptr) return -1;
   const double moved = f->bytes - RemainingNow(*f);
-  // Its group's event may have been set for it: that event completes only the flow it was set
-  // for or members due by then, and the re-rate this cancel schedules moves it.
+  // Its group's event may have been set for it. That event completes only the flow it was set
+  // for or members due by then; the re-rate this cancel schedules moves it, and a group of flows
+  // that cross no link (so no re-rate) finds nothing due when it fires and sets it for the next.
   Remove(id.slot_);
   return moved;
 }

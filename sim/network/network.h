@@ -223,8 +223,6 @@ class Network {
     double bytes_carried = 0;
     Micros busy_time = 0;
   };
-  // The active flows with one path and one rate cap. Max-min fairness gives them one rate, so
-  // progressive filling treats them as a single unit weighted by their number.
   // The longest path: disk, NIC egress, rack up, rack down, NIC ingress, disk.
   static constexpr std::size_t kMaxPath = 6;
   // A path kept inline, saving the re-rate a pointer chase per class.
@@ -247,6 +245,8 @@ class Network {
   struct ClassKeyHash {
     std::size_t operator()(const ClassKey& key) const;
   };
+  // The active flows with one path and one rate cap. Max-min fairness gives them one rate, so
+  // progressive filling treats them as a single unit weighted by their number.
   struct FlowClass {
     // Hot in the re-rate first.
     InlinePath path;
