@@ -504,6 +504,19 @@ TEST(NetworkTest, CancellingTheFlowDueFirstLeavesItsNeighbourItsOwnTime) {
   EXPECT_EQ(fx.DoneAt("b"), 2500 * kMillisecond);
 }
 
+// Flows that cross no link (capped copies within a node's memory) are never re-rated: cancelling
+// the one their group's event was set for must not end the other one early when the event fires.
+TEST(NetworkTest, CancellingTheFirstOfTwoLocalCopiesLeavesTheOtherItsOwnTime) {
+  Fixture fx;
+  const FlowId a = fx.Start(Endpoint::Memory(Fixture::Name(0)), Endpoint::Memory(Fixture::Name(0)), 1 * kGB, "a", 1 * kGB);
+  fx.Start(Endpoint::Memory(Fixture::Name(0)), Endpoint::Memory(Fixture::Name(0)), 2 * kGB, "b", 1 * kGB);
+  fx.engine.Schedule(500 * kMillisecond, [&] { EXPECT_DOUBLE_EQ(fx.net.CancelFlow(a), 0.5 * kGB); });
+  fx.engine.RunUntilIdle();
+  EXPECT_EQ(fx.DoneAt("a"), -1);
+  EXPECT_EQ(fx.DoneAt("b"), 2 * kSecond);
+  EXPECT_EQ(fx.net.rerates(), 0u);
+}
+
 // A flow joining a class already moving (same path, same cap) starts from zero, not from the
 // progress the others have made.
 TEST(NetworkTest, AFlowJoiningFlowsOnItsPathStartsFromItsOwnBytes) {
