@@ -17,9 +17,10 @@
 #   bash scripts/perf-report.sh [--quick | --large] [BUILD_DIR]
 #       BUILD_DIR: default build/ (RelWithDebInfo, built when missing); --quick: fleet-day only;
 #       --large: the ten-times fleet week too (fleet-week-10x: ~141,000 pods, minutes of CPU and
-#       GBs of memory)
+#       about 930 MB)
 #
-# Takes about a minute of CPU (the fleet week is most of it), --large about five minutes more. Run it on
+# Takes about a minute of CPU (the fleet week is most of it; the benchmarks, suite and sweep about half a
+# minute more), --large about five minutes more. Run it on
 # a quiet machine when you can; run nothing else big beside it.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
