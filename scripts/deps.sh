@@ -12,7 +12,8 @@ packages=(
   chromium
   python3             # scripts/proposal_conclusions.py (the standard library only)
   python3-kubernetes  # the official Python client, for the conformance test of `dglsim serve`
-  libgoogle-perftools-dev  # TCMalloc: the programs' malloc (DGLSIM_ALLOCATOR in CMakeLists.txt)
+  libjemalloc-dev  # jemalloc: the programs' malloc (DGLSIM_ALLOCATOR in CMakeLists.txt)
+  libgoogle-perftools-dev  # TCMalloc: their malloc where jemalloc is missing, and for comparison
   time  # GNU time: CPU time and peak memory of whole runs (scripts/perf-report.sh)
 )
 missing=()

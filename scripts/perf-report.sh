@@ -41,7 +41,7 @@ scenarios=(fleet-day)
 ((quick)) || scenarios+=(fleet-week)
 ((large)) && scenarios+=(fleet-week-10x)
 # The malloc dglsim links (DGLSIM_ALLOCATOR): a figure of the build, said in the report.
-allocator=$(ldd "$build/sim/dglsim" | grep -o 'libtcmalloc[a-z_]*' | head -1)
+allocator=$(ldd "$build/sim/dglsim" | grep -o -E 'lib(jemalloc|tcmalloc[a-z_]*)' | head -1)
 allocator=${allocator:-glibc malloc}
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
