@@ -314,7 +314,7 @@ WatchEvent DecodeEvent(const std::string& text, const ResourceType& type) {
   json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
   auto broken = [&](const std::string& why) {
     return WatchEvent{WatchEventType::kError,
-                      std::make_shared<const json>(Status::Internal("undecodable watch event (" + why + "): " +
+                      ShareObject(Status::Internal("undecodable watch event (" + why + "): " +
                                                                     Shorten(text.substr(0, 200)))
                                                        .ToJson())};
   };
@@ -345,7 +345,7 @@ WatchEvent DecodeEvent(const std::string& text, const ResourceType& type) {
   } else if (event_type != WatchEventType::kBookmark) {
     FillTypeMeta(object, type);
   }
-  return WatchEvent{event_type, std::make_shared<const json>(std::move(object))};
+  return WatchEvent{event_type, ShareObject(std::move(object))};
 }
 
 
@@ -594,7 +594,7 @@ struct HttpClient::Impl {
     json object = std::move(res).value();
     if (!object.is_object()) return Status::Internal("the API server answered " + method + " " + path + " with a non-object");
     if (JsonString(object, {"kind"}) != "Status") FillTypeMeta(object, type);
-    return ObjectPtr(std::make_shared<const json>(std::move(object)));
+    return ShareObject(std::move(object));
   }
 
   static std::string NamespaceOfBody(const json& object) {
@@ -692,7 +692,7 @@ Result<ListResult> HttpClient::List(const std::string& resource, const ListOptio
     for (json& item : list["items"]) {
       if (!item.is_object()) return Status::Internal("a list item from GET " + path + " is not an object");
       FillTypeMeta(item, t);
-      out.items.push_back(std::make_shared<const json>(std::move(item)));
+      out.items.push_back(ShareObject(std::move(item)));
     }
   }
   if (auto meta = list.find("metadata"); meta != list.end() && meta->is_object()) {
@@ -759,7 +759,7 @@ Result<ObjectPtr> HttpClient::Delete(const std::string& resource, const std::str
     if (auto details = (*res)->find("details"); details != (*res)->end() && details->is_object()) {
       if (auto uid = details->find("uid"); uid != details->end() && uid->is_string()) deleted["metadata"]["uid"] = *uid;
     }
-    return ObjectPtr(std::make_shared<const json>(std::move(deleted)));
+    return ShareObject(std::move(deleted));
   }
   return res;
 }

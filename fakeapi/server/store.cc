@@ -176,7 +176,7 @@ class StoreWatch : public kube::WatchStream {
     if (!bookmarks_) return {};
     json meta = {{"resourceVersion", std::to_string(rv)}};
     if (initial_end) meta["annotations"] = {{"k8s.io/initial-events-end", "true"}};
-    auto object = std::make_shared<const json>(
+    auto object = kube::ShareObject(
         json{{"kind", type_->kind}, {"apiVersion", type_->ApiVersion()}, {"metadata", std::move(meta)}});
     return Push(kube::WatchEventType::kBookmark, std::move(object));
   }
@@ -614,7 +614,7 @@ struct Store::Impl {
     auto it = d.objects.find(key);
     kube::ObjectPtr old = it->second;
     IndexRemove(d, key, *old);
-    auto next = std::make_shared<const json>(std::move(obj));
+    auto next = kube::ShareObject(std::move(obj));
     it->second = next;
     IndexAdd(d, key, *next);
     stats.stored_bytes += Bytes(*next) - Bytes(*old);
@@ -633,7 +633,7 @@ struct Store::Impl {
     auto it = d.objects.find(key);
     json last = *it->second;
     last["metadata"]["resourceVersion"] = NextRv();
-    auto final_state = std::make_shared<const json>(std::move(last));
+    auto final_state = kube::ShareObject(std::move(last));
     kube::ObjectPtr before = it->second;  // kept in the history: lists at older versions restore it
     IndexRemove(d, key, *before);
     d.objects.erase(it);
@@ -735,11 +735,11 @@ struct Store::Impl {
     m.erase("deletionTimestamp");
     m.erase("deletionGracePeriodSeconds");
     m.erase("resourceVersion");
-    if (dry_run) return kube::ObjectPtr(std::make_shared<const json>(std::move(obj)));  // no uid, no version used
+    if (dry_run) return kube::ShareObject(std::move(obj));  // no uid, no version used
     if (kube::Status s = Fits(Bytes(obj)); !s.ok()) return s;
     m["uid"] = NewUid();
     m["resourceVersion"] = NextRv();
-    auto stored = std::make_shared<const json>(std::move(obj));
+    auto stored = kube::ShareObject(std::move(obj));
     d.objects.emplace(key, stored);
     ++stats.objects;
     stats.stored_bytes += Bytes(*stored);
@@ -837,7 +837,7 @@ struct Store::Impl {
     // (A status update leaves the rest as it was, so comparing the status is enough there.)
     next["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"];
     if (status_only ? StatusOf(next) == StatusOf(current) : next == current) return old;
-    if (dry_run) return kube::ObjectPtr(std::make_shared<const json>(std::move(next)));
+    if (dry_run) return kube::ShareObject(std::move(next));
     if (kube::Status s = Fits(Bytes(next) - Bytes(current)); !s.ok()) return s;
     next["metadata"]["resourceVersion"] = NextRv();
     if (ReadyToRemove(next)) {
@@ -946,7 +946,7 @@ struct Store::Impl {
     if (is_namespace) next["status"]["phase"] = "Terminating";
     meta["deletionTimestamp"] = kube::FormatTime(options.clock->Now() + grace * kube::kSecond);
     meta["deletionGracePeriodSeconds"] = grace;
-    if (dry_run) return kube::ObjectPtr(std::make_shared<const json>(std::move(next)));
+    if (dry_run) return kube::ShareObject(std::move(next));
     if (is_namespace) gc_queue.push_back({GcKind::kNamespace, name});
     meta["resourceVersion"] = NextRv();
     return Replace(d, key, std::move(next), verb);
@@ -964,7 +964,7 @@ struct Store::Impl {
     json& meta = next["metadata"];
     meta["deletionGracePeriodSeconds"] = now;
     meta["deletionTimestamp"] = kube::FormatTime(options.clock->Now() + now * kube::kSecond);
-    if (dry_run) return kube::ObjectPtr(std::make_shared<const json>(std::move(next)));
+    if (dry_run) return kube::ShareObject(std::move(next));
     meta["resourceVersion"] = NextRv();
     if (ReadyToRemove(next)) {
       Replace(d, key, std::move(next), verb);
