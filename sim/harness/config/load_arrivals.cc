@@ -58,13 +58,21 @@ void Loader::LoadArrival(const json& item, const std::string& path, Scenario& s)
                        " (README: Limits)");
   const std::vector<std::size_t> picks = PickTemplates(s.seed, *name, weights, times.size());
   std::set<std::size_t> reported;
+  // A template's manifest file is read once, when the template is first drawn.
+  std::vector<bool> inlined(templates.size(), false);
   for (std::size_t k = 0; k < times.size(); ++k) {
     const std::size_t t = named[k].value_or(picks[k]);
+    const std::size_t before = out_->problems.size(), warnings = out_->warnings.size();
+    if (!inlined[t]) {
+      json& first = templates[t];
+      if (first.contains("manifest") && first["manifest"].is_string())
+        InlineTemplateManifest(first, Index(Child(path, "templates"), t));
+      if (out_->problems.size() > before) return;
+      inlined[t] = true;
+    }
     json job = templates[t];
     job["at"] = static_cast<double>(times[k]) / kube::kSecond;
     const std::string job_name = *name + "-" + std::to_string(k);
-    const std::size_t before = out_->problems.size(), warnings = out_->warnings.size();
-    if (job.contains("manifest") && job["manifest"].is_string()) InlineTemplateManifest(job, Index(Child(path, "templates"), t));
     if (job.contains("inline") && job["inline"].is_object()) job["inline"]["metadata"]["name"] = job_name;
     LoadJob(job, Index(Child(path, "templates"), t), s);
     // A template's warnings are said once, not once per job drawn from it. Its problems stop the
