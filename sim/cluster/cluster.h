@@ -29,6 +29,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <compare>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -71,6 +72,7 @@ struct Taint {
   std::string value;
   std::string effect;  // NoSchedule, PreferNoSchedule, NoExecute
   std::optional<Micros> time_added;  // API time (epoch-based), for NoExecute taints
+  friend auto operator<=>(const Taint&, const Taint&) = default;
   nlohmann::json ToJson() const;
   static Taint FromJson(const nlohmann::json& taint);
 };

@@ -5,6 +5,7 @@
 #include "fakeapi/client/quantity.h"
 
 #include <algorithm>
+#include <set>
 #include <utility>
 
 namespace sim {
@@ -147,6 +148,26 @@ Resources NodeAllocatable(const json& node) {
 
 // ---- internal state ------------------------------------------------------------------------------
 
+// What PassesFilters (but node affinity) and Score read of a node.
+struct Scheduler::NodeState {
+  Resources allocatable;
+  Resources requested;
+  std::int64_t nonzero_cpu = 0;
+  std::int64_t nonzero_memory = 0;
+  std::vector<Taint> taints;
+  bool unschedulable = false;
+  bool ready = true;
+  bool readiness_taint = false;
+  auto operator<=>(const NodeState&) const = default;
+};
+
+struct Scheduler::StateIndex {
+  struct ByName {
+    bool operator()(const NodeInfo* a, const NodeInfo* b) const;
+  };
+  std::map<NodeState, std::set<NodeInfo*, ByName>> groups;
+};
+
 struct Scheduler::NodeInfo {
   std::string name;
   ObjectPtr object;
@@ -159,7 +180,14 @@ struct Scheduler::NodeInfo {
   bool unschedulable = false;
   bool ready = true;
   bool readiness_taint = false;  // not-ready / unreachable taint present
+  // Its group in states_ while grouped.
+  std::optional<std::map<NodeState, std::set<NodeInfo*, StateIndex::ByName>>::iterator> group;
+  NodeState State() const {
+    return {allocatable, requested, nonzero_cpu, nonzero_memory, taints, unschedulable, ready, readiness_taint};
+  }
 };
+
+bool Scheduler::StateIndex::ByName::operator()(const NodeInfo* a, const NodeInfo* b) const { return a->name < b->name; }
 
 struct Scheduler::Accounted {
   std::string uid;
@@ -234,7 +262,7 @@ struct Scheduler::GroupState {
 // ---- lifecycle -----------------------------------------------------------------------------------
 
 Scheduler::Scheduler(Simulation& sim, SchedulerConfig config, std::string name)
-    : Actor(sim, std::move(name)), config_(std::move(config)) {}
+    : Actor(sim, std::move(name)), config_(std::move(config)), states_(std::make_unique<StateIndex>()) {}
 
 Scheduler::~Scheduler() = default;
 
@@ -292,6 +320,7 @@ void Scheduler::OnNode(const ObjectPtr& old_node, const ObjectPtr& node) {
     order_stale_ = true;
   }
   NodeInfo& info = *slot;
+  Ungroup(info);
   info.object = node;
   info.labels = Field(*node, "metadata", "labels");
   info.allocatable = NodeAllocatable(*node);
@@ -303,16 +332,17 @@ void Scheduler::OnNode(const ObjectPtr& old_node, const ObjectPtr& node) {
   for (const auto& t : info.taints)
     if (t.key == kTaintNotReady || t.key == kTaintUnreachable) info.readiness_taint = true;
 
+  // Pods bound before we saw their node count now.
+  if (added && pod_informer_)
+    for (const auto& pod : pod_informer_->ByIndex(kPodsByNodeIndex, name)) {
+      auto it = accounted_.find(kube::KeyOf(*pod));
+      if (it == accounted_.end() || it->second->node != name) continue;
+      info.requested.Add(it->second->requests.requests);
+      info.nonzero_cpu += it->second->requests.nonzero_milli_cpu;
+      info.nonzero_memory += it->second->requests.nonzero_memory;
+    }
+  Group(info);
   if (added) {
-    // Pods bound before we saw their node count now.
-    if (pod_informer_)
-      for (const auto& pod : pod_informer_->ByIndex(kPodsByNodeIndex, name)) {
-        auto it = accounted_.find(kube::KeyOf(*pod));
-        if (it == accounted_.end() || it->second->node != name) continue;
-        info.requested.Add(it->second->requests.requests);
-        info.nonzero_cpu += it->second->requests.nonzero_milli_cpu;
-        info.nonzero_memory += it->second->requests.nonzero_memory;
-      }
     MoveAllToActiveOrBackoff("NodeAdd");
     return;
   }
@@ -327,7 +357,25 @@ void Scheduler::OnNode(const ObjectPtr& old_node, const ObjectPtr& node) {
 }
 
 void Scheduler::OnNodeDeleted(const ObjectPtr& node) {
-  if (nodes_.erase(kube::NameOf(*node))) order_stale_ = true;
+  auto it = nodes_.find(kube::NameOf(*node));
+  if (it == nodes_.end()) return;
+  Ungroup(*it->second);
+  nodes_.erase(it);
+  order_stale_ = true;
+}
+
+void Scheduler::Ungroup(NodeInfo& info) {
+  if (!info.group) return;
+  auto group = *info.group;
+  group->second.erase(&info);
+  if (group->second.empty()) states_->groups.erase(group);
+  info.group.reset();
+}
+
+void Scheduler::Group(NodeInfo& info) {
+  auto group = states_->groups.try_emplace(info.State()).first;
+  group->second.insert(&info);
+  info.group = group;
 }
 
 // ---- pods and accounting -------------------------------------------------------------------------
@@ -344,9 +392,11 @@ void Scheduler::Account(const std::string& key, const json& pod) {
   entry->node = node_name;
   entry->requests = ComputePodRequests(pod);
   if (auto n = nodes_.find(node_name); n != nodes_.end()) {
+    Ungroup(*n->second);
     n->second->requested.Add(entry->requests.requests);
     n->second->nonzero_cpu += entry->requests.nonzero_milli_cpu;
     n->second->nonzero_memory += entry->requests.nonzero_memory;
+    Group(*n->second);
   }
   accounted_[key] = std::move(entry);
 }
@@ -355,9 +405,11 @@ void Scheduler::Unaccount(const std::string& key) {
   auto it = accounted_.find(key);
   if (it == accounted_.end()) return;
   if (auto n = nodes_.find(it->second->node); n != nodes_.end()) {
+    Ungroup(*n->second);
     n->second->requested.Add(it->second->requests.requests, -1);
     n->second->nonzero_cpu -= it->second->requests.nonzero_milli_cpu;
     n->second->nonzero_memory -= it->second->requests.nonzero_memory;
+    Group(*n->second);
   }
   accounted_.erase(it);
 }
@@ -678,17 +730,53 @@ const std::vector<Scheduler::NodeInfo*>& Scheduler::NodeOrder() {
   return order_;
 }
 
+bool Scheduler::JudgedByState(const PendingPod& pod, const Tentative* tentative, std::size_t to_find,
+                              std::size_t all) const {
+  return config_.judge_nodes_by_state && !tentative && to_find >= all && !pod.constraints.node_selector &&
+         !pod.constraints.has_required_affinity;
+}
+
+// The first node in name order of the best-scoring state that passes the filters; when none does,
+// each reason counted once per node of the states that give it.
+const Scheduler::NodeInfo* Scheduler::BestByState(const PendingPod& pod, std::map<std::string, int>* histogram) {
+  const NodeInfo* best = nullptr;
+  std::int64_t best_score = -1;
+  for (const auto& [state, members] : states_->groups) {
+    const NodeInfo& first = **members.begin();
+    ++stats_.nodes_evaluated;
+    if (!PassesFilters(first, pod, nullptr, nullptr)) continue;
+    std::int64_t score = Score(first, pod, nullptr);
+    if (score > best_score || (score == best_score && first.name < best->name)) {
+      best = &first;
+      best_score = score;
+    }
+  }
+  if (best || !histogram) return best;
+  std::vector<std::string> reasons;
+  for (const auto& [state, members] : states_->groups) {
+    reasons.clear();
+    PassesFilters(**members.begin(), pod, nullptr, &reasons);
+    for (const auto& r : reasons) (*histogram)[r] += static_cast<int>(members.size());
+  }
+  return nullptr;
+}
+
 std::optional<std::string> Scheduler::FindNode(const PendingPod& pod, const Tentative* tentative,
                                                std::map<std::string, int>* histogram) {
   const std::vector<NodeInfo*>& order = NodeOrder();
   const std::size_t all = order.size();
   if (all == 0) return std::nullopt;
+  const std::size_t to_find = NumFeasibleNodesToFind(all, config_.percentage_of_nodes_to_score);
+  if (JudgedByState(pod, tentative, to_find, all)) {
+    // A one-by-one scan would look at every node and end where it started: next_start_node_ stays.
+    const NodeInfo* best = BestByState(pod, histogram);
+    return best ? std::optional<std::string>(best->name) : std::nullopt;
+  }
   auto extra_on = [tentative](const NodeInfo& info) -> const Tentative::Extra* {
     if (!tentative) return nullptr;
     auto it = tentative->by_node.find(info.name);
     return it == tentative->by_node.end() ? nullptr : &it->second;
   };
-  const std::size_t to_find = NumFeasibleNodesToFind(all, config_.percentage_of_nodes_to_score);
   const NodeInfo* best = nullptr;
   std::int64_t best_score = -1;
   std::size_t feasible = 0;
