@@ -86,7 +86,7 @@ run templates-200 2 validate "$(scenario templates-200 -e "s|^    - name: cpu$|$
   expect_line templates-200 err 'cluster\.nodes\[1\]\.count: the cluster would have 200000 nodes; a scenario holds at most 100000'
 arrivals='arrivals:\n  - {name: a, process: Poisson, meanInterval: 1s, count: 100000, templates: [{inline: {apiVersion: kubeflow.org/v1alpha1, kind: DGLJob, metadata: {name: x}, spec: {partitionMode: Skip, dglReplicaSpecs: {Launcher: {replicas: 1, template: {spec: {containers: [{name: m, image: i}]}}}}}}}]}'
 run jobs-1e5 2 validate "$(scenario jobs-1e5 -e "s|^EXTRA$|$arrivals|")" &&
-  expect_line jobs-1e5 err 'arrivals\[0\]\.count: draws 100000 jobs \(100001 with the scenario.s others\); a scenario submits at most 10000'
+  expect_line jobs-1e5 err 'arrivals\[0\]\.count: draws 100000 jobs \(100001 with the scenario.s others\); a scenario submits at most 100000'
 run dataset-huge 2 validate "$(scenario dataset-huge -e "s|{name: graph, edgeList: [^}]*}|{name: graph, nodes: 1000000000000000, edges: 1, featureDim: 1048576}|")" &&
   expect_line dataset-huge err 'datasets\[0\]\.nodes: must be at most 1099511627776, got 1000000000000000'
 run features-huge 2 validate "$(scenario features-huge -e "s|{name: graph, edgeList: [^}]*}|{name: graph, nodes: 1000000000000, edges: 1, featureDim: 1048576}|")" &&
