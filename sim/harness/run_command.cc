@@ -1,18 +1,50 @@
 #include "sim/harness/run_command.h"
 
+#include "sim/cluster/simulation.h"
 #include "sim/harness/checks/expectations.h"
 #include "sim/harness/config/scenario.h"
+#include "sim/harness/config/units.h"
 #include "sim/harness/output_file.h"
 #include "sim/harness/report/report.h"
 #include "sim/harness/report/report_html.h"
 #include "sim/harness/report/trace_export.h"
 #include "sim/harness/run/runner.h"
 
+#include <algorithm>
 #include <chrono>
+#include <functional>
 #include <exception>
 #include <iostream>
 
 namespace harness {
+namespace {
+
+// 1234567 -> "1,234,567" (n >= 0).
+std::string Grouped(std::int64_t n) {
+  const std::string digits = std::to_string(n);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// A line on `err` each time the run passes another hundredth of `until`, in simulated time.
+std::function<void(sim::Simulation&)> ProgressPrinter(Micros until, std::ostream& err) {
+  return [until, &err, said = std::int64_t{0}](sim::Simulation& sim) mutable {
+    if (until <= 0) return;
+    const std::int64_t percent = std::min<std::int64_t>(100, sim.Now() * 100 / until);
+    if (percent <= said) return;
+    said = percent;
+    const fakeapi::StoreStats stats = sim.store().Stats();
+    err << "progress: " << percent << "% (" << FormatDuration(sim.Now()) << " of " << FormatDuration(until)
+        << " simulated), " << Grouped(static_cast<std::int64_t>(sim.engine().events_executed())) << " events, "
+        << Grouped(stats.writes) << " API writes, " << Grouped(stats.objects) << " objects" << std::endl;
+  };
+}
+
+}  // namespace
 
 // Writes `text` to `path`; on failure says so on `err` and returns false.
 bool WriteReport(const std::string& path, const std::string& what, const std::string& text, std::ostream& err) {
@@ -45,7 +77,9 @@ int RunScenarioCommand(const std::string& path, const RunCommandOptions& options
     }
     // Wall time is measured for the report's wallSeconds only; nothing in the run reads it.
     auto wall_start = std::chrono::steady_clock::now();
-    RunRecord record = RunScenario(*load.scenario, RunOptions{.seed = options.seed, .leave_to_exit = options.exits_after});
+    RunOptions run{.seed = options.seed, .leave_to_exit = options.exits_after};
+    if (options.progress) run.after_step = ProgressPrinter(load.scenario->until, err);
+    RunRecord record = RunScenario(*load.scenario, run);
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     std::vector<ExpectationResult> results = EvaluateExpectations(*load.scenario, record);
     if (!options.quiet) out << FormatSummary(record, results);

@@ -136,6 +136,22 @@ printf 'apiVersion: dglsim/v1\nkind: Scenario\nmetadata:\n  name: smoke\nseed: 4
 run scenario-without-cluster 2 validate "$tmp/scenario.yaml" &&
   expect_line scenario-without-cluster err "^$tmp/scenario.yaml:[0-9]+:[0-9]+: .*cluster"
 
+# --progress: lines on stderr at each hundredth of `until` reached, percentages rising; the summary
+# and the report are those of the same run without it.
+fleet_day=$own/../scale/fleet-day.yaml
+if run progress 0 run "$fleet_day" --progress --json "$tmp/progress.json" &&
+  run no-progress 0 run "$fleet_day" --json "$tmp/no-progress.json"; then
+  expect_line progress err '^progress: 1% \(28m50s of 2d simulated\), [0-9,]+ events, [0-9,]+ API writes, [0-9,]+ objects$'
+  [ -s "$tmp/no-progress.err" ] && fail "no-progress: stderr is not empty without --progress"
+  percents=$(sed -n 's/^progress: \([0-9]*\)%.*/\1/p' "$tmp/progress.err")
+  [ "$(echo "$percents" | wc -l)" -ge 10 ] || fail "progress: fewer than 10 progress lines"
+  [ "$percents" = "$(echo "$percents" | sort -n -u)" ] || fail "progress: the percentages do not rise: $percents"
+  cmp -s "$tmp/progress.out" "$tmp/no-progress.out" || fail "progress: the summary differs from the run without --progress"
+  hash() { grep -o '"traceHash": "[0-9a-f]*"' "$1"; }
+  [ -n "$(hash "$tmp/progress.json")" ] && [ "$(hash "$tmp/progress.json")" = "$(hash "$tmp/no-progress.json")" ] ||
+    fail "progress: the trace hash differs from the run without --progress"
+fi
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures check(s) failed"
   exit 1

@@ -12,11 +12,12 @@ namespace harness {
 namespace {
 
 // Steps of `check_interval` until `until` or until the scenario is done, then the settle period.
-void RunToEnd(World& world, Micros until, Micros check_interval) {
+void RunToEnd(World& world, Micros until, const RunOptions& options) {
   sim::Simulation& sim = world.sim();
-  const Micros step = std::max<Micros>(check_interval, kube::kMillisecond);
+  const Micros step = std::max<Micros>(options.check_interval, kube::kMillisecond);
   while (sim.Now() < until) {
     sim.RunUntil(std::min(until, sim.Now() + step));
+    if (options.after_step) options.after_step(sim);
     if (world.ScenarioDone()) {
       sim.RunUntil(std::min(until, sim.Now() + kSettle));
       return;
@@ -40,7 +41,7 @@ RunRecord RunScenario(const Scenario& scenario, const RunOptions& options) {
   if (options.drive)  // `dglsim serve` steps the run itself
     options.drive(world->sim(), [&world] { return world->ScenarioDone(); });
   else
-    RunToEnd(*world, scenario.until, options.check_interval);
+    RunToEnd(*world, scenario.until, options);
   world->Finish(scenario.until);
   if (options.leave_to_exit) {
     // Reachable from a static pointer, and never destroyed: not even by the exit's destructors.

@@ -50,6 +50,9 @@ struct RunOptions {
   // version and cache one by one is about 5 % of a fleet week's CPU. It stays reachable (from a
   // static list), so leak checkers do not report it.
   bool leave_to_exit = false;
+  // Called after each step of the runner's loop (every `check_interval` of simulated time), e.g.
+  // to say how far a long run has come. It must not change the simulation: it only reads.
+  std::function<void(sim::Simulation& sim)> after_step;
 };
 
 // Runs the scenario to its end and returns the record. Never throws.
