@@ -157,7 +157,7 @@ struct Scheduler::NodeState {
   std::vector<Taint> taints;
   bool unschedulable = false;
   bool ready = true;
-  bool readiness_taint = false;
+  bool readiness_taint = false;  // not-ready / unreachable taint present
   auto operator<=>(const NodeState&) const = default;
 };
 
@@ -168,23 +168,13 @@ struct Scheduler::StateIndex {
   std::map<NodeState, std::set<NodeInfo*, ByName>> groups;
 };
 
-struct Scheduler::NodeInfo {
+struct Scheduler::NodeInfo : NodeState {
   std::string name;
   ObjectPtr object;
   const json* labels = nullptr;  // into *object
-  Resources allocatable;
-  Resources requested;
-  std::int64_t nonzero_cpu = 0;
-  std::int64_t nonzero_memory = 0;
-  std::vector<Taint> taints;
-  bool unschedulable = false;
-  bool ready = true;
-  bool readiness_taint = false;  // not-ready / unreachable taint present
   // Its group in states_ while grouped.
   std::optional<std::map<NodeState, std::set<NodeInfo*, StateIndex::ByName>>::iterator> group;
-  NodeState State() const {
-    return {allocatable, requested, nonzero_cpu, nonzero_memory, taints, unschedulable, ready, readiness_taint};
-  }
+  const NodeState& State() const { return *this; }
 };
 
 bool Scheduler::StateIndex::ByName::operator()(const NodeInfo* a, const NodeInfo* b) const { return a->name < b->name; }
