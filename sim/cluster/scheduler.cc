@@ -722,8 +722,11 @@ const std::vector<Scheduler::NodeInfo*>& Scheduler::NodeOrder() {
 
 bool Scheduler::JudgedByState(const PendingPod& pod, const Tentative* tentative, std::size_t to_find,
                               std::size_t all) const {
-  return config_.judge_nodes_by_state && !tentative && to_find >= all && !pod.constraints.node_selector &&
-         !pod.constraints.has_required_affinity;
+  // A scan of every node from the first by name: ties go to the name that sorts first. (A scan that
+  // starts elsewhere, after round-robin decisions on a cluster since shrunk below 100 nodes, breaks
+  // ties from its start, and is left to go node by node.)
+  return config_.judge_nodes_by_state && !tentative && to_find >= all && next_start_node_ == 0 &&
+         !pod.constraints.node_selector && !pod.constraints.has_required_affinity;
 }
 
 // The first node in name order of the best-scoring state that passes the filters; when none does,

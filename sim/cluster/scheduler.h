@@ -28,7 +28,8 @@
 // decision checks the first node, in name order, of each state and picks the best score, ties to
 // the name that sorts first: the node a one-by-one scan would pick, at the cost of the number of
 // states (a few dozen in a fleet of identical nodes) instead of the number of nodes. Node affinity
-// (it reads labels and names), gang placements (tentative requests) and a share below 100 % look
+// (it reads labels and names), gang placements (tentative requests), a share below 100 % and a
+// scan that resumes mid-list (round-robin decisions before the cluster shrank below 100 nodes) look
 // at the nodes one by one. The failure message's counts come from the states too.
 //
 // Per-node allocation is kept incrementally from the all-pods informer: a pod counts on its node
