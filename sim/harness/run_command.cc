@@ -12,8 +12,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <functional>
 #include <exception>
+#include <functional>
 #include <iostream>
 
 namespace harness {
