@@ -266,8 +266,14 @@ void Informer::NoteResourceVersion(const nlohmann::json& object) {
 
 void Informer::Put(const std::string& key, const ObjectPtr& old_object, const ObjectPtr& new_object) {
   for (auto& [name, index] : indexes_) {
-    if (old_object) UnindexObject(index, key, *old_object);
-    IndexObject(index, key, *new_object);
+    std::vector<std::string> values = index.func(*new_object);
+    if (old_object) {
+      // Most updates (a status change) leave every index value as it was: nothing to move.
+      std::vector<std::string> before = index.func(*old_object);
+      if (before == values) continue;
+      Unindex(index, key, before);
+    }
+    for (std::string& value : values) index.keys_by_value[std::move(value)].insert(key);
   }
   cache_.insert_or_assign(key, new_object);
 }
@@ -282,7 +288,11 @@ void Informer::IndexObject(Index& index, const std::string& key, const nlohmann:
 }
 
 void Informer::UnindexObject(Index& index, const std::string& key, const nlohmann::json& object) {
-  for (const std::string& value : index.func(object)) {
+  Unindex(index, key, index.func(object));
+}
+
+void Informer::Unindex(Index& index, const std::string& key, const std::vector<std::string>& values) {
+  for (const std::string& value : values) {
     auto it = index.keys_by_value.find(value);
     if (it == index.keys_by_value.end()) continue;
     it->second.erase(key);

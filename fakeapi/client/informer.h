@@ -141,6 +141,7 @@ class Informer {
   void Remove(const std::string& key, const ObjectPtr& old_object);
   void IndexObject(Index& index, const std::string& key, const nlohmann::json& object);
   void UnindexObject(Index& index, const std::string& key, const nlohmann::json& object);
+  void Unindex(Index& index, const std::string& key, const std::vector<std::string>& values);
   void NotifyAdd(const ObjectPtr& object);
   void NotifyUpdate(const ObjectPtr& old_object, const ObjectPtr& new_object);
   void NotifyDelete(const ObjectPtr& object);

@@ -353,6 +353,24 @@ TEST_F(InformerTest, IndexesFollowAddsLabelChangesAndDeletes) {
   EXPECT_TRUE(informer.ByIndex("no-such-index", "db").empty());
 }
 
+// An update that leaves the indexed value alone (the common case: data or status) keeps the object
+// in its bucket and serves the new version from it.
+TEST_F(InformerTest, IndexServesTheNewVersionAfterAnUpdateKeepingTheIndexedValue) {
+  Informer informer(store_, "configmaps");
+  ASSERT_TRUE(informer.AddIndex("app", IndexByLabel("app")).ok());
+  ASSERT_TRUE(informer.Start().ok());
+  MustCreate(store_, InformedConfigMap("web-1", {{"app", "web"}}));
+  informer.Pump();
+  ASSERT_TRUE(store_.Patch("configmaps", "default", "web-1", json{{"data", {{"k", "v2"}}}}).ok());
+  informer.Pump();
+
+  auto web = informer.ByIndex("app", "web");
+  ASSERT_EQ(web.size(), 1u);
+  EXPECT_EQ((*web[0])["data"]["k"], "v2");
+  EXPECT_EQ(web[0], informer.Get("default", "web-1"));
+  EXPECT_TRUE(informer.ByIndex("app", "db").empty());
+}
+
 TEST_F(InformerTest, IndexAddedLaterCoversCachedObjectsAndNamesAreUnique) {
   MustCreate(store_, InformedConfigMap("a", {{"tier", "x"}}));
   Informer informer(store_, "configmaps");
