@@ -582,11 +582,13 @@ struct Store::Impl {
   }
   std::int64_t Bytes(const json& obj) const { return quota > 0 ? static_cast<std::int64_t>(ApproximateMemory(obj)) : 0; }
 
+  static bool IsCorePods(const ResourceData& d) { return d.type->plural == "pods" && d.type->group.empty(); }
+
   void IndexAdd(ResourceData& d, const std::string& key, const json& obj) {
     const std::string& uid = kube::UidOf(obj);
     by_uid[uid] = ObjectRef{&d, key};
     for (const auto& owner : OwnerUids(obj)) dependents[owner].insert({d.type, key});
-    if (d.type->plural == "pods" && d.type->group.empty()) {
+    if (IsCorePods(d)) {
       std::string node = NodeNameOf(obj);
       if (!node.empty()) d.by_node[node].insert(key);
     }
@@ -600,7 +602,7 @@ struct Store::Impl {
       it->second.erase({d.type, key});
       if (it->second.empty()) dependents.erase(it);
     }
-    if (d.type->plural == "pods" && d.type->group.empty()) {
+    if (IsCorePods(d)) {
       auto it = d.by_node.find(NodeNameOf(obj));
       if (it != d.by_node.end()) {
         it->second.erase(key);
@@ -613,12 +615,15 @@ struct Store::Impl {
   kube::ObjectPtr Replace(ResourceData& d, const std::string& key, json obj, const char* verb) {
     auto it = d.objects.find(key);
     kube::ObjectPtr old = it->second;
-    IndexRemove(d, key, *old);
     auto next = kube::ShareObject(std::move(obj));
     it->second = next;
-    IndexAdd(d, key, *next);
-    stats.stored_bytes += Bytes(*next) - Bytes(*old);
     const bool owners_changed = OwnerUids(*next) != OwnerUids(*old);
+    // An update keeps the uid; the indexes change only where owners or the node did (a bind).
+    if (owners_changed || (IsCorePods(d) && NodeNameOf(*next) != NodeNameOf(*old))) {
+      IndexRemove(d, key, *old);
+      IndexAdd(d, key, *next);
+    }
+    stats.stored_bytes += Bytes(*next) - Bytes(*old);
     orphaned = owners_changed && NamesMissingOwner(*next);
     Record(verb, d, key, kube::WatchEventType::kModified);
     Publish(d, kube::WatchEventType::kModified, next, old);
