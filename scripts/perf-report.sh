@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Regenerates reports/performance.md and reports/performance/scaling.svg: the simulator's speed and
 # memory at scale against issue 15's targets, from one run of everything side by side:
-#   - the scale scenarios of scenarios/scale/ (fleet-day, fleet-week), each run whole by
+#   - the scale scenarios of scenarios/scale/ (fleet-day, fleet-week; fleet-week-10x with --large,
+#     fleet-week-1m with --huge), each run whole by
 #     `dglsim run` under GNU time: CPU seconds (user + sys), peak resident memory, engine events
-#     and API writes per CPU second, simulated seconds per CPU second;
+#     and API writes per CPU second, simulated seconds per CPU second; per job, the engine events,
+#     API writes and watch events (the fan-out) and the CPU per engine event, where growth comes from;
 #   - the Google Benchmark cases of the targets: an API write with its watch fan-out against the
 #     floor doing only the unavoidable work (fakeapi_bench), flow re-rates with 5,000 flows on one
 #     link and an epoch of all-to-all traffic between 64 workers (network_bench);
@@ -107,7 +109,8 @@ for s in scenarios:
     pods = sum(j.get("podsCreated", 0) or 0 for j in report.get("jobs", []))
     rows.append(dict(name=s, cpu=cpu, wall=float(wall), rss=int(rss_kb) * 1024, events=report["events"],
                      writes=report["apiWrites"], sim=report["simulatedSeconds"], jobs=len(report.get("jobs", [])),
-                     pods=pods, hash=report["traceHash"], passed=report.get("passed")))
+                     pods=pods, hash=report["traceHash"], passed=report.get("passed"),
+                     watch=report.get("watchEvents", 0)))
 
 def bench(file, name, aggregate="median"):
     data = json.load(open(file))
@@ -226,6 +229,27 @@ for a, b in zip(rows, rows[1:]):
           f"{b['cpu'] / a['cpu']:.1f}x the CPU against {nlogn:.1f}x for n log n (ratio {g:.2f}) | {'yes' if g <= 1 else 'no'} |")
 w("")
 if len(rows) > 1:
+    w("## Where the growth comes from")
+    w("")
+    w("Per job: the engine events and API writes the workload makes, the events the API server queues to watchers "
+      "(each write once for every watch it concerns), and the CPU each engine event costs. A column that stays flat "
+      "from row to row grows linearly with the jobs; the cost of an event growing is the simulator's, the events "
+      "or the watch fan-out growing is the workload's.")
+    w("")
+    w("| scenario | engine events / job | API writes / job | watch events / API write | CPU ms / job | CPU us / engine event |")
+    w("|---|---|---|---|---|---|")
+    for r in rows:
+        j = max(r["jobs"], 1)
+        w(f"| `{r['name']}` | {r['events'] / j:,.0f} | {r['writes'] / j:,.0f} | {r['watch'] / max(r['writes'], 1):.1f} | "
+          f"{r['cpu'] / j * 1e3:,.1f} | {r['cpu'] / max(r['events'], 1) * 1e6:.1f} |")
+    w("")
+    w("The launcher's `watcher-loop` init containers each watch every pod of their namespace, as the original "
+      "operator's watcher-loop does (Qihoo360/dgl-operator, watcher-loop/app/server.go: a client-go pod informer on "
+      "the namespace, no selector): every pod write in the "
+      "namespace reaches every watcher-loop alive in it, and each one starts with a list of the whole namespace. "
+      "Their number grows with the jobs running at once, so the watch fan-out per write, and the informer wake-ups "
+      "it causes (engine events), grow with the cluster's concurrency: that term is quadratic in a real cluster too.")
+    w("")
     w("![CPU seconds against pods](performance/scaling.svg)")
     w("")
 if profile:

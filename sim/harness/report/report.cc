@@ -123,6 +123,7 @@ json ReportJson(const RunRecord& record, const std::vector<ExpectationResult>& r
   if (wall_seconds >= 0) report["wallSeconds"] = wall_seconds;
   report["events"] = record.events;
   report["apiWrites"] = record.api_writes;
+  report["watchEvents"] = record.watch_events;
   report["traceHash"] = record.trace_hash;
   report["traceRecords"] = record.trace_records;
   report["endedBy"] = record.hit_until ? "until" : "jobs";

@@ -157,6 +157,7 @@ struct RunRecord {
   bool hit_until = false;    // stopped by `until` with work left
   std::uint64_t events = 0;  // engine events executed
   std::int64_t api_writes = 0;
+  std::int64_t watch_events = 0;  // events the API server queued to watchers: each write times the watches it concerns
   std::uint64_t trace_records = 0;
   std::string trace_hash;
   std::map<JobKey, JobRecord> jobs;

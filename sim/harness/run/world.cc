@@ -252,6 +252,7 @@ void World::RecordFigures() {
   record_.price_per_hour = scenario_.cluster.PricePerHour();
   record_.events = sim_.engine().events_executed();
   record_.api_writes = sim_.store().Stats().writes;
+  record_.watch_events = sim_.store().Stats().watch_events_queued;
   record_.trace_records = sim_.trace().count();
   record_.trace_hash = sim_.trace().HashHex();
 }

@@ -180,9 +180,12 @@ TEST(RunnerTest, JsonReportHasTheDocumentedFields) {
   RunRecord r = RunScenario(s);
   auto results = EvaluateExpectations(s, r);
   nlohmann::json j = ReportJson(r, results, 0.5);
-  for (const char* field : {"scenario", "seed", "passed", "simulatedSeconds", "wallSeconds", "events", "apiWrites",
+  for (const char* field : {"scenario", "seed", "passed", "simulatedSeconds", "wallSeconds", "events", "apiWrites", "watchEvents",
                             "traceHash", "jobs", "cluster", "expectations", "invariantViolations"})
     EXPECT_TRUE(j.contains(field)) << field;
+  // Every pod write reaches at least its node's kubelet, the scheduler and the operator.
+  EXPECT_EQ(j["watchEvents"], r.watch_events);
+  EXPECT_GT(r.watch_events, 2 * r.api_writes);
   ASSERT_EQ(j["jobs"].size(), 1u);
   const auto& job = j["jobs"][0];
   for (const char* field : {"namespace", "name", "partitionMode", "phase", "submitted", "completed", "makespan",
