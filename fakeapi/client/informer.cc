@@ -233,14 +233,13 @@ void Informer::Apply(const WatchEvent& event) {
     case WatchEventType::kModified: {
       ++stats_.events;
       NoteResourceVersion(*event.object);
-      std::string key = KeyOf(*event.object);
-      auto it = cache_.find(key);
+      auto it = cache_.find(ScratchKey(*event.object));
       if (it == cache_.end()) {
-        Put(key, nullptr, event.object);
+        Put(key_scratch_, nullptr, event.object);
         NotifyAdd(event.object);
       } else {
         ObjectPtr old_object = it->second;
-        Put(key, old_object, event.object);
+        Put(it->first, old_object, event.object);
         NotifyUpdate(old_object, event.object);
       }
       return;
@@ -248,15 +247,22 @@ void Informer::Apply(const WatchEvent& event) {
     case WatchEventType::kDeleted: {
       ++stats_.events;
       NoteResourceVersion(*event.object);
-      std::string key = KeyOf(*event.object);
-      auto it = cache_.find(key);
+      auto it = cache_.find(ScratchKey(*event.object));
       if (it == cache_.end()) return;  // never seen, nothing to forget
       ObjectPtr old_object = it->second;
-      Remove(key, old_object);
+      Remove(key_scratch_, old_object);
       NotifyDelete(event.object);
       return;
     }
   }
+}
+
+const std::string& Informer::ScratchKey(const nlohmann::json& object) {
+  const std::string& ns = NamespaceOf(object);
+  key_scratch_.clear();
+  if (!ns.empty()) key_scratch_.append(ns).push_back('/');
+  key_scratch_.append(NameOf(object));
+  return key_scratch_;
 }
 
 void Informer::NoteResourceVersion(const nlohmann::json& object) {

@@ -145,6 +145,7 @@ class Informer {
   void NotifyAdd(const ObjectPtr& object);
   void NotifyUpdate(const ObjectPtr& old_object, const ObjectPtr& new_object);
   void NotifyDelete(const ObjectPtr& object);
+  const std::string& ScratchKey(const nlohmann::json& object);
   void NoteResourceVersion(const nlohmann::json& object);
 
   Client& client_;
@@ -152,6 +153,8 @@ class Informer {
   const ListOptions filter_;
 
   std::map<std::string, ObjectPtr, std::less<>> cache_;
+  // KeyOf(object) built in place for a lookup, its capacity kept from event to event (Apply).
+  std::string key_scratch_;
   std::map<std::string, Index, std::less<>> indexes_;
   std::vector<InformerHandlers> handlers_;
   std::function<void()> notifier_;
