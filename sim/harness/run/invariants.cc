@@ -81,7 +81,21 @@ void InvariantChecker::OnPod(const json& pod) {
   if (kube::IsPodFinished(phase)) Release(uid);
 }
 
-void InvariantChecker::OnPodGone(const json& pod) { Release(kube::UidOf(pod)); }
+// A deleted pod sends no more events: what was kept about it goes, so the checker's memory follows
+// the pods alive, not every pod the run made.
+void InvariantChecker::OnPodGone(const json& pod) {
+  const std::string& uid = kube::UidOf(pod);
+  Release(uid);
+  checked_.erase(uid);
+  released_.erase(uid);
+}
+
+std::size_t InvariantChecker::PodsTracked() const {
+  std::set<std::string> uids = checked_;
+  uids.insert(released_.begin(), released_.end());
+  for (const auto& [uid, node] : bound_) uids.insert(uid);
+  return uids.size();
+}
 
 void InvariantChecker::CheckNodeReady(const json& pod, const std::string& node) {
   Checked(Invariant::kNoPodOnNotReadyNode);

@@ -59,6 +59,8 @@ class InvariantChecker : public sim::Actor {
   void OnStage(const nlohmann::json& pod, std::string_view stage, Micros begin, Micros end);
   // The end-of-run invariants, over the finished record and the API as it is now.
   void CheckAtEnd();
+  // Pods the checker keeps something about (bound, checked or released and not yet deleted).
+  std::size_t PodsTracked() const;
 
  private:
   struct NodeUse {

@@ -99,6 +99,26 @@ TEST_F(NotReadyNodeTest, BindingLaterThroughTheStoreIsCheckedOnceAndUnknownNodes
   EXPECT_EQ(record_.invariant_checks["noPodOnNotReadyNode"], 2);
 }
 
+TEST_F(NotReadyNodeTest, ADeletedPodLeavesNothingBehindInTheChecker) {
+  AddNode("up", "True");
+  AddPod("finished", "up");
+  AddPod("running", "up");
+  Run();
+  ASSERT_TRUE(sim_.store().Patch("pods", "default", "finished", {{"status", {{"phase", "Succeeded"}}}},
+                                 kube::PatchType::kMerge, "status").ok());
+  Run();
+  EXPECT_EQ(checker_->PodsTracked(), 2u);
+  kube::DeleteOptions now;
+  now.grace_period_seconds = 0;
+  ASSERT_TRUE(sim_.store().Delete("pods", "default", "finished", now).ok());
+  Run();
+  EXPECT_EQ(checker_->PodsTracked(), 1u);
+  ASSERT_TRUE(sim_.store().Delete("pods", "default", "running", now).ok());
+  Run();
+  EXPECT_EQ(checker_->PodsTracked(), 0u);
+  EXPECT_TRUE(record_.invariant_violations.empty());
+}
+
 TEST_F(NotReadyNodeTest, ANodeThatGoesNotReadyAfterItsPodsWereBoundIsNoViolation) {
   AddNode("n", "True");
   Run();
