@@ -78,11 +78,15 @@ TEST(Arrivals, BadArrivalsAreLocated) {
 // dropped without a word once their template had been drawn before (a scenario ran with fewer
 // jobs than it asked for).
 TEST(Arrivals, DrawsPastThePodLimitAreRefused) {
-  // Jobs of 101 pods (a launcher and 100 workers), one more of them than the limit holds.
-  const std::int64_t jobs = kMaxPods / 101 + 1;
+  // Jobs of 10,001 pods (a launcher and 10,000 workers) on 100 nodes (11,000 pods at once), one
+  // more of them than the limit holds: 151 jobs drawn (with 101-pod jobs it took 14,852, which
+  // was most of this module's test time under the sanitizers).
+  const std::int64_t jobs = kMaxPods / 10'001 + 1;
   std::string text = FleetWith("    count: 12\n", "    count: " + std::to_string(jobs) + "\n");
+  const std::string one_node = "{name: gpu, count: 1,";
+  text.replace(text.find(one_node), one_node.size(), "{name: gpu, count: 100,");
   for (std::size_t at = text.find("Worker: {replicas: 1,"); at != std::string::npos; at = text.find("Worker: {replicas: 1,", at))
-    text.replace(at, std::string("Worker: {replicas: 1,").size(), "Worker: {replicas: 100,");
+    text.replace(at, std::string("Worker: {replicas: 1,").size(), "Worker: {replicas: 10000,");
   ScenarioLoad load = LoadScenarioString(text, "f.yaml", kDir);
   ASSERT_EQ(load.problems.size(), 1u);
   EXPECT_NE(load.problems[0].find("pods; at most " + std::to_string(kMaxPods) + " (README: Limits)"), std::string::npos)
