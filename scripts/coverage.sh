@@ -54,11 +54,10 @@ fi
 
 lcov --quiet --zerocounters --directory "$build"
 status=0
-echo "== unit tests (each binary once, $jobs shards)"
+echo "== unit tests (each binary once, in shards run $jobs at a time)"
 tail_50() { tail -50 "$1"; }
-for bin in "$build"/tests/*_tests; do
-  run_gtest_shards "$bin" "$jobs" "$build" cov tail_50 || status=1
-done
+mapfile -t unit_bins < <(ls -S "$build"/tests/*_tests)
+run_gtest_shards "$jobs" "$build" cov tail_50 "${unit_bins[@]}" || status=1
 if [ "$unit_only" -eq 0 ]; then
   echo "== scenario suite and shell tests"
   ctest --test-dir "$build" --output-on-failure -j "$jobs" -L 'scenario|cli' || status=1

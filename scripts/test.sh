@@ -55,7 +55,7 @@ launcher=()
 if command -v ccache >/dev/null 2>&1; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 cmake -S . -B build-ci -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
   "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" -DDGLSIM_SANITIZE=ON -DDGLSIM_UNITY=ON -DDGLSIM_WERROR=ON \
-  -DDGLSIM_GATED_COVERAGE=ON -DDGLSIM_CHAOS_SEEDS=1000 -DDGLSIM_FUZZ=ON -DDGLSIM_FUZZ_FEEDBACK=OFF \
+  -DDGLSIM_GATED_COVERAGE=ON -DDGLSIM_COLD_O0=ON -DDGLSIM_CHAOS_SEEDS=1000 -DDGLSIM_FUZZ=ON -DDGLSIM_FUZZ_FEEDBACK=OFF \
   -DDGLSIM_FUZZ_RUNS=${DGLSIM_FUZZ_RUNS:-2000} -DDGLSIM_FUZZ_SECONDS=${DGLSIM_FUZZ_SECONDS:-20} "${launcher[@]}" >/dev/null
 cmake --build build-ci -j "$jobs"
 
@@ -73,20 +73,21 @@ rm -rf build-ci/profiles
 export LLVM_PROFILE_FILE=$PWD/build-ci/profiles/%4m.profraw
 
 step "unit tests (build-ci/tests/*_tests, sharded)"
-# Each GoogleTest binary runs once, split into $jobs shards run side by side, rather than once per
-# test through CTest: a sanitized binary takes about half a second to start, and a thousand starts
-# were most of this step. A failing shard prints its log. (`ctest --test-dir build-ci -L unit`
+# Each GoogleTest binary runs once, split into shards that $jobs processes run side by side
+# (scripts/gtest_shards.sh), rather than once per test through CTest: a sanitized binary takes
+# about half a second to start, and a thousand starts were most of this step. A failing shard prints its log. (`ctest --test-dir build-ci -L unit`
 # still runs every test in a process of its own.)
 # RunnerScenarioTest.EveryScenarioInTheFolderPasses is left out here only: it runs every
 # scenarios/*.yaml in process, which the next step does anyway, one CTest entry per file, in this
 # same sanitized build (it was a quarter of the unit tests' time).
-for bin in build-ci/tests/*_tests; do
-  if run_gtest_shards "$bin" "$jobs" build-ci shard cat --gtest_filter=-RunnerScenarioTest.EveryScenarioInTheFolderPasses; then
-    echo "$(basename "$bin"): every shard passed"
-  else
-    status=1
-  fi
-done
+# The largest binary first, so that the pool's last shards are short ones.
+mapfile -t unit_bins < <(ls -S build-ci/tests/*_tests)
+if run_gtest_shards "$jobs" build-ci shard cat "${unit_bins[@]}" -- \
+  --gtest_filter=-RunnerScenarioTest.EveryScenarioInTheFolderPasses; then
+  echo "unit tests: every shard of ${unit_bins[*]##*/} passed"
+else
+  status=1
+fi
 
 step "scenario suite and shell tests (build-ci/)"
 ctest --test-dir build-ci --output-on-failure -j "$jobs" -L 'scenario|cli' || status=1

@@ -49,12 +49,11 @@ export TSAN_OPTIONS=${TSAN_OPTIONS:-second_deadlock_stack=1:history_size=4:suppr
 status=0
 started=$SECONDS
 
-echo "== unit tests under TSan ($jobs shards per binary)"
+echo "== unit tests under TSan (in shards run $jobs at a time)"
 tsan_reports() { grep -A40 "WARNING: ThreadSanitizer\|FAILED\|Failure" "$1" | head -120; }
-for bin in "$build"/tests/*_tests; do
-  run_gtest_shards "$bin" "$jobs" "$build" tsan tsan_reports || status=1
-  echo "$(basename "$bin"): done"
-done
+mapfile -t unit_bins < <(ls -S "$build"/tests/*_tests)
+run_gtest_shards "$jobs" "$build" tsan tsan_reports "${unit_bins[@]}" || status=1
+echo "unit tests under TSan: done"
 
 if [ "$unit_only" -eq 0 ]; then
   dglsim=$build/sim/dglsim
