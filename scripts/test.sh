@@ -10,7 +10,7 @@
 #   2. the scenario suite (one CTest entry per scenarios/*.yaml) and the shell tests of dglsim and
 #      dgl-operator as users run them (CTest labels scenario and cli);
 #   3. a chaos campaign: 1,000 seeds of random faults over scenarios/chaos/three-modes.yaml, every
-#      invariant checked (CTest label chaos);
+#      invariant checked, split over $DGLSIM_JOBS processes (CTest label chaos);
 #   4. a short fuzz pass: each libFuzzer target of tests/fuzz replays its seed corpus (every crash
 #      found so far among it), then tries DGLSIM_FUZZ_RUNS new inputs from a fixed seed (default
 #      2000, cut short after DGLSIM_FUZZ_SECONDS, default 20) (CTest label fuzz; left out where
@@ -55,7 +55,7 @@ launcher=()
 if command -v ccache >/dev/null 2>&1; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 cmake -S . -B build-ci -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
   "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" -DDGLSIM_SANITIZE=ON -DDGLSIM_UNITY=ON -DDGLSIM_WERROR=ON \
-  -DDGLSIM_GATED_COVERAGE=ON -DDGLSIM_COLD_O0=ON -DDGLSIM_CHAOS_SEEDS=1000 -DDGLSIM_FUZZ=ON -DDGLSIM_FUZZ_FEEDBACK=OFF \
+  -DDGLSIM_GATED_COVERAGE=ON -DDGLSIM_COLD_O0=ON -DDGLSIM_CHAOS_SEEDS=1000 -DDGLSIM_CHAOS_SHARDS="$jobs" -DDGLSIM_FUZZ=ON -DDGLSIM_FUZZ_FEEDBACK=OFF \
   -DDGLSIM_FUZZ_RUNS=${DGLSIM_FUZZ_RUNS:-2000} -DDGLSIM_FUZZ_SECONDS=${DGLSIM_FUZZ_SECONDS:-20} "${launcher[@]}" >/dev/null
 cmake --build build-ci -j "$jobs"
 
