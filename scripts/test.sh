@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds and runs every test, as CI does (.ci/run calls this). One build, in build-ci/, compiled
 # once and run for everything:
-#   clang++, AddressSanitizer + UndefinedBehaviorSanitizer, -O1 -g1 (the test modules themselves at
-#   -O0, tests/CMakeLists.txt), each layer of the tree
+#   clang++, AddressSanitizer + UndefinedBehaviorSanitizer, -O1 -g1 for the layers the simulation
+#   runs in its loop, -O0 -g1 for the test modules (tests/CMakeLists.txt) and the layers around it
+#   (DGLSIM_COLD_O0: loader, reports, drivers, command lines), every program linking the optimized
+#   layers' objects first (dglsim_link_hot_first in CMakeLists.txt), each layer of the tree
 #   compiled as one unit (DGLSIM_UNITY), warnings as errors; the GoogleTest binaries, the
 #   benchmarks (so they keep compiling), dglsim and dgl-operator.
 # Then, all under the sanitizers, so a memory error or undefined behaviour anywhere fails the run:
