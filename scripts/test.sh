@@ -77,8 +77,9 @@ export LLVM_PROFILE_FILE=$PWD/build-ci/profiles/%4m.profraw
 step "unit tests (build-ci/tests/*_tests, sharded)"
 # Each GoogleTest binary runs once, split into shards that $jobs processes run side by side
 # (scripts/gtest_shards.sh), rather than once per test through CTest: a sanitized binary takes
-# about half a second to start, and a thousand starts were most of this step. A failing shard prints its log. (`ctest --test-dir build-ci -L unit`
-# still runs every test in a process of its own.)
+# about half a second to start, and a thousand starts were most of this step. A failing shard
+# prints its log. (`ctest --test-dir build-ci -L unit` still runs every test in a process of its
+# own.)
 # RunnerScenarioTest.EveryScenarioInTheFolderPasses is left out here only: it runs every
 # scenarios/*.yaml in process, which the next step does anyway, one CTest entry per file, in this
 # same sanitized build (it was a quarter of the unit tests' time).
