@@ -686,9 +686,10 @@ class DglRun : public ContainerProgram {
 
   // ---- the launcher: phases 3/5 .. 5/5 --------------------------------------------------------------
   // Part i's files for calibration `c` (DGL-KE: the whole dataset on every worker).
-  std::vector<PartFiles> FilesFor(const Calibration& c) const {
+  std::vector<PartFiles> FilesFor(const Calibration& c) const { return FilesFor(c, Sizes(c, parts_)); }
+  std::vector<PartFiles> FilesFor(const Calibration& c, const PartSizes& sizes) const {
     const int n = static_cast<int>(workers_.size());
-    std::vector<PartFiles> files = PartitionFiles(*data_, c, Sizes(c, parts_));
+    std::vector<PartFiles> files = PartitionFiles(*data_, c, sizes);
     if (ke_) {
       const double features = c.feature_bytes_per_value * static_cast<double>(data_->feature_dim) *
                               static_cast<double>(data_->nodes);
@@ -774,10 +775,10 @@ class DglRun : public ContainerProgram {
     });
   }
 
-  // The worker's memory while loading and serving part i, the larger of the two.
-  double WorkerPeak(const Calibration& c, std::size_t i) const {
-    const PartSizes sizes = Sizes(c, parts_);
-    const std::vector<PartFiles> files = FilesFor(c);
+  // The worker's memory while loading and serving part i, the larger of the two, with the graph's
+  // split and the partitions' files under `c` given (WorkersPeak splits once for all the workers).
+  double WorkerPeak(const Calibration& c, std::size_t i, const PartSizes& sizes,
+                    const std::vector<PartFiles>& files) const {
     if (ke_ || i >= sizes.nodes.size()) {
       const PartFiles f = i < files.size() ? files[i] : PartFiles{};
       return f.total() * c.load_graph_copies + Processes().count() * ProcessBytes(c, static_cast<double>(data_->nodes));
@@ -786,8 +787,10 @@ class DglRun : public ContainerProgram {
                     WorkerServingBytes(*data_, c, sizes, i, Processes()));
   }
   double WorkersPeak(const Calibration& c) const {
+    const PartSizes sizes = Sizes(c, parts_);
+    const std::vector<PartFiles> files = FilesFor(c, sizes);
     double peak = 0;
-    for (std::size_t i = 0; i < workers_.size(); ++i) peak = std::max(peak, WorkerPeak(c, i));
+    for (std::size_t i = 0; i < workers_.size(); ++i) peak = std::max(peak, WorkerPeak(c, i, sizes, files));
     return peak;
   }
 
@@ -820,8 +823,8 @@ class DglRun : public ContainerProgram {
     const PartFiles f = files_[i];
     const std::string& node = worker_nodes_[i];
     const LoadSteps steps = ServerLoad(f, cal_, 0, cpu);
-    const double load_peak = WorkerPeak(cal_, i);
     const PartSizes sizes = Sizes(cal_, parts_);
+    const double load_peak = WorkerPeak(cal_, i, sizes, files_);
     const double serving = tri_ && serving_roles_[i] == dgl::kRoleServer ? ServerPodBytes(f)
                            : ke_ || static_cast<std::size_t>(i) >= sizes.nodes.size()
                                ? load_peak
