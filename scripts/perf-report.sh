@@ -12,7 +12,10 @@
 #   - the regression suite (`dglsim suite scenarios`) and a sweep of 1,000 small points
 #     (bench/sweep/thousand.yaml), each with --jobs 2, wall time (their targets are wall time on
 #     2 cores);
-#   - with `perf` installed, the profile's top entries of the fleet day.
+#   - with `perf` installed, the profile's top entries of the fleet day;
+#   - before and after: the report it replaces is read first, and its commit, its scenarios' CPU
+#     seconds and its profile are shown beside this run's (the report names the commit it measured,
+#     "+changes" when the tree had uncommitted changes).
 # The machine (cores, CPU model) and its load average before and after are stated in the report:
 # the machine is shared, so CPU time is the figure to read, not wall time.
 #
@@ -87,13 +90,28 @@ if command -v perf >/dev/null && perf record -q -o "$out/perf.data" -g "$build/s
   profile=$out/profile.txt
 fi
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+# The code measured: its commit, marked when the tree had changes not committed.
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+[[ -n $(git status --porcelain --untracked-files=no 2>/dev/null) ]] && commit+="+changes"
 
 mkdir -p reports/performance
-python3 - "$out" "$load_before" "$load_after" "$profile" "$allocator" "${scenarios[@]}" <<'PY'
+python3 - "$out" "$load_before" "$load_after" "$profile" "$allocator" "$commit" "${scenarios[@]}" <<'PY'
 import json, math, os, platform, re, subprocess, sys
 
-out, load_before, load_after, profile, allocator = sys.argv[1:6]
-scenarios = sys.argv[6:]
+out, load_before, load_after, profile, allocator, commit = sys.argv[1:7]
+scenarios = sys.argv[7:]
+
+# The report this run replaces: its commit, each scenario's CPU and its profile, shown beside this
+# run's as "before" (a report from before this section existed has no commit line: "unknown").
+previous = {"commit": "unknown", "cpu": {}, "profile": []}
+if os.path.exists("reports/performance.md"):
+    text = open("reports/performance.md").read()
+    m = re.search(r"^Code: commit `([^`]+)`", text, re.M)
+    previous["commit"] = m.group(1) if m else "unknown"
+    for m in re.finditer(r"^\| `([\w-]+)` \| [\d,]+ \| [\d,]+ \| [\d,]+ \| [\d,]+ \| [\d.]+ d \| ([\d.]+) \|", text, re.M):
+        previous["cpu"][m.group(1)] = float(m.group(2))
+    m = re.search(r"^## Profile of the fleet day[^\n]*\n(?:(?!```)[^\n]*\n)*```\n(.*?)```", text, re.M | re.S)
+    previous["profile"] = m.group(1).splitlines() if m else []
 
 def cpu_model():
     for line in open("/proc/cpuinfo"):
@@ -143,6 +161,10 @@ w(f"Machine: {os.cpu_count()} cores ({cpu_model()}), load average {load_before} 
   "(the machine is shared with other builds: CPU time, user + sys, is the figure to read; wall time is stated "
   f"only for completeness). Build: RelWithDebInfo (g++ -O2 -g), malloc: {allocator}. Every run is single-threaded (one core).")
 w("")
+was = f"was of commit `{previous['commit']}`" if previous["commit"] != "unknown" else "did not name its commit"
+w(f"Code: commit `{commit}`. The report it replaced {was}: its figures are shown as \"before\" where they are "
+  "compared (another run, perhaps at another load: read a ratio near 1 as no change).")
+w("")
 w("## Scale scenarios (`dglsim run`, whole process)")
 w("")
 w("| scenario | jobs | pods | engine events | API writes | simulated | CPU s | wall s | peak memory | events / CPU s | API writes / CPU s | simulated s / CPU s | verdict | trace hash |")
@@ -152,6 +174,16 @@ for r in rows:
       f"{r['cpu']:.2f} | {r['wall']:.1f} | {mb(r['rss'])} | {r['events'] / r['cpu']:,.0f} | {r['writes'] / r['cpu']:,.0f} | "
       f"{r['sim'] / r['cpu']:,.0f} | {'PASS' if r['passed'] else 'FAIL'} | `{r['hash']}` |")
 w("")
+before = [r for r in rows if r["name"] in previous["cpu"]]
+if before:
+    w(f"Before and after: CPU seconds in the report this one replaced (commit `{previous['commit']}`) and in this run.")
+    w("")
+    w("| scenario | before | after | after / before |")
+    w("|---|---|---|---|")
+    for r in before:
+        b = previous["cpu"][r["name"]]
+        w(f"| `{r['name']}` | {b:.2f} | {r['cpu']:.2f} | {r['cpu'] / b:.2f} |" if b > 0 else f"| `{r['name']}` | {b:.2f} | {r['cpu']:.2f} | - |")
+    w("")
 w("## API writes against the floor (`fakeapi_bench`, median of 5, CPU time)")
 w("")
 w("A pod status merge patch with N watches open on pods, against a floor doing only the unavoidable work "
@@ -255,11 +287,21 @@ if len(rows) > 1:
 if profile:
     w("## Profile of the fleet day (`perf record -g`, self time, top entries)")
     w("")
+    w(f"This run (commit `{commit}`):")
+    w("")
     w("```")
     for line in open(profile):
         w(re.sub(r"\s+", " ", line.strip())[:160])
     w("```")
     w("")
+    if previous["profile"]:
+        w(f"Before: the report this one replaced (commit `{previous['commit']}`):")
+        w("")
+        w("```")
+        for line in previous["profile"]:
+            w(line)
+        w("```")
+        w("")
 open("reports/performance.md", "w").write("\n".join(lines))
 
 # The scaling curve: CPU seconds against pods, log-log, with n log n through the smallest point.
