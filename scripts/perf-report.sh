@@ -161,7 +161,8 @@ w(f"Machine: {os.cpu_count()} cores ({cpu_model()}), load average {load_before} 
   "(the machine is shared with other builds: CPU time, user + sys, is the figure to read; wall time is stated "
   f"only for completeness). Build: RelWithDebInfo (g++ -O2 -g), malloc: {allocator}. Every run is single-threaded (one core).")
 w("")
-was = f"was of commit `{previous['commit']}`" if previous["commit"] != "unknown" else "did not name its commit"
+prev_code = f"commit `{previous['commit']}`" if previous["commit"] != "unknown" else "its commit not named"
+was = f"was of {prev_code}" if previous["commit"] != "unknown" else "did not name its commit"
 w(f"Code: commit `{commit}`. The report it replaced {was}: its figures are shown as \"before\" where they are "
   "compared (another run, perhaps at another load: read a ratio near 1 as no change).")
 w("")
@@ -176,7 +177,7 @@ for r in rows:
 w("")
 before = [r for r in rows if r["name"] in previous["cpu"]]
 if before:
-    w(f"Before and after: CPU seconds in the report this one replaced (commit `{previous['commit']}`) and in this run.")
+    w(f"Before and after: CPU seconds in the report this one replaced ({prev_code}) and in this run.")
     w("")
     w("| scenario | before | after | after / before |")
     w("|---|---|---|---|")
@@ -295,7 +296,7 @@ if profile:
     w("```")
     w("")
     if previous["profile"]:
-        w(f"Before: the report this one replaced (commit `{previous['commit']}`):")
+        w(f"Before: the report this one replaced ({prev_code}):")
         w("")
         w("```")
         for line in previous["profile"]:
