@@ -80,11 +80,19 @@ void JobStatus::AddEvent(const std::string& type, const std::string& reason, con
 std::vector<JobStatus::Event> JobStatus::TakeEvents() { return std::exchange(events_, {}); }
 
 bool JobStatus::Changed() const {
-  json a = status_;
-  json b = stored_;
-  a.erase("lastReconcileTime");
-  b.erase("lastReconcileTime");
-  return a != b;
+  if (!status_.is_object() || !stored_.is_object()) return status_ != stored_;
+  // Both member lists walked in key order side by side, lastReconcileTime skipped on either side:
+  // a pass asks this every time, and copying both statuses to erase the member cost two deep copies.
+  const auto& a = status_.get_ref<const json::object_t&>();
+  const auto& b = stored_.get_ref<const json::object_t&>();
+  auto ia = a.begin(), ib = b.begin();
+  for (;;) {
+    if (ia != a.end() && ia->first == "lastReconcileTime") ++ia;
+    if (ib != b.end() && ib->first == "lastReconcileTime") ++ib;
+    if (ia == a.end() || ib == b.end()) return ia != a.end() || ib != b.end();
+    if (ia->first != ib->first || ia->second != ib->second) return true;
+    ++ia, ++ib;
+  }
 }
 
 void JobStatus::Stored(const json& status) {

@@ -1,0 +1,66 @@
+// JobStatus::Changed: whether a pass has anything to write, lastReconcileTime aside, whatever
+// members were added, removed or changed on either side.
+#include "operator/controller/job_status.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace dgl {
+namespace {
+
+using nlohmann::json;
+
+const json kStored = {{"phase", "Running"},
+                      {"lastReconcileTime", "2026-01-01T00:00:00Z"},
+                      {"replicaStatuses", {{"Worker", {{"active", 2}}}}},
+                      {"startTime", "2026-01-01T00:00:00Z"}};
+
+TEST(JobStatusChanged, OnlyTheReconcileTimeMovedIsNoChange) {
+  JobStatus status(kStored, 0);
+  EXPECT_FALSE(status.Changed());
+  status.value()["lastReconcileTime"] = "2026-01-01T00:05:00Z";
+  EXPECT_FALSE(status.Changed());
+  status.value().erase("lastReconcileTime");
+  EXPECT_FALSE(status.Changed());
+}
+
+TEST(JobStatusChanged, ReconcileTimeAddedToAStatusThatHadNoneIsNoChange) {
+  json stored = kStored;
+  stored.erase("lastReconcileTime");
+  JobStatus status(stored, 0);
+  status.value()["lastReconcileTime"] = "2026-01-01T00:05:00Z";
+  EXPECT_FALSE(status.Changed());
+}
+
+TEST(JobStatusChanged, AValueChangedDeepInsideIsAChange) {
+  JobStatus status(kStored, 0);
+  status.value()["replicaStatuses"]["Worker"]["active"] = 1;
+  EXPECT_TRUE(status.Changed());
+}
+
+TEST(JobStatusChanged, AMemberAddedOrRemovedIsAChangeWhereverItSortsAroundTheReconcileTime) {
+  for (const char* key : {"completionTime", "aaa", "zzz", "lastReconcileTimf"}) {
+    JobStatus added(kStored, 0);
+    added.value()[key] = "x";
+    EXPECT_TRUE(added.Changed()) << key;
+  }
+  for (const char* key : {"phase", "replicaStatuses", "startTime"}) {
+    JobStatus removed(kStored, 0);
+    removed.value().erase(key);
+    EXPECT_TRUE(removed.Changed()) << key;
+  }
+}
+
+TEST(JobStatusChanged, ComparedWithWhatWasLastStored) {
+  JobStatus status(kStored, 0);
+  status.value()["phase"] = "Succeeded";
+  EXPECT_TRUE(status.Changed());
+  status.Stored(status.value());
+  EXPECT_FALSE(status.Changed());
+  status.value()["phase"] = "Running";  // what was stored before is no longer the reference
+  EXPECT_TRUE(status.Changed());
+}
+
+}  // namespace
+}  // namespace dgl
