@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# scripts/perf-report.sh end to end with stand-ins for dglsim, the two benchmarks and perf (shell
+# scripts printing fixed figures), in a copy of the script inside a scratch git repository:
+#   - the report names the commit it measured, "+changes" once a tracked file differs;
+#   - with no report before it, it says the replaced one named no commit and shows no comparison;
+#   - with a report before it, that report's commit, its fleet-day CPU (with after / before) and its
+#     profile appear as "before", and the next run shows this run's as "before" in turn;
+#   - a dglsim linked with glibc's malloc (no allocator library in ldd's answer) is reported as such
+#     instead of ending the script.
+set -u
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+expect() {  # expect FILE PATTERN WHAT: PATTERN (grep -E) must occur in FILE
+  grep -q -E -- "$2" "$1" || fail "$3 (no line matching '$2')"
+}
+command -v /usr/bin/time >/dev/null || { echo "SKIP: needs GNU time (/usr/bin/time)"; exit 0; }
+
+repo=$tmp/repo
+mkdir -p "$repo/scripts" "$repo/reports" "$tmp/build/sim" "$tmp/build/bench"
+cp "$(dirname "${BASH_SOURCE[0]}")/../../scripts/perf-report.sh" "$repo/scripts/"
+echo "scratch" >"$repo/tracked.txt"
+git -C "$repo" init -q
+git -C "$repo" add scripts tracked.txt
+git -C "$repo" -c user.name=test -c user.email=test@example.com commit -q -m scratch
+commit=$(git -C "$repo" rev-parse --short HEAD)
+
+cat >"$tmp/build/sim/dglsim" <<'SCRIPT'
+#!/usr/bin/env bash
+case $1 in
+  run)
+    json=""
+    while [ $# -gt 0 ]; do [ "$1" = --json ] && json=$2; shift; done
+    [ -n "$json" ] && echo '{"events": 1000, "apiWrites": 200, "simulatedSeconds": 86400, "traceHash": "feedc0de",
+      "passed": true, "watchEvents": 800, "jobs": [{"podsCreated": 10}, {"podsCreated": 20}]}' >"$json"
+    exit 0 ;;
+  suite) printf 'PASS a.yaml\nPASS b.yaml\nPASS c.yaml\n' ;;
+  sweep) ;;
+esac
+SCRIPT
+bench_json() {  # name cpu_time unit extra-json, as a median and a stddev
+  printf '{"run_name": "%s", "aggregate_name": "median", "cpu_time": %s, "time_unit": "%s"%s},' "$1" "$2" "$3" "$4"
+  printf '{"run_name": "%s", "aggregate_name": "stddev", "cpu_time": 1, "time_unit": "%s"%s}' "$1" "$3" "$4"
+}
+{
+  echo 'cat <<JSON'
+  echo "{\"benchmarks\": [$(bench_json BM_StatusWriteFanOut/1 3000 ns ''), $(bench_json BM_StatusWriteFloor/1 2000 ns ''),"
+  echo "$(bench_json BM_StatusWriteFanOut/5 4000 ns ''), $(bench_json BM_StatusWriteFloor/5 2500 ns '')]}"
+  echo 'JSON'
+} >"$tmp/build/bench/fakeapi_bench"
+{
+  echo 'cat <<JSON'
+  echo "{\"benchmarks\": [$(bench_json BM_OneLinkRerate/5000 40 us ', "rerates_per_s": 25000, "flows_per_rerate": 5000'),"
+  echo "$(bench_json BM_EpochAllToAll/64/0 2 ms ', "flows": 4032, "rerates_per_epoch": 2'),"
+  echo "$(bench_json BM_EpochAllToAll/64/20 500 ms ', "flows": 4032, "rerates_per_epoch": 3960')]}"
+  echo 'JSON'
+} >"$tmp/build/bench/network_bench"
+chmod +x "$tmp/build/sim/dglsim" "$tmp/build/bench/fakeapi_bench" "$tmp/build/bench/network_bench"
+
+# perf as a function the script inherits: `perf report` prints a fixed top entry.
+perf() {
+  case $1 in
+    record) return 0 ;;
+    report) echo "    42.00%  dglsim  dglsim  [.] stand_in::Hottest" ;;
+  esac
+}
+export -f perf
+
+run() {  # run LOG: one --quick run, its output in LOG
+  bash "$repo/scripts/perf-report.sh" --quick "$tmp/build" >"$1" 2>&1 || fail "perf-report.sh exited non-zero: $(tail -3 "$1")"
+}
+report=$repo/reports/performance.md
+
+# 1. No report before it.
+run "$tmp/first.log"
+expect "$report" "^Code: commit \`$commit\`\. The report it replaced did not name its commit" "first run: commit and no predecessor"
+expect "$report" "malloc: glibc malloc" "first run: a dglsim without an allocator library"
+expect "$report" '^\| `fleet-day` \| 2 \| 30 \| 1,000 \| 200 \| 1\.00 d \|' "first run: the scenario's row"
+expect "$report" "^This run \(commit \`$commit\`\):" "first run: the profile names the commit"
+expect "$report" "stand_in::Hottest" "first run: the profile's entry"
+grep -q "^Before and after" "$report" && fail "first run: a comparison without a report before it"
+grep -q "^Before: the report" "$report" && fail "first run: a previous profile without a report before it"
+
+# 2. A report before it, written as an earlier run would have: commit, fleet-day CPU 2.00, profile.
+cat >"$report" <<'MD'
+# Performance at scale (issue 15)
+
+Code: commit `abc1234`. The report it replaced did not name its commit.
+
+| scenario | jobs | pods | engine events | API writes | simulated | CPU s | wall s |
+|---|---|---|---|---|---|---|---|
+| `fleet-day` | 2 | 30 | 1,000 | 200 | 1.00 d | 2.00 | 2.0 |
+
+## Profile of the fleet day (`perf record -g`, self time, top entries)
+
+This run (commit `abc1234`):
+
+```
+50.00% dglsim dglsim [.] earlier::Hottest
+```
+MD
+echo "changed" >"$repo/tracked.txt"
+run "$tmp/second.log"
+expect "$report" "^Code: commit \`$commit\+changes\`\. The report it replaced was of commit \`abc1234\`" "second run: both commits"
+expect "$report" '^\| `fleet-day` \| 2\.00 \| [0-9.]+ \| [0-9.]+ \|$' "second run: before and after of the fleet day"
+expect "$report" '^Before: the report this one replaced \(commit `abc1234`\):' "second run: the previous profile's heading"
+expect "$report" "^50\.00% dglsim dglsim \[\.\] earlier::Hottest$" "second run: the previous profile's entry"
+expect "$report" "stand_in::Hottest" "second run: this run's profile"
+
+# 3. The next run compares with the second.
+run "$tmp/third.log"
+expect "$report" "The report it replaced was of commit \`$commit\+changes\`" "third run: the second run's commit as before"
+grep -q "earlier::Hottest" "$report" && fail "third run: still shows the first report's profile"
+expect "$report" "^Before: the report this one replaced \(commit \`$commit\+changes\`\):" "third run: the second run's profile as before"
+
+if [ "$failures" -gt 0 ]; then
+  echo "perf_report_test: $failures failure(s)"
+  exit 1
+fi
+echo "perf_report_test: all passed"
