@@ -26,7 +26,7 @@
 #       nodes, about half an hour of CPU and a few GB)
 #
 # Takes about a minute of CPU (the fleet week is most of it; the benchmarks, suite and sweep about half a
-# minute more), --large about three minutes more, --huge half an hour more. Run it on a quiet
+# minute more), --large three to five minutes more, --huge half an hour or more. Run it on a quiet
 # machine when you can; run nothing else big beside it.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
