@@ -12,7 +12,8 @@
 #   - the regression suite (`dglsim suite scenarios`) and a sweep of 1,000 small points
 #     (bench/sweep/thousand.yaml), each with --jobs 2, wall time (their targets are wall time on
 #     2 cores);
-#   - with `perf` installed, the profile's top entries of the fleet day;
+#   - with `perf` installed, a profile of the fleet day: its top self-time entries, and the
+#     inclusive share of the simulator's own functions (call stacks unwound from DWARF);
 #   - before and after: the report it replaces is read first, and its commit, its scenarios' CPU
 #     seconds and its profile are shown beside this run's (the report names the commit it measured,
 #     "+changes" when the tree had uncommitted changes).
@@ -83,10 +84,15 @@ echo "perf-report: dglsim suite scenarios; dglsim sweep bench/sweep/thousand.yam
   exit 1
 }
 profile=""
-if command -v perf >/dev/null && perf record -q -o "$out/perf.data" -g "$build/sim/dglsim" run --quiet \
-     scenarios/scale/fleet-day.yaml >/dev/null 2>&1; then
+# Call stacks unwound from DWARF (the build keeps no frame pointers): the self-time entries, and
+# every sample's stack for the inclusive shares of the simulator's own functions.
+if command -v perf >/dev/null && perf record -q -o "$out/perf.data" -F 2000 --call-graph dwarf,16384 \
+     "$build/sim/dglsim" run --quiet scenarios/scale/fleet-day.yaml >/dev/null 2>&1; then
   perf report -i "$out/perf.data" --no-children --stdio -g none --percent-limit 1.5 2>/dev/null |
     grep -v '^#' | grep -v '^$' | head -15 >"$out/profile.txt" || true
+  # (--no-inline: resolving inlined frames through addr2line takes minutes; the functions listed
+  # are the ones not inlined)
+  perf script -i "$out/perf.data" -F ip,sym --no-inline >"$out/stacks.txt" 2>/dev/null || true
   profile=$out/profile.txt
 fi
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -287,8 +293,51 @@ if len(rows) > 1:
     w("")
     w("![CPU seconds against pods](performance/scaling.svg)")
     w("")
+def inclusive_shares(path, top=15):
+    """The share of samples whose stack holds each of the simulator's own functions (dgl::, sim::,
+    kube::, fakeapi::, harness::), counted once a sample, names without arguments or templates;
+    the frames every sample holds (main, the event loop) are left out."""
+    samples, stack = [], set()
+    for line in open(path, errors="replace"):
+        line = line.strip()
+        if not line:
+            if stack:
+                samples.append(stack)
+            stack = set()
+            continue
+        name = line.split(None, 1)[1] if " " in line else line
+        name = re.sub(r"\(.*", "", name)
+        while re.search(r"<[^<>]*>", name):
+            name = re.sub(r"<[^<>]*>", "", name)
+        name = name.replace("[abi:cxx11]", "").strip()
+        if re.match(r"(dgl|sim|kube|fakeapi|harness)::\w", name):
+            stack.add(name)
+    if stack:
+        samples.append(stack)
+    counts = {}
+    for st in samples:
+        for name in st:
+            counts[name] = counts.get(name, 0) + 1
+    n = len(samples)
+    ranked = sorted(((c / n, name) for name, c in counts.items() if c / n < 0.9), key=lambda x: (-x[0], x[1]))
+    return n, ranked[:top]
+
+stacks = os.path.join(out, "stacks.txt")
+if profile and os.path.exists(stacks) and os.path.getsize(stacks) > 0:
+    n, ranked = inclusive_shares(stacks)
+    if ranked:
+        w("## Where the fleet day's CPU goes (`perf record --call-graph dwarf`, inclusive)")
+        w("")
+        w(f"The share of {n:,} samples whose call stack holds each of the simulator's own functions (a function "
+          "and the ones it calls; shares overlap, and the event loop and what sits above it are left out).")
+        w("")
+        w("| share | function |")
+        w("|---|---|")
+        for share, name in ranked:
+            w(f"| {100 * share:.1f} % | `{name}` |")
+        w("")
 if profile:
-    w("## Profile of the fleet day (`perf record -g`, self time, top entries)")
+    w("## Profile of the fleet day (`perf record`, self time, top entries)")
     w("")
     w(f"This run (commit `{commit}`):")
     w("")

@@ -5,6 +5,8 @@
 #   - with no report before it, it says the replaced one named no commit and shows no comparison;
 #   - with a report before it, that report's commit, its fleet-day CPU (with after / before) and its
 #     profile appear as "before", and the next run shows this run's as "before" in turn;
+#   - the inclusive shares of the simulator's functions from the stacks, templates stripped, the
+#     frames of every sample (the event loop) left out;
 #   - a dglsim linked with glibc's malloc (no allocator library in ldd's answer) is reported as such
 #     instead of ending the script.
 set -u
@@ -61,11 +63,19 @@ bench_json() {  # name cpu_time unit extra-json, as a median and a stddev
 } >"$tmp/build/bench/network_bench"
 chmod +x "$tmp/build/sim/dglsim" "$tmp/build/bench/fakeapi_bench" "$tmp/build/bench/network_bench"
 
-# perf as a function the script inherits: `perf report` prints a fixed top entry.
+# perf as a function the script inherits: `perf report` prints a fixed top entry, `perf script`
+# three samples' stacks (leaf first): two through a reconcile pass, one of them through a templated
+# informer, one through a kubelet; the event loop under all three.
 perf() {
   case $1 in
     record) return 0 ;;
     report) echo "    42.00%  dglsim  dglsim  [.] stand_in::Hottest" ;;
+    script)
+      printf '\n\tffff01 memcmp\n\tffff02 dgl::ReconcilePass::Run(int)\n\tffff03 sim::Engine::RunTop()\n'
+      printf '\n\tffff04 operator new\n\tffff05 kube::Informer<std::map<a, b> >::Pump[abi:cxx11](long)\n'
+      printf '\tffff06 dgl::ReconcilePass::Run(int)\n\tffff03 sim::Engine::RunTop()\n'
+      printf '\n\tffff07 sim::Kubelet::Flush(x)\n\tffff03 sim::Engine::RunTop()\n\n'
+      ;;
   esac
 }
 export -f perf
@@ -82,6 +92,10 @@ expect "$report" "malloc: glibc malloc" "first run: a dglsim without an allocato
 expect "$report" '^\| `fleet-day` \| 2 \| 30 \| 1,000 \| 200 \| 1\.00 d \|' "first run: the scenario's row"
 expect "$report" "^This run \(commit \`$commit\`\):" "first run: the profile names the commit"
 expect "$report" "stand_in::Hottest" "first run: the profile's entry"
+expect "$report" '^\| 66\.7 % \| `dgl::ReconcilePass::Run` \|$' "first run: the inclusive share of a function in two samples of three"
+expect "$report" '^\| 33\.3 % \| `kube::Informer::Pump` \|$' "first run: an inclusive share, the name without templates"
+expect "$report" '^\| 33\.3 % \| `sim::Kubelet::Flush` \|$' "first run: an inclusive share"
+grep -q '`sim::Engine::RunTop`' "$report" && fail "first run: the event loop, in every sample, is listed"
 grep -q "^Before and after" "$report" && fail "first run: a comparison without a report before it"
 grep -q "^Before: the report" "$report" && fail "first run: a previous profile without a report before it"
 
