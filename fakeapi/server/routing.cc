@@ -115,10 +115,13 @@ void HttpServer::Impl::OpenApi(const httplib::Request& req, httplib::Response& r
 }
 
 // Resolves ".../namespaces/{ns}/{plural}/{name}/{sub}" or ".../{plural}/{name}/{sub}" below a
-// group-version. False when the path names nothing.
+// group-version. False when the path names nothing, as when a segment, once percent-decoded, is
+// not UTF-8: no object can have such a name, and it would throw wherever it is written out.
 bool HttpServer::Impl::Resolve(const std::string& group, const std::string& version, const std::vector<std::string>& rest,
                                Target* target) const {
   if (rest.empty()) return false;
+  for (const std::string& segment : rest)
+    if (!wire::IsValidUtf8Json(json(segment))) return false;
   std::size_t at = 0;
   if (rest[0] == "namespaces" && rest.size() >= 3) {
     const ApiResource* r = catalog.Find(group, version, rest[2]);

@@ -70,6 +70,22 @@ TEST_F(HttpServeTest, CreateWithoutMetadataIsRefusedWithAStatusNotAnException) {
   EXPECT_TRUE(thrown.empty()) << thrown.front();
 }
 
+// Found by the fuzzer (corpus found-path-not-utf8): a namespace or name in the path that is not
+// UTF-8 once percent-decoded reached the server-side apply, which threw writing it out. Such a
+// path names nothing: 404 with a Status, for every verb.
+TEST_F(HttpServeTest, APathSegmentThatIsNotUtf8NamesNothing) {
+  for (const std::string path : {"/api/v1/namespaces/default\x95/configmaps/a", "/api/v1/namespaces/default/configmaps/a\xfe",
+                                 "/api/v1/namespaces/\xff/configmaps"}) {
+    for (const std::string method : {"GET", "PUT", "PATCH", "DELETE", "POST"}) {
+      httplib::Response res = Send(method, path, method == "GET" || method == "DELETE" ? "" : R"({"kind":"ConfigMap"})",
+                                   "application/merge-patch+json");
+      EXPECT_EQ(res.status, 404) << method << " " << path << " -> " << res.body;
+      EXPECT_EQ(json::parse(res.body)["kind"], "Status") << res.body;
+    }
+  }
+  EXPECT_TRUE(thrown.empty()) << thrown.front();
+}
+
 // Found by the fuzzer: a YAML decoder that lets bytes through that are not UTF-8 made the object
 // impossible to write as JSON, and the write threw. The server refuses such a body as a JSON
 // parser refuses it.
