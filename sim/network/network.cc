@@ -39,6 +39,8 @@ std::uint32_t TakeSlot(std::vector<T>& items, std::vector<std::uint32_t>& free) 
 }  // namespace
 
 Network::Network(Engine& engine, NetworkConfig config) : engine_(engine), config_(config) {
+  const double w = config_.rerate_window;
+  config_.rerate_window = std::isfinite(w) ? std::clamp(w, 0.0, 1.0) : 0.0;
   spine_vertex_ = AddVertex();
   storage_vertex_ = AddVertex();
   storage_link_ = NewLink("storage", config_.storage_bps);
@@ -113,7 +115,7 @@ void Network::SetLinkCapacity(LinkId link, double capacity) {
   const double c = std::max(0.0, capacity);
   if (c == l.capacity) return;
   l.capacity = c;
-  MarkDirty(link);
+  MarkDirty(link, engine_.Now());
 }
 
 void Network::SetStorage(double bps) {
@@ -336,13 +338,14 @@ FlowId Network::StartFlow(FlowSpec spec) {
   f.pos_in_class = static_cast<std::uint32_t>(k.members.size());
   f.heap_pos = kNone;
   f.bytes = spec.bytes;
+  f.started = engine_.Now();
   f.on_done = std::move(spec.on_done);
   k.members.push_back(slot);
   ++active_;
   ++started_;
   for (LinkId l : k.path) {
     ++links_[l].flow_count;
-    MarkDirty(l);
+    MarkDirty(l, engine_.Now());
   }
   if (k.group == kNone) {
     f.tag = left;  // placed by the re-rate this start has scheduled
@@ -391,20 +394,27 @@ double Network::CancelFlow(FlowId id) {
   // Its group's event may have been set for it. That event completes only the flow it was set
   // for or members due by then; the re-rate this cancel schedules moves it, and a group of flows
   // that cross no link (so no re-rate) finds nothing due when it fires and sets it for the next.
-  Remove(id.slot_);
+  Remove(id.slot_, engine_.Now());
   return moved;
 }
 
-void Network::MarkDirty(LinkId link) {
+void Network::MarkDirty(LinkId link, Micros rerate_at) {
   LinkState& l = links_[link];
   if (!l.dirty) {
     l.dirty = true;
     dirty_links_.push_back(link);
   }
-  if (!engine_.IsPending(rerate_event_)) rerate_event_ = engine_.Schedule(0, [this] { Rerate(); });
+  if (!engine_.IsPending(rerate_event_)) {
+    rerate_at_ = rerate_at;
+    rerate_event_ = rerate_at == engine_.Now() ? engine_.Schedule(0, [this] { Rerate(); })
+                                               : engine_.ScheduleAt(rerate_at, [this] { Rerate(); });
+  } else if (rerate_at < rerate_at_) {
+    rerate_at_ = rerate_at;
+    rerate_event_ = engine_.Reschedule(rerate_event_, rerate_at);
+  }
 }
 
-void Network::Remove(std::uint32_t slot) {
+void Network::Remove(std::uint32_t slot, Micros rerate_at) {
   FlowState& f = flows_[slot];
   const std::uint32_t c = f.cls;
   FlowClass& k = classes_[c];
@@ -415,7 +425,7 @@ void Network::Remove(std::uint32_t slot) {
   k.members.pop_back();
   for (LinkId l : k.path) {
     --links_[l].flow_count;
-    MarkDirty(l);
+    MarkDirty(l, rerate_at);
   }
   f.seq = 0;
   f.cls = kNone;
@@ -479,7 +489,9 @@ void Network::CompleteDue(std::uint32_t gi) {
     const bool due = left <= 0 || (g.rate > 0 && DelayFor(left, g.rate) == 0);
     if (f.seq != promised && !due) break;
     std::function<void()> on_done = std::move(f.on_done);
-    Remove(slot);
+    const Micros now = engine_.Now();
+    const auto wait = static_cast<Micros>(config_.rerate_window * static_cast<double>(now - f.started));
+    Remove(slot, now + wait);
     ++completed_;
     if (on_done) on_done();
   }
@@ -498,6 +510,7 @@ void Network::AccountStats(LinkState& link) {
 
 void Network::Rerate() {
   rerate_event_ = {};
+  rerate_at_ = -1;
   ++rerates_;
   const std::uint64_t mark = ++epoch_;
   CollectComponent(mark);

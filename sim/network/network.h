@@ -29,7 +29,13 @@
 // Re-rating: starting or ending a flow, or changing a link's capacity (SetNodeNicFactor for a
 // NetworkSlow fault, SetStorage, ...), marks links dirty and schedules one re-rate event at the
 // current instant (delay 0), so everything that changes within one simulated microsecond is
-// re-rated once. A node that is down (SetNodeUp(false)) has NIC and disk capacity 0 whatever its
+// re-rated once. With NetworkConfig::rerate_window > 0, the re-rate after a flow ends (and only
+// then) may wait: up to that fraction of the ended flow's age, rounded down to whole microseconds.
+// Endings that close together share one re-rate, and until it runs the others keep their rates
+// (the capacity the ended flows freed stays unused): an approximation, flows end up to about that
+// fraction of their time off max-min fairness's exact times (tests/sim/network/network_test.cc
+// bounds it). A start, a cancel or a capacity change in the meantime re-rates at once, everything
+// dirty with it. A node that is down (SetNodeUp(false)) has NIC and disk capacity 0 whatever its
 // factors, so its flows stall, keeping their progress, until it is up again.
 //
 // Two groupings keep a re-rate's cost independent of how many flows share a path or a bottleneck:
@@ -127,6 +133,12 @@ struct NetworkConfig {
   // Capacity of the registry's link for all pulls together, bytes/s; <= 0 (default) means
   // non-blocking: each pull is held by its own rate cap and the node's NIC and disk.
   double registry_bps = 0;
+  // 0 (the default): exact max-min fairness, every change re-rated at the instant it happens.
+  // > 0 (at most 1): the re-rate after a flow ends may wait up to this fraction of the flow's age
+  // (see "Re-rating" above). 0.01 makes an all-to-all epoch whose flows end at different times
+  // re-rate about a hundred times instead of once per flow; its end comes later by about that
+  // fraction at most (bench/network_bench.cc measures both). Clamped to [0, 1]; not finite: 0.
+  double rerate_window = 0;
 };
 
 // Per-link figures for reports.
@@ -182,7 +194,8 @@ class Network {
   // Bytes an active flow has moved so far (fractional: rates are real numbers); -1 if not active.
   double BytesMoved(FlowId id) const;
   // An active flow's current rate in bytes/s; -1 if not active. Changes made within the current
-  // instant are reflected once the re-rate event has run.
+  // instant are reflected once the re-rate event has run (with a rerate_window, an ending's re-rate
+  // may come later).
   double Rate(FlowId id) const;
 
   std::size_t active_flows() const { return active_; }
@@ -285,6 +298,7 @@ class Network {
     std::uint32_t pos_in_class = 0;
     std::uint32_t heap_pos = kNone;  // index in its group's heap; kNone while its class has no group
     double bytes = 0;
+    Micros started = 0;
     // In a group: the group's `served` at which the flow is done. Otherwise: the bytes left.
     double tag = 0;
     std::function<void()> on_done;
@@ -344,7 +358,8 @@ class Network {
   // The group's event: completes the flow it was set for and every other member due now.
   void CompleteDue(std::uint32_t g);
 
-  void MarkDirty(LinkId link);
+  // Marks the link for the next re-rate, which runs at `rerate_at` at the latest (Now() or later).
+  void MarkDirty(LinkId link, Micros rerate_at);
   void Rerate();
   void CollectComponent(std::uint64_t mark);
   void FillRates(std::uint64_t mark);
@@ -365,9 +380,9 @@ class Network {
   void AccountStats(LinkState& link);
   // Bytes an active flow has left at Now().
   double RemainingNow(const FlowState& f) const;
-  // Detaches the flow from its class and group (marking its links dirty) and frees the slot. The
-  // group's event is not moved.
-  void Remove(std::uint32_t slot);
+  // Detaches the flow from its class and group (marking its links dirty for a re-rate at
+  // `rerate_at` at the latest) and frees the slot. The group's event is not moved.
+  void Remove(std::uint32_t slot, Micros rerate_at);
   const FlowState* Find(FlowId id) const;
 
   Engine& engine_;
@@ -399,6 +414,7 @@ class Network {
   std::vector<std::uint32_t> scratch_classes_, scratch_capped_, scratch_groups_;
   std::vector<LinkId> scratch_heap_;
   EventId rerate_event_;
+  Micros rerate_at_ = -1;  // when rerate_event_ runs, while it is pending
   std::uint64_t epoch_ = 0;  // stamps for visit / dirty / frozen marks
 
   std::size_t active_ = 0;

@@ -677,5 +677,97 @@ TEST(NetworkTest, CompletionsMatchAPlainPerFlowMaxMinReference) {
   }
 }
 
+// rerate_window: the re-rate after an ending waits its share of the ended flow's age.
+TEST(NetworkTest, WithARerateWindowAnEndingsRerateWaitsItsShareOfTheFlowsAge) {
+  Fixture fx(4, 1 * kGB, 10 * kGB, NetworkConfig{.rerate_window = 0.1});
+  const FlowId b = fx.Send(0, 1, 2 * kGB, "b");
+  fx.Send(0, 1, 1 * kGB, "a");
+  fx.engine.RunUntil(2100 * kMillisecond);
+  // a ends at 2 s, aged 2 s: the re-rate waits 0.2 s, b keeps 0.5 GB/s until 2.2 s.
+  EXPECT_EQ(fx.DoneAt("a"), 2 * kSecond);
+  EXPECT_DOUBLE_EQ(fx.net.Rate(b), 0.5 * kGB);
+  fx.engine.RunUntil(2200 * kMillisecond);
+  EXPECT_DOUBLE_EQ(fx.net.Rate(b), 1 * kGB);
+  fx.engine.RunUntilIdle();
+  // b: 1.1 GB by 2.2 s, its last 0.9 GB alone: 3.1 s against the exact 3 s.
+  EXPECT_EQ(fx.DoneAt("b"), 3100 * kMillisecond);
+  // The starts' at 0 s, a's ending's at 2.2 s, b's ending's.
+  EXPECT_EQ(fx.net.rerates(), 3u);
+}
+
+TEST(NetworkTest, AStartInsideTheWindowReratesAtOnceWithTheEndingsBeforeIt) {
+  Fixture fx(4, 1 * kGB, 10 * kGB, NetworkConfig{.rerate_window = 0.1});
+  const FlowId b = fx.Send(0, 1, 2 * kGB, "b");
+  fx.Send(0, 1, 1 * kGB, "a");
+  FlowId c;
+  fx.engine.ScheduleAt(2100 * kMillisecond, [&] { c = fx.Send(0, 1, 0.5 * kGB, "c"); });
+  fx.engine.RunUntil(2100 * kMillisecond);
+  EXPECT_DOUBLE_EQ(fx.net.Rate(b), 0.5 * kGB);
+  EXPECT_DOUBLE_EQ(fx.net.Rate(c), 0.5 * kGB);
+  fx.engine.RunUntilIdle();
+  // From 2.1 s b (0.95 GB left) and c share the link: c is done at 3.1 s, aged 1 s; b keeps
+  // 0.5 GB/s until 3.2 s and has 0.4 GB left: 3.6 s.
+  EXPECT_EQ(fx.DoneAt("c"), 3100 * kMillisecond);
+  EXPECT_EQ(fx.DoneAt("b"), 3600 * kMillisecond);
+  // The starts' at 0 s, a's ending's and c's start's at 2.1 s (the pending one moved there), c's
+  // ending's at 3.2 s, b's ending's.
+  EXPECT_EQ(fx.net.rerates(), 4u);
+}
+
+// An all-to-all exchange between 16 nodes whose flows differ in size by +-20 %: every ending
+// re-rates the rest. With a window of 1 %, endings close together share re-rates, and each flow's
+// time stays within about that share of its exact time.
+TEST(NetworkTest, ARerateWindowSharesReratesAndKeepsEachFlowNearItsExactTime) {
+  const auto run = [](double window, std::uint64_t* rerates) {
+    Fixture fx(16, 1 * kGB, 10 * kGB, NetworkConfig{.rerate_window = window});
+    RandomStream rng(3);
+    for (int i = 0; i < 16; ++i) {
+      for (int j = 0; j < 16; ++j) {
+        if (i != j) fx.Send(i, j, 0.1 * kGB * (1 + rng.Uniform(-0.2, 0.2)), std::to_string(i * 16 + j));
+      }
+    }
+    fx.engine.RunUntilIdle();
+    *rerates = fx.net.rerates();
+    std::sort(fx.done.begin(), fx.done.end());
+    return fx.done;
+  };
+  std::uint64_t exact_rerates = 0, window_rerates = 0, finer_rerates = 0;
+  const auto exact = run(0, &exact_rerates);
+  const auto approx = run(0.01, &window_rerates);
+  const auto finer = run(0.001, &finer_rerates);
+  ASSERT_EQ(exact.size(), 240u);
+  ASSERT_EQ(approx.size(), 240u);
+  EXPECT_GT(exact_rerates, 200u);
+  EXPECT_LT(window_rerates * 4, exact_rerates);
+  EXPECT_LT(finer_rerates, exact_rerates);
+  EXPECT_GT(finer_rerates, window_rerates);
+  double worst = 0, worst_finer = 0;
+  for (std::size_t i = 0; i < exact.size(); ++i) {
+    ASSERT_EQ(approx[i].first, exact[i].first);
+    const auto t = static_cast<double>(exact[i].second);
+    worst = std::max(worst, std::abs(static_cast<double>(approx[i].second) - t) / t);
+    worst_finer = std::max(worst_finer, std::abs(static_cast<double>(finer[i].second) - t) / t);
+  }
+  EXPECT_GT(worst, 0);
+  EXPECT_LT(worst, 0.02);
+  EXPECT_LT(worst_finer, worst);
+}
+
+TEST(NetworkTest, ARerateWindowOutsideZeroToOneIsClamped) {
+  for (double window : {-1.0, std::nan(""), 0.0}) {
+    Fixture fx(4, 1 * kGB, 10 * kGB, NetworkConfig{.rerate_window = window});
+    fx.Send(0, 1, 2 * kGB, "b");
+    fx.Send(0, 1, 1 * kGB, "a");
+    fx.engine.RunUntilIdle();
+    EXPECT_EQ(fx.DoneAt("b"), 3 * kSecond) << window;
+  }
+  Fixture fx(4, 1 * kGB, 10 * kGB, NetworkConfig{.rerate_window = 5});
+  fx.Send(0, 1, 2 * kGB, "b");
+  fx.Send(0, 1, 1 * kGB, "a");
+  fx.engine.RunUntilIdle();
+  // A window of 1: a's re-rate would wait its whole age, 2 s; b, at 0.5 GB/s, is done first at 4 s.
+  EXPECT_EQ(fx.DoneAt("b"), 4 * kSecond);
+}
+
 }  // namespace
 }  // namespace sim
