@@ -57,8 +57,9 @@ bench_json() {  # name cpu_time unit extra-json, as a median and a stddev
 {
   echo 'cat <<JSON'
   echo "{\"benchmarks\": [$(bench_json BM_OneLinkRerate/5000 40 us ', "rerates_per_s": 25000, "flows_per_rerate": 5000'),"
-  echo "$(bench_json BM_EpochAllToAll/64/0 2 ms ', "flows": 4032, "rerates_per_epoch": 2'),"
-  echo "$(bench_json BM_EpochAllToAll/64/20 500 ms ', "flows": 4032, "rerates_per_epoch": 3960')]}"
+  echo "$(bench_json BM_EpochAllToAll/64/0/0 2 ms ', "flows": 4032, "rerates_per_epoch": 2, "epoch_s": 0.5'),"
+  echo "$(bench_json BM_EpochAllToAll/64/20/0 500 ms ', "flows": 4032, "rerates_per_epoch": 3960, "epoch_s": 0.5'),"
+  echo "$(bench_json BM_EpochAllToAll/64/20/10 10 ms ', "flows": 4032, "rerates_per_epoch": 28, "epoch_s": 0.505')]}"
   echo 'JSON'
 } >"$tmp/build/bench/network_bench"
 chmod +x "$tmp/build/sim/dglsim" "$tmp/build/bench/fakeapi_bench" "$tmp/build/bench/network_bench"
@@ -89,6 +90,8 @@ report=$repo/reports/performance.md
 run "$tmp/first.log"
 expect "$report" "^Code: commit \`$commit\`\. The report it replaced did not name its commit" "first run: commit and no predecessor"
 expect "$report" "malloc: glibc malloc" "first run: a dglsim without an allocator library"
+expect "$report" "the spread epoch costs 10\.0 ms \(28 re-rates\) and lasts 0\.5050 s of simulated time against the exact 0\.5000 s \(\+1\.00 %\)" "first run: the epoch with a re-rate window"
+expect "$report" "ms \(sizes \+-20 %, rerateWindow 0\.01\) \| equal: (yes|no); spread: (yes|no) exact, (yes|no) with the window \|$" "first run: the epoch's verdicts, exact and with the window"
 expect "$report" '^\| `fleet-day` \| 2 \| 30 \| 1,000 \| 200 \| 1\.00 d \|' "first run: the scenario's row"
 expect "$report" "^This run \(commit \`$commit\`\):" "first run: the profile names the commit"
 expect "$report" "stand_in::Hottest" "first run: the profile's entry"

@@ -66,6 +66,10 @@ void Loader::LoadCluster(const json& cluster, ClusterSpec& c) {
     CheckSchemaFields(*storage, "cluster.storage", "cluster.storage");
     if (auto b = Bandwidth(*storage, "bandwidth", "cluster.storage")) c.storage_bytes_per_second = *b;
   }
+  if (const json* network = Get(cluster, "network"); network != nullptr && ExpectObject(*network, "cluster.network")) {
+    CheckSchemaFields(*network, "cluster.network", "cluster.network");
+    if (auto w = Number(*network, "rerateWindow", "cluster.network", 0, 1)) c.network_rerate_window = *w;
+  }
   if (const json* sched = Get(cluster, "scheduler"); sched != nullptr && ExpectObject(*sched, "cluster.scheduler")) {
     CheckSchemaFields(*sched, "cluster.scheduler", "cluster.scheduler");
     if (auto scoring = Enum(*sched, "scoring", "cluster.scheduler", {"LeastAllocated", "MostAllocated"})) {

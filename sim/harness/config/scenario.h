@@ -161,6 +161,8 @@ struct Timings {
 struct ClusterSpec {
   std::vector<NodeGroup> nodes;
   double storage_bytes_per_second = sim::kDefaultStorageBytesPerSecond;
+  // cluster.network.rerateWindow: sim::NetworkConfig::rerate_window (0: exact re-rating).
+  double network_rerate_window = 0;
   SchedulerSettings scheduler;
   ImageSettings images;
   Timings timings;

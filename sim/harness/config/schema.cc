@@ -39,6 +39,8 @@ constexpr SchemaField kSchema[] = {
   {"cluster.nodes[].manifest", R::kRun},
   {"cluster.storage", R::kRun},
   {"cluster.storage.bandwidth", R::kRun},
+  {"cluster.network", R::kRun},
+  {"cluster.network.rerateWindow", R::kRun},
   {"cluster.scheduler", R::kRun},
   {"cluster.scheduler.scoring", R::kRun},
   {"cluster.scheduler.gang", R::kRun},

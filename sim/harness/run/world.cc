@@ -146,7 +146,8 @@ void World::BuildCluster() {
     if (!status.ok()) record_.notes.push_back(group.field_path + ": nodes not created: " + status.message());
   }
   // The flow network: every node's NIC and disk, and the shared storage.
-  sim::Network& network = sim_.EnableNetwork({.storage_bps = scenario_.cluster.storage_bytes_per_second});
+  sim::Network& network = sim_.EnableNetwork({.storage_bps = scenario_.cluster.storage_bytes_per_second,
+                                                  .rerate_window = scenario_.cluster.network_rerate_window});
   for (const auto& [node, spec] : cluster_->specs())
     network.AddNode(node, spec.nic_bytes_per_second, spec.disk_bytes_per_second);
 }

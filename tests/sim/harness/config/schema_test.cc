@@ -245,6 +245,17 @@ std::vector<RunCase> RunCases() {
       {"cluster.nodes[].repairTime", Small, [](json& s) { Nodes(s)["mtbf"] = "2m"; }, [](json& s) { Nodes(s)["repairTime"] = "5m"; }},
       {"cluster.nodes[].manifest", Small, none, set({"cluster", "nodes", "#0"}, {{"manifest", "nodes.yaml"}})},
       {"cluster.storage.bandwidth", Models, none, set({"cluster", "storage", "bandwidth"}, "5MBps")},
+      // A second job on a bigger graph: the two jobs' downloads share the storage and end at
+      // different times, so the re-rate after the first ending waits.
+      {"cluster.network.rerateWindow", Models,
+       [](json& s) {
+         s["datasets"].push_back({{"name", "big"}, {"nodes", 800000}, {"edges", 8000000}, {"featureDim", 16}});
+         json second = s["jobs"][0];
+         second["dataset"] = "big";
+         second["inline"]["metadata"]["name"] = "m2";
+         s["jobs"].push_back(second);
+       },
+       set({"cluster", "network", "rerateWindow"}, 0.5)},
       {"cluster.scheduler.scoring", Small, none, set({"cluster", "scheduler", "scoring"}, "MostAllocated")},
       {"cluster.scheduler.gang", Small, set({"operator", "gangScheduling"}, true), set({"cluster", "scheduler", "gang"}, true)},
       // Over 100 nodes a decision looks at its share of them only, from where the last one stopped.
