@@ -223,7 +223,7 @@ bool RequirementMet(const std::string& name, const json* labels, const NodeSelec
 }  // namespace
 
 struct Scheduler::Constraints {
-  const json* node_selector = nullptr;                      // into the pod object
+  const json* node_selector = nullptr;                      // into PendingPod::pod, the version held
   std::vector<std::vector<NodeSelectorRequirement>> terms;  // ORed; each term ANDs its requirements
   bool has_required_affinity = false;
   std::vector<Toleration> tolerations;
@@ -460,6 +460,9 @@ void Scheduler::OnPendingPod(const ObjectPtr& pod, bool changed) {
   }
   PendingPod& p = *slot;
   p.pod = pod;
+  // The node selector is read in place, so it must point into the version held now: the one it
+  // pointed into may be freed with the pointer just replaced (a status update is not a change).
+  p.constraints.node_selector = Field(*pod, "spec", "nodeSelector");
   if (added || changed) {
     p.requests = ComputePodRequests(*pod);
     p.group = GroupOf(*pod);

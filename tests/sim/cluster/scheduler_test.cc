@@ -214,6 +214,33 @@ TEST_F(SchedulerTest, NodeSelectorFilterSkipsANodeWithoutTheLabels) {
   EXPECT_EQ(NodeOf("p"), "b-0");
 }
 
+// A pending pod's status update (PodScheduled=False) is not a change of what it asks for, but the
+// version the scheduler held is replaced, and freed once the watch history lets it go: its node
+// selector must be read from the version held now. (Found in a proposal sweep: the selector was
+// read from the freed version, so the placement depended on the allocator; ASan: use after free.)
+TEST_F(SchedulerTest, ANodeSelectorStillHoldsAfterThePodsOldVersionsAreFreed) {
+  NodeTemplate a = Nodes("a", 1, "64", "256Gi");
+  a.labels = {{"pool", "cpu"}};
+  NodeTemplate b = Nodes("b", 1, "1", "4Gi");
+  b.labels = {{"pool", "gpu"}};
+  ASSERT_TRUE(cluster_.AddNodes(a).ok());
+  ASSERT_TRUE(cluster_.AddNodes(b).ok());
+  sim_.store().SetHistoryLimit(1);  // a superseded version is freed at the next write
+  Boot();
+  json pod = SchedulablePod("p", {{"cpu", "2"}});
+  pod["spec"]["nodeSelector"] = {{"pool", "gpu"}};
+  CreatePod(pod);
+  sim_.RunUntil(kSecond);
+  ASSERT_EQ(Scheduled("p")["status"], "False");  // b is too small, a has the wrong pool
+  for (int i = 0; i < 3; ++i) CreatePod(SchedulablePod("filler-" + std::to_string(i), {{"cpu", "100"}}));
+  sim_.RunUntil(2 * kSecond);
+  NodeTemplate c = Nodes("c", 1, "8", "32Gi");
+  c.labels = {{"pool", "gpu"}};
+  ASSERT_TRUE(cluster_.AddNodes(c).ok());
+  sim_.RunUntil(30 * kSecond);
+  EXPECT_EQ(NodeOf("p"), "c-0");
+}
+
 TEST_F(SchedulerTest, RequiredNodeAffinityHonoursEveryOperator) {
   NodeTemplate a = Nodes("a", 1, "64", "256Gi");
   a.labels = {{"zone", "z1"}, {"gen", "3"}};
