@@ -406,8 +406,7 @@ void Network::MarkDirty(LinkId link, Micros rerate_at) {
   }
   if (!engine_.IsPending(rerate_event_)) {
     rerate_at_ = rerate_at;
-    rerate_event_ = rerate_at == engine_.Now() ? engine_.Schedule(0, [this] { Rerate(); })
-                                               : engine_.ScheduleAt(rerate_at, [this] { Rerate(); });
+    rerate_event_ = engine_.ScheduleAt(rerate_at, [this] { Rerate(); });
   } else if (rerate_at < rerate_at_) {
     rerate_at_ = rerate_at;
     rerate_event_ = engine_.Reschedule(rerate_event_, rerate_at);
