@@ -135,9 +135,9 @@ struct NetworkConfig {
   double registry_bps = 0;
   // 0 (the default): exact max-min fairness, every change re-rated at the instant it happens.
   // > 0 (at most 1): the re-rate after a flow ends may wait up to this fraction of the flow's age
-  // (see "Re-rating" above). 0.01 makes an all-to-all epoch whose flows end at different times
-  // re-rate about a hundred times instead of once per flow; its end comes later by about that
-  // fraction at most (bench/network_bench.cc measures both). Clamped to [0, 1]; not finite: 0.
+  // (see "Re-rating" above). 0.01 makes an all-to-all epoch of 64 workers whose flows end at
+  // different times re-rate 28 times instead of once per flow (3,960); its end comes about 1 %
+  // later (bench/network_bench.cc measures both). Clamped to [0, 1]; not finite: 0.
   double rerate_window = 0;
 };
 
