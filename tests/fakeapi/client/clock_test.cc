@@ -51,6 +51,13 @@ TEST(ClockTest, TimesBeforeTheEpochFloorToThePreviousSecond) {
   EXPECT_EQ(FormatMicroTime(-1), "1969-12-31T23:59:59.999999Z");
 }
 
+// Four-digit years are written digit by digit; a year beyond them, as snprintf writes it.
+TEST(ClockTest, AYearBeyondFourDigitsIsWrittenInFull) {
+  EXPECT_EQ(FormatTime(253'402'300'800LL * kSecond - kSecond), "9999-12-31T23:59:59Z");
+  EXPECT_EQ(FormatTime(253'402'300'800LL * kSecond), "10000-01-01T00:00:00Z");
+  EXPECT_EQ(FormatMicroTime(253'402'300'800LL * kSecond + 7), "10000-01-01T00:00:00.000007Z");
+}
+
 TEST(ClockTest, ParseTimeAcceptsBothForms) {
   EXPECT_EQ(ParseTime("2026-01-01T00:00:00Z"), kJan2026);
   EXPECT_EQ(ParseTime("2026-01-01T00:00:00.000000Z"), kJan2026);
