@@ -10,11 +10,14 @@ JobPods::JobPods(std::string job_name, std::map<std::string, std::int64_t> index
     : job_name_(std::move(job_name)),
       launcher_name_(LauncherName(job_name_)),
       partitioner_name_(PartitionerName(job_name_)),
-      wanted_(std::move(indexed)) {}
+      wanted_(std::move(indexed)) {
+  for (const auto& [role, count] : wanted_) prefixes_.push_back(job_name_ + "-" + role + "-");
+}
 
-void JobPods::Put(kube::ObjectPtr pod, bool node_lost) {
-  PodView v = MakePodView(std::move(pod), node_lost);
-  const std::string pod_name = v.Name();
+void JobPods::Put(kube::ObjectPtr pod, bool node_lost) { Put(MakePodView(std::move(pod), node_lost)); }
+
+void JobPods::Put(PodView v) {
+  const std::string& pod_name = v.Name();
   if (pod_name == partitioner_name_) {
     partitioner_ = std::move(v);
     return;
@@ -23,11 +26,13 @@ void JobPods::Put(kube::ObjectPtr pod, bool node_lost) {
     launcher_ = std::move(v);
     return;
   }
+  auto prefix = prefixes_.begin();
   for (const auto& [role, count] : wanted_) {
-    const std::string prefix = job_name_ + "-" + role + "-";
-    if (pod_name.rfind(prefix, 0) != 0) continue;
-    const std::int64_t index = ParseIntOr(pod_name.substr(prefix.size()), -1);
-    if (index >= 0 && index < count && prefix + std::to_string(index) == pod_name) {
+    const std::string& p = *prefix++;
+    if (pod_name.rfind(p, 0) != 0) continue;
+    const std::string digits = pod_name.substr(p.size());
+    const std::int64_t index = ParseIntOr(digits, -1);
+    if (index >= 0 && index < count && std::to_string(index) == digits) {
       indexed_[role][index] = std::move(v);
       return;
     }

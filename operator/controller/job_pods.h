@@ -23,6 +23,8 @@ class JobPods {
   // Slots `pod` by its name, replacing what held that slot; `node_lost`: its node is lost
   // (PodView::node_lost).
   void Put(kube::ObjectPtr pod, bool node_lost = false);
+  // The same for a view already made of the pod (MakePodView).
+  void Put(PodView view);
   // Removes the pod named `pod_name` from whatever slot holds it.
   void Forget(const std::string& pod_name);
 
@@ -44,6 +46,8 @@ class JobPods {
  private:
   std::string job_name_, launcher_name_, partitioner_name_;
   std::map<std::string, std::int64_t> wanted_;
+  // For each role of wanted_, in its order: the prefix of its pods' names ("J-worker-").
+  std::vector<std::string> prefixes_;
   std::optional<PodView> partitioner_;
   std::optional<PodView> launcher_;
   std::map<std::string, std::map<std::int64_t, PodView>> indexed_;

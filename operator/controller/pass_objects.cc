@@ -1,9 +1,10 @@
 // The support objects of a reconcile pass: the ConfigMap with the hand-off files, RBAC, the
 // headless Service and the PodGroup, created when missing and corrected when the fields the
 // operator owns drift. Objects that are not the job's (no controller reference to it) are left alone.
-// A pass that finds every one of them in place is remembered by the Reconciler (their
-// resourceVersions, with the job's uid, generation, stage and pod addresses they were checked
-// against); the next pass with the same inputs skips them while none has a new resourceVersion.
+// A pass that leaves every one of them as it should be (found in place, or written and returned with
+// the owned fields asked for) is remembered by the Reconciler (their resourceVersions, with the
+// job's uid, generation, stage and pod addresses they were checked against); the next pass with
+// the same inputs skips them while none has a new resourceVersion.
 #include "operator/controller/reconcile_pass.h"
 
 #include "operator/controller/builders.h"
@@ -43,10 +44,23 @@ const json& OwnedField(const json& obj, std::string_view field) {
 // stored one copied only when an owned field drifted.
 Status ReconcilePass::EnsureObject(const std::string& resource, const std::string& obj_name, const json& owned,
                                    const std::vector<const char*>& owned_fields, const std::function<json()>& build) {
+  const auto as_asked = [&](const json& obj) {
+    return std::all_of(owned_fields.begin(), owned_fields.end(),
+                       [&](const char* field) { return OwnedField(obj, field) == OwnedField(owned, field); });
+  };
+  // Written: as the server returned it with the owned fields asked for, a pass with the same inputs
+  // would leave it as it is while it keeps this resourceVersion.
+  const auto written = [&](const kube::Result<ObjectPtr>& result) {
+    if (result.ok() && as_asked(**result)) {
+      in_place_.emplace_back(resource, obj_name, kube::ResourceVersionOf(**result));
+    } else {
+      support_unvouched_ = true;
+    }
+  };
   ObjectPtr current = r_.reader_.Get(resource, ns_, obj_name);
   if (current == nullptr) {
-    support_written_ = true;
     auto created = r_.client_.Create(resource, build(), ns_);
+    written(created);  // one that existed all along (AlreadyExists) is checked by the next pass
     if (created.ok() || created.status().IsAlreadyExists()) return Status::Ok();
     return created.status();
   }
@@ -59,11 +73,7 @@ Status ReconcilePass::EnsureObject(const std::string& resource, const std::strin
   if (Terminating(*current)) return in_place();
   const json* owner = kube::ControllerRefOf(*current);
   if (owner == nullptr || StringField(*owner, {"uid"}) != kube::UidOf(*job_)) return in_place();  // not ours
-  const bool drifted = std::any_of(owned_fields.begin(), owned_fields.end(), [&](const char* field) {
-    return OwnedField(*current, field) != OwnedField(owned, field);
-  });
-  if (!drifted) return in_place();
-  support_written_ = true;
+  if (as_asked(*current)) return in_place();
   json next = *current;
   for (const char* field : owned_fields) {
     std::string_view f(field);
@@ -73,6 +83,7 @@ Status ReconcilePass::EnsureObject(const std::string& resource, const std::strin
     if (have != want) have = want;
   }
   auto updated = r_.client_.Update(resource, std::move(next));
+  written(updated);
   return updated.status();
 }
 
@@ -142,9 +153,9 @@ Status ReconcilePass::EnsureSupportObjects(bool workers_stage) {
     if (unchanged) return Status::Ok();
   }
   in_place_.clear();
-  support_written_ = false;
+  support_unvouched_ = false;
   Status s = EnsureEachSupportObject(workers_stage, addresses);
-  if (s.ok() && !support_written_) {
+  if (s.ok() && !support_unvouched_) {
     r_.support_in_place_[key] = {uid, gen, workers_stage, std::move(addresses), std::move(in_place_)};
   } else {
     r_.support_in_place_.erase(key);

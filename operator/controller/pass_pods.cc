@@ -17,21 +17,42 @@ using kube::Result;
 using kube::Status;
 using nlohmann::json;
 
+bool ReconcilePass::NodeNotReady(const std::string& node) {
+  ObjectPtr current = r_.reader_.Get("nodes", "", node);
+  auto [it, inserted] = r_.node_not_ready_.try_emplace(node);
+  if (inserted || it->second.first != current) it->second = {current, dgl::NodeNotReady(current.get())};
+  return it->second.second;
+}
+
+// A pod version met in the job's last pass is not read again (Reconciler::seen_pods_).
 void ReconcilePass::LoadPods() {
   const std::string& uid = kube::UidOf(*job_);
+  auto& seen = r_.seen_pods_[ns_ + "/" + name_];
+  const std::uint64_t pass = ++r_.passes_;
   std::map<std::string, bool> lost_nodes;  // node name -> NotReady, each read once
   for (const ObjectPtr& pod : r_.reader_.PodsOfJob(ns_, name_)) {
-    const json* owner = kube::ControllerRefOf(*pod);
-    if (owner == nullptr || StringField(*owner, {"uid"}) != uid) continue;  // a previous job's pod
-    const std::string node = StringField(*pod, {"spec", "nodeName"});
+    auto [entry, fresh] = seen.try_emplace(pod.get());
+    Reconciler::SeenPod& s = entry->second;
+    if (fresh) {
+      const json* owner = kube::ControllerRefOf(*pod);
+      s.owned = owner != nullptr;
+      if (s.owned) s.owner_uid = StringField(*owner, {"uid"});
+      s.node = StringField(*pod, {"spec", "nodeName"});
+      s.view = MakePodView(pod);
+    }
+    s.pass = pass;
+    if (!s.owned || s.owner_uid != uid) continue;  // a previous job's pod
     bool lost = false;
-    if (!node.empty()) {
-      auto [it, inserted] = lost_nodes.try_emplace(node, false);
-      if (inserted) it->second = NodeNotReady(r_.reader_.Get("nodes", "", node).get());
+    if (!s.node.empty()) {
+      auto [it, inserted] = lost_nodes.try_emplace(s.node, false);
+      if (inserted) it->second = NodeNotReady(s.node);
       lost = it->second;
     }
-    pods_.Put(pod, lost);
+    PodView view = s.view;
+    view.node_lost = lost;
+    pods_.Put(std::move(view));
   }
+  std::erase_if(seen, [pass](const auto& e) { return e.second.pass != pass; });
 }
 
 Status ReconcilePass::CreatePod(json pod) {

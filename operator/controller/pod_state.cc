@@ -56,8 +56,6 @@ bool AnyOomKilled(const json* statuses) {
 
 }  // namespace
 
-bool PodView::Ready() const { return Running() && ConditionStatus(obj(), "Ready") == "True"; }
-
 PodView MakePodView(kube::ObjectPtr pod, bool node_lost) {
   PodView v;
   v.node_lost = node_lost;
@@ -66,6 +64,8 @@ PodView MakePodView(kube::ObjectPtr pod, bool node_lost) {
   v.terminating = Terminating(*pod);
   const std::string epoch = StringField(*pod, {"metadata", "annotations", kAnnotationRestartEpoch});
   v.epoch = epoch.empty() ? 0 : std::strtoll(epoch.c_str(), nullptr, 10);
+  v.ip = StringField(*pod, {"status", "podIP"});
+  v.ready_condition = ConditionStatus(*pod, "Ready") == "True";
   v.object = std::move(pod);
   return v;
 }

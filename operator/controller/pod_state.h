@@ -25,7 +25,8 @@ std::int64_t IntField(const nlohmann::json& obj, std::initializer_list<const cha
 // metadata.deletionTimestamp is set.
 bool Terminating(const nlohmann::json& obj);
 
-// A pod of the job as the reconciler sees it.
+// A pod of the job as the reconciler sees it, read from the pod version it holds once (MakePodView):
+// the version never changes, so neither do these.
 struct PodView {
   kube::ObjectPtr object;
   std::string phase;  // status.phase, "Pending" when unset
@@ -36,6 +37,8 @@ struct PodView {
   // node the reader does not hold is not lost: NodeNotReady). Set by the reconcile pass, which
   // reads the nodes.
   bool node_lost = false;
+  std::string ip;                // status.podIP, "" when unset
+  bool ready_condition = false;  // the Ready condition is True
 
   const nlohmann::json& obj() const { return *object; }
   bool Active() const { return !terminating && (phase == "Pending" || phase == "Running"); }
@@ -49,10 +52,11 @@ struct PodView {
   bool Down() const { return Failed() || Lost(); }
   std::string NodeName() const { return StringField(obj(), {"spec", "nodeName"}); }
   // Running with the Ready condition True.
-  bool Ready() const;
-  std::string Ip() const { return StringField(obj(), {"status", "podIP"}); }
-  std::string Name() const { return kube::NameOf(obj()); }
+  bool Ready() const { return Running() && ready_condition; }
+  const std::string& Ip() const { return ip; }
+  const std::string& Name() const { return kube::NameOf(obj()); }
 };
+// The view of `pod`: every field above read from it.
 PodView MakePodView(kube::ObjectPtr pod, bool node_lost = false);
 
 // The terminated state of the pod's first app container that has one (state, else lastState).

@@ -62,6 +62,8 @@ class ReconcilePass {
   // ---- pods (pass_pods.cc) ----
   // Reads the job's pods, each marked lost when its node is NotReady (each node read once).
   void LoadPods();
+  // The node is NotReady (NodeNotReady of pod_state.h, remembered per node version held).
+  bool NodeNotReady(const std::string& node);
   kube::Status CreatePod(nlohmann::json pod);
   kube::Status DeletePod(const PodView& pod, std::optional<std::int64_t> grace = std::nullopt);
   // Whether the workers' stage has begun (its pods should exist): the partitioner succeeded (its
@@ -99,12 +101,13 @@ class ReconcilePass {
   // Creates the object named `name` from `build()` when missing; never changes an existing one.
   kube::Status EnsureCreated(const std::string& resource, const std::string& name,
                              const std::function<nlohmann::json()>& build);
-  // The ConfigMap, RBAC, Services and PodGroup of the stage. Skipped when the job's last pass found
-  // them all in place against the same inputs (uid, generation, stage, addresses) and none has
-  // changed since (Reconciler::support_in_place_).
+  // The ConfigMap, RBAC, Services and PodGroup of the stage. Skipped when the job's last pass left
+  // them all as they should be against the same inputs (uid, generation, stage, addresses): found
+  // in place, or written and returned with the owned fields it asked for; and none has changed since
+  // (Reconciler::support_in_place_).
   kube::Status EnsureSupportObjects(bool workers_stage);
-  // The check itself, object by object (EnsureObject / EnsureCreated), noting in in_place_ what it
-  // left as it was and in support_written_ whether it wrote anything.
+  // The check itself, object by object (EnsureObject / EnsureCreated), noting in in_place_ the
+  // resourceVersion of each it left as it should be and in support_unvouched_ whether one was not.
   kube::Status EnsureEachSupportObject(bool workers_stage, const PodAddresses& addresses);
   PodAddresses Addresses(bool workers_stage) const;
   std::int64_t StageSize(bool workers_stage) const;
@@ -121,10 +124,11 @@ class ReconcilePass {
   std::int64_t restart_count_ = 0;
   JobPods pods_;
   std::optional<kube::Micros> requeue_;
-  // While EnsureSupportObjects runs: the objects found in place (resource, name, resourceVersion),
-  // and whether anything was created or changed.
+  // While EnsureSupportObjects runs: the objects left as they should be (resource, name,
+  // resourceVersion), and whether one was not (a write failed or came back otherwise, or a create
+  // found the object already there).
   std::vector<std::tuple<std::string, std::string, std::string>> in_place_;
-  bool support_written_ = false;
+  bool support_unvouched_ = false;
 };
 
 }  // namespace dgl

@@ -25,9 +25,13 @@
 //
 // One Reconcile is one ReconcilePass (reconcile_pass.h); its decisions are pure functions of the
 // job and its pods: the failure policy (failure_policy.h) and the phase the pods show
-// (observed_phase.h). The one thing a Reconciler remembers between passes besides the jobs it
-// wrote: which support objects a job's last pass found in place, so that a pass with the same
-// inputs whose objects are all unchanged (same resourceVersions) skips building and comparing them.
+// (observed_phase.h). What a Reconciler remembers between passes besides the jobs it wrote, to
+// skip work whose inputs have not changed (never to decide differently): which support objects a
+// job's last pass left as they should be, so that a pass with the same inputs whose objects are
+// all unchanged (same resourceVersions) skips building and comparing them; and what its last pass read
+// from each pod version of the job (its PodView and controller uid), so that a pod version seen
+// before is not read again (a new version, being a new object, is), and whether each node version
+// it met was NotReady.
 //
 // REQUIRES: external synchronization (one controller loop owns a Reconciler).
 #pragma once
@@ -37,12 +41,14 @@
 #include "fakeapi/client/status.h"
 #include "operator/controller/builders.h"
 #include "operator/controller/events.h"
+#include "operator/controller/pod_state.h"
 
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 namespace dgl {
@@ -95,6 +101,7 @@ class Reconciler {
   void Forget(const std::string& key) {
     written_jobs_.erase(key);
     support_in_place_.erase(key);
+    seen_pods_.erase(key);
   }
 
  private:
@@ -109,18 +116,35 @@ class Reconciler {
   ObjectReader& reader_;
   ReconcilerOptions options_;
   std::map<std::string, kube::ObjectPtr> written_jobs_;
-  // The support objects a job's last pass found in place, with what they were checked against
-  // (pass_objects.cc): a later pass with the same inputs skips them while every one of them still
-  // has the resourceVersion it had then. By job key; a key whose job is gone is forgotten.
+  // The support objects a job's last pass left as they should be (found in place, or written as
+  // asked), with what they were checked against (pass_objects.cc): a later pass with the same inputs
+  // skips them while every one of them still has the resourceVersion it had then. By job key; a
+  // key whose job is gone is forgotten.
   struct SupportInPlace {
     std::string uid;
     std::int64_t generation = 0;
     bool workers_stage = false;
     PodAddresses addresses;
-    // "resource" and name, and the resourceVersion each had when found in place.
+    // "resource" and name, and the resourceVersion each had when left as it should be.
     std::vector<std::tuple<std::string, std::string, std::string>> objects;
   };
   std::map<std::string, SupportInPlace> support_in_place_;
+  // What a job's last pass read from each of its pods' versions (pass_pods.cc, LoadPods), by the
+  // version's address: the entry holds the version, so the address names no other object while it
+  // is kept. Entries of versions the last pass did not meet are dropped; only looked up, never
+  // iterated for a decision. By job key; a key whose job is gone is forgotten.
+  struct SeenPod {
+    PodView view;           // node_lost unset: a node's state is read every pass
+    bool owned = false;     // the pod has a controller reference
+    std::string owner_uid;  // its uid
+    std::string node;       // spec.nodeName
+    std::uint64_t pass = 0;
+  };
+  std::map<std::string, std::unordered_map<const nlohmann::json*, SeenPod>> seen_pods_;
+  // Whether a node is NotReady, as read from the version held (by node name): read again only
+  // when the reader holds another version.
+  std::map<std::string, std::pair<kube::ObjectPtr, bool>, std::less<>> node_not_ready_;
+  std::uint64_t passes_ = 0;
 };
 
 }  // namespace dgl

@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace dgl::testing {
 namespace {
@@ -299,6 +301,32 @@ TEST_F(ReconcilerTest, SupportObjectsChangedOrDeletedByHandAreRestoredAfterQuiet
   Reconcile();
   EXPECT_TRUE(Exists("services", "j-worker"));
   EXPECT_EQ(WritesOfReconcile(), 0);
+}
+
+// A support object the pass wrote is remembered only when the server returned it as asked: one a
+// mutating admission changed on the way is checked again by the next pass, which finds it drifted.
+TEST_F(ReconcilerTest, ASupportObjectWrittenButStoredOtherwiseIsCheckedAgain) {
+  CreateJob(MakeJob("DGL-API", 2));
+  Reconcile();
+  EXPECT_EQ(WritesOfReconcile(), 0);
+  int rewrites = 0;  // each rewrite differs, so that no update is a no-op the server skips
+  store_.AddDefaulter("configmaps", [&rewrites](fakeapi::AdmissionRequest& request) {
+    if (request.operation == fakeapi::Operation::kUpdate) {
+      (*request.object)["data"]["hostfile"] = "rewritten " + std::to_string(++rewrites) + "\n";
+    }
+  });
+  json cm = Get("configmaps", "j-config");
+  cm["data"]["hostfile"] = "tampered\n";
+  ASSERT_TRUE(store_.Update("configmaps", cm).ok());
+  auto configmap_updates = [&] {
+    const std::size_t before = write_log_.size();
+    Reconcile();
+    return std::count(write_log_.begin() + static_cast<std::ptrdiff_t>(before), write_log_.end(),
+                      "update configmaps ns/j-config");
+  };
+  EXPECT_EQ(configmap_updates(), 1);
+  ASSERT_EQ(Get("configmaps", "j-config")["data"]["hostfile"], "rewritten 2\n");
+  EXPECT_EQ(configmap_updates(), 1);  // not remembered: checked, found drifted, written again
 }
 
 TEST_F(ReconcilerTest, ANewSpecReachesTheSupportObjectsAfterQuietPasses) {
@@ -606,6 +634,50 @@ TEST_F(ReconcilerTest, DeletingTheJobCollectsEveryObjectItOwned) {  // defect 7:
   Reconcile();  // a job that is gone is a no-op
   for (const char* resource : {"pods", "services", "configmaps", "serviceaccounts", "roles", "rolebindings"}) {
     EXPECT_TRUE(Names(resource).empty()) << resource;
+  }
+}
+
+// Reads from the API, except that the job's pods can be held at an earlier list: an informer
+// cache that lags the garbage collector.
+class LaggingPodsReader : public ObjectReader {
+ public:
+  explicit LaggingPodsReader(kube::Client& client) : api_(client) {}
+  kube::ObjectPtr Get(const std::string& resource, const std::string& ns, const std::string& name) override {
+    return api_.Get(resource, ns, name);
+  }
+  std::vector<kube::ObjectPtr> PodsOfJob(const std::string& ns, const std::string& job_name) override {
+    return held_ ? *held_ : api_.PodsOfJob(ns, job_name);
+  }
+  void Hold(std::vector<kube::ObjectPtr> pods) { held_ = std::move(pods); }
+
+ private:
+  ClientReader api_;
+  std::optional<std::vector<kube::ObjectPtr>> held_;
+};
+
+// The reconciler remembers what it read from each pod version (its controller among it), not
+// whether that was the job's: a job made again under the same name that meets, in a lagging cache,
+// the very versions its predecessor owned takes them for a previous job's pods and makes its own.
+TEST_F(ReconcilerTest, PodVersionsOfAnEarlierJobOfTheSameNameAreNotTheNewJobs) {
+  LaggingPodsReader reader(store_);
+  Reconciler reconciler(store_, clock_, reader);
+  CreateJob(MakeJob("DistParMETIS", 1));
+  ASSERT_TRUE(reconciler.Reconcile(key_).ok());
+  ASSERT_TRUE(reconciler.Reconcile(key_).ok());  // this pass reads the pods the first one made
+  std::vector<kube::ObjectPtr> old_pods = reader.PodsOfJob(Ns(), Name());
+  ASSERT_EQ(old_pods.size(), 2u);  // launcher and worker
+  ASSERT_TRUE(store_.Delete("dgljobs", Ns(), Name()).ok());  // the collector takes the pods at once
+  ASSERT_TRUE(Names("pods").empty());
+  reader.Hold(old_pods);
+  const json job = CreateJob(MakeJob("DistParMETIS", 1));
+  ASSERT_NE(kube::UidOf(job), kube::ControllerRefOf(*old_pods.front())->value("uid", ""));
+  ASSERT_TRUE(reconciler.Reconcile(key_).ok());
+  for (const char* pod : {"j-launcher", "j-worker-0"}) {
+    const json made = Get("pods", pod);
+    ASSERT_FALSE(made.is_null()) << pod << " was not made for the new job";
+    const json* owner = kube::ControllerRefOf(made);
+    ASSERT_NE(owner, nullptr) << pod;
+    EXPECT_EQ(owner->value("uid", ""), kube::UidOf(job)) << pod;
   }
 }
 
