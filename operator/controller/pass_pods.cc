@@ -37,15 +37,15 @@ void ReconcilePass::LoadPods() {
       const json* owner = kube::ControllerRefOf(*pod);
       s.owned = owner != nullptr;
       if (s.owned) s.owner_uid = StringField(*owner, {"uid"});
-      s.node = StringField(*pod, {"spec", "nodeName"});
       s.view = MakePodView(pod);
     }
     s.pass = pass;
     if (!s.owned || s.owner_uid != uid) continue;  // a previous job's pod
     bool lost = false;
-    if (!s.node.empty()) {
-      auto [it, inserted] = lost_nodes.try_emplace(s.node, false);
-      if (inserted) it->second = NodeNotReady(s.node);
+    const std::string& node = s.view.NodeName();
+    if (!node.empty()) {
+      auto [it, inserted] = lost_nodes.try_emplace(node, false);
+      if (inserted) it->second = NodeNotReady(node);
       lost = it->second;
     }
     PodView view = s.view;

@@ -64,6 +64,7 @@ PodView MakePodView(kube::ObjectPtr pod, bool node_lost) {
   v.terminating = Terminating(*pod);
   const std::string epoch = StringField(*pod, {"metadata", "annotations", kAnnotationRestartEpoch});
   v.epoch = epoch.empty() ? 0 : std::strtoll(epoch.c_str(), nullptr, 10);
+  v.node_name = StringField(*pod, {"spec", "nodeName"});
   v.ip = StringField(*pod, {"status", "podIP"});
   v.ready_condition = ConditionStatus(*pod, "Ready") == "True";
   v.object = std::move(pod);

@@ -25,8 +25,8 @@ std::int64_t IntField(const nlohmann::json& obj, std::initializer_list<const cha
 // metadata.deletionTimestamp is set.
 bool Terminating(const nlohmann::json& obj);
 
-// A pod of the job as the reconciler sees it, read from the pod version it holds once (MakePodView):
-// the version never changes, so neither do these.
+// A pod of the job as the reconciler sees it: every field but node_lost read once from the pod
+// version it holds (MakePodView), which never changes.
 struct PodView {
   kube::ObjectPtr object;
   std::string phase;  // status.phase, "Pending" when unset
@@ -37,6 +37,7 @@ struct PodView {
   // node the reader does not hold is not lost: NodeNotReady). Set by the reconcile pass, which
   // reads the nodes.
   bool node_lost = false;
+  std::string node_name;         // spec.nodeName, "" when unbound
   std::string ip;                // status.podIP, "" when unset
   bool ready_condition = false;  // the Ready condition is True
 
@@ -50,7 +51,7 @@ struct PodView {
   bool Lost() const { return node_lost && Active(); }
   // Failed, or lost with its node: the failure policy treats both as the pod's end.
   bool Down() const { return Failed() || Lost(); }
-  std::string NodeName() const { return StringField(obj(), {"spec", "nodeName"}); }
+  const std::string& NodeName() const { return node_name; }
   // Running with the Ready condition True.
   bool Ready() const { return Running() && ready_condition; }
   const std::string& Ip() const { return ip; }

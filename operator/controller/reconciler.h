@@ -137,14 +137,13 @@ class Reconciler {
     PodView view;           // node_lost unset: a node's state is read every pass
     bool owned = false;     // the pod has a controller reference
     std::string owner_uid;  // its uid
-    std::string node;       // spec.nodeName
-    std::uint64_t pass = 0;
+    std::uint64_t pass = 0;  // the last pass that met it (passes_)
   };
   std::map<std::string, std::unordered_map<const nlohmann::json*, SeenPod>> seen_pods_;
   // Whether a node is NotReady, as read from the version held (by node name): read again only
   // when the reader holds another version.
   std::map<std::string, std::pair<kube::ObjectPtr, bool>, std::less<>> node_not_ready_;
-  std::uint64_t passes_ = 0;
+  std::uint64_t passes_ = 0;  // LoadPods calls so far: each stamps the entries it meets
 };
 
 }  // namespace dgl
