@@ -518,14 +518,22 @@ void Network::Rerate() {
 }
 
 // 1. The connected component of links and classes reachable from the dirty links, into
-// scratch_links_ and scratch_classes_, each visited once (stamped with `mark`).
+// scratch_links_ and scratch_classes_, each visited once (stamped with `mark`), with the filling's
+// starting point: the links crossed by two classes or more in the shared links' heap
+// (scratch_heap_, not yet a heap), and for each class its fixed entry (scratch_fixed_): the least of
+// its cap and the fair shares of its private links, those only it crosses. A private link's share
+// cannot change before its class is frozen (no other class takes from it), so only the least of a
+// class's fixed entries can ever be the one that freezes it.
 void Network::CollectComponent(std::uint64_t mark) {
   std::vector<LinkId>& comp_links = scratch_links_;
   std::vector<std::uint32_t>& comp_classes = scratch_classes_;
   std::vector<LinkId>& stack = scratch_stack_;
+  std::vector<FillEntry>& heap = scratch_heap_;
+  std::vector<FillEntry>& fixed = scratch_fixed_;
   comp_links.clear();
   comp_classes.clear();
-  scratch_capped_.clear();
+  heap.clear();
+  fixed.clear();
   for (LinkId l : dirty_links_) {
     links_[l].dirty = false;
     if (links_[l].visit != mark) {
@@ -544,58 +552,95 @@ void Network::CollectComponent(std::uint64_t mark) {
     link.fill_capacity = link.capacity;
     link.fill_unfrozen = link.flow_count;
     link.fill_sum = 0;
+    link.fill_heap_pos = kNone;
+    if (link.classes.size() > 1) heap.push_back({link.capacity / link.flow_count, l, kNone, true});
     for (const auto& [c, index] : link.classes) {
       FlowClass& k = classes_[c];
       if (k.visit == mark) continue;
       k.visit = mark;
       comp_classes.push_back(c);
-      if (k.rate_cap > 0) scratch_capped_.push_back(c);
       flows += k.members.size();
+      // The least entry, kept in scalars (a struct built piecewise on the stack and copied whole
+      // stalls on store forwarding).
+      bool have = k.rate_cap > 0;
+      double value = k.rate_cap;
+      std::uint32_t id = c;
+      bool is_link = false;
       for (LinkId m : k.path) {
-        if (links_[m].visit != mark) {
-          links_[m].visit = mark;
+        LinkState& other = links_[m];
+        if (other.classes.size() == 1) {
+          const double share = other.capacity / other.flow_count;
+          // A link's share ties with a cap: the cap comes first.
+          if (!have || share < value || (share == value && is_link && m < id)) {
+            value = share;
+            id = m;
+            is_link = true;
+          }
+          have = true;
+        }
+        if (other.visit != mark) {
+          other.visit = mark;
           stack.push_back(m);
         }
       }
+      if (have) fixed.push_back({value, id, c, is_link});
     }
   }
   flows_rerated_ += flows;
 }
 
+// The classes' fixed bounds (scratch_fixed_) are scanned for the least; they become a heap
+// (least first) only once one is taken, or the least belongs to a class already frozen.
+void Network::StartFixedBounds() {
+  const std::vector<FillEntry>& fixed = scratch_fixed_;
+  fixed_is_heap_ = false;
+  fixed_least_ = 0;
+  for (std::size_t i = 1; i < fixed.size(); ++i) {
+    if (FillBefore(fixed[i], fixed[fixed_least_])) fixed_least_ = i;
+  }
+}
+
+void Network::MakeFixedHeap() {
+  std::make_heap(scratch_fixed_.begin(), scratch_fixed_.end(), [](const FillEntry& a, const FillEntry& b) { return FillBefore(b, a); });
+  fixed_is_heap_ = true;
+}
+
+const Network::FillEntry* Network::FixedTop(std::uint64_t mark) {
+  std::vector<FillEntry>& fixed = scratch_fixed_;
+  const auto frozen = [&](const FillEntry& e) { return classes_[e.cls].frozen == mark; };
+  if (fixed.empty()) return nullptr;
+  if (!fixed_is_heap_) {
+    if (!frozen(fixed[fixed_least_])) return &fixed[fixed_least_];
+    MakeFixedHeap();
+  }
+  while (!fixed.empty() && frozen(fixed.front())) PopFixed();
+  return fixed.empty() ? nullptr : &fixed.front();
+}
+
+void Network::PopFixed() {
+  if (!fixed_is_heap_) MakeFixedHeap();
+  std::pop_heap(scratch_fixed_.begin(), scratch_fixed_.end(), [](const FillEntry& a, const FillEntry& b) { return FillBefore(b, a); });
+  scratch_fixed_.pop_back();
+}
+
 // 2. Progressive filling over the component: each class's new_rate and what froze it.
 void Network::FillRates(std::uint64_t mark) {
-  std::vector<LinkId>& comp_links = scratch_links_;
   std::vector<std::uint32_t>& comp_classes = scratch_classes_;
-  // The heap holds each link's fair share for its unfrozen flows; the lowest share (or the lowest
-  // rate cap, if lower) freezes its classes at that rate, which lowers the remaining capacity of
-  // the other links they cross. An indexed min-heap on (share, link id): each link with unfrozen
-  // flows is in it once, at links_[l].fill_heap_pos, and moves when its share changes.
-  std::vector<LinkId>& heap = scratch_heap_;
-  heap.clear();
-  const auto before = ShareBefore();
+  // Two sources of what freezes next, the least of them first (FillBefore): the shared links'
+  // heap of fair shares for their unfrozen flows, an indexed min-heap whose entries move as shares
+  // change (each link at links_[l].fill_heap_pos), and the classes' fixed entries, which never
+  // change. Freezing classes at the least share (or cap) lowers the remaining capacity of the other
+  // links they cross. The fixed entries are scanned for their least first and made a heap only
+  // once one is taken or the least goes stale: often a shared link freezes every class first.
+  std::vector<FillEntry>& heap = scratch_heap_;
+  const auto before = [](const FillEntry& a, const FillEntry& b) { return FillBefore(a, b); };
   const auto placed = SharePlaced();
-  const auto erase = [&](LinkId l) {
-    const std::size_t i = links_[l].fill_heap_pos;
-    links_[l].fill_heap_pos = kNone;
+  const auto erase = [&](std::size_t i) {
+    links_[heap[i].id].fill_heap_pos = kNone;
     indexed_heap::Erase(heap, i, before, placed);
   };
-  const auto sift = [&](std::size_t i) { indexed_heap::Update(heap, i, before, placed); };
-  for (LinkId l : comp_links) {
-    LinkState& link = links_[l];
-    link.fill_heap_pos = kNone;
-    if (link.fill_unfrozen > 0) {
-      link.fill_share = link.fill_capacity / link.fill_unfrozen;
-      heap.push_back(l);
-    }
-  }
   indexed_heap::Build(heap, before, placed);
-  std::vector<std::uint32_t>& capped = scratch_capped_;  // collected with the component
-  std::sort(capped.begin(), capped.end(), [this](std::uint32_t a, std::uint32_t b) {
-    const double ca = classes_[a].rate_cap;
-    const double cb = classes_[b].rate_cap;
-    return ca != cb ? ca < cb : a < b;
-  });
-
+  StartFixedBounds();
   std::vector<LinkId>& touched = scratch_touched_;
   touched.clear();
   std::uint64_t batch = 0;
@@ -615,7 +660,8 @@ void Network::FillRates(std::uint64_t mark) {
       link.fill_capacity = std::max(0.0, link.fill_capacity - total);
       link.fill_sum += total;
       link.fill_unfrozen -= n;
-      if (link.touch != batch) {
+      // Only a shared link in the heap with flows still unfrozen has a share left to move.
+      if (link.fill_heap_pos != kNone && link.fill_unfrozen > 0 && link.touch != batch) {
         link.touch = batch;
         touched.push_back(m);
       }
@@ -627,36 +673,40 @@ void Network::FillRates(std::uint64_t mark) {
       // A link left with no unfrozen flow stays where it is, dead, until it reaches the top (or
       // the filling ends first, as when one link freezes everything).
       if (link.fill_heap_pos == kNone || link.fill_unfrozen == 0) continue;
-      link.fill_share = link.fill_capacity / link.fill_unfrozen;
-      sift(link.fill_heap_pos);
+      heap[link.fill_heap_pos].value = link.fill_capacity / link.fill_unfrozen;
+      indexed_heap::Update(heap, link.fill_heap_pos, before, placed);
     }
     touched.clear();
   };
   // Batch stamps must not collide with earlier re-rates' stamps: derive them from the epoch.
   std::uint64_t batch_base = mark << 32;
-  std::size_t next_capped = 0;
+  // Freezes the unfrozen classes of a link at `share`: the link is full (or has no flow left).
+  const auto fill_link = [&](LinkId l, double share) {
+    LinkState& link = links_[l];
+    link.fill_sum += share * link.fill_unfrozen;
+    link.fill_capacity = 0;
+    link.fill_unfrozen = 0;
+    for (const auto& [c, index] : link.classes) {
+      if (classes_[c].frozen != mark) freeze(c, share, l);
+    }
+  };
   while (unfrozen > 0) {
-    while (!heap.empty() && links_[heap.front()].fill_unfrozen == 0) erase(heap.front());
-    while (next_capped < capped.size() && classes_[capped[next_capped]].frozen == mark) ++next_capped;
-    const bool have_link = !heap.empty();
-    const bool have_cap = next_capped < capped.size();
-    if (!have_link && !have_cap) break;
+    while (!heap.empty() && links_[heap.front().id].fill_unfrozen == 0) erase(0);
+    const FillEntry* own = FixedTop(mark);
+    if (heap.empty() && own == nullptr) break;
     batch = ++batch_base;
-    if (have_cap && (!have_link || classes_[capped[next_capped]].rate_cap <= links_[heap.front()].fill_share)) {
-      const std::uint32_t c = capped[next_capped++];
-      freeze(c, classes_[c].rate_cap, kNoLink);
-    } else {
-      const LinkId top = heap.front();
-      LinkState& link = links_[top];
-      const double share = std::max(0.0, link.fill_share);
-      erase(top);
-      // Every unfrozen flow on the link takes its share: the link is full (or has no flow left).
-      link.fill_sum += share * link.fill_unfrozen;
-      link.fill_capacity = 0;
-      link.fill_unfrozen = 0;
-      for (const auto& [c, index] : link.classes) {
-        if (classes_[c].frozen != mark) freeze(c, share, top);
+    if (own != nullptr && (heap.empty() || FillBefore(*own, heap.front()))) {
+      const FillEntry e = *own;
+      PopFixed();
+      if (e.is_link) {
+        fill_link(e.id, std::max(0.0, e.value));
+      } else {
+        freeze(e.cls, e.value, kNoLink);
       }
+    } else {
+      const FillEntry top = heap.front();
+      erase(0);
+      fill_link(top.id, std::max(0.0, top.value));
     }
     flush();
   }

@@ -48,12 +48,17 @@
 //     them. A new rate for the group costs one clock update and one moved event; only a class whose
 //     bottleneck changed moves its flows, each keeping its progress, to another group.
 // The re-rate walks only the connected component of classes and links reachable from the dirty
-// links (classes are joined when they share a link), runs progressive filling over it with a heap
-// of link fair shares, and regroups the classes whose bottleneck changed. Cost per re-rate:
-// O((C*P + L) log(C*P + L)) for C classes and L links in the component and P links per path
-// (P <= 6), plus O(log F) for each flow that changes group; classes outside the component are not
-// touched. A group at rate 0 (a capacity-0 link, a node with NIC factor 0) has no event; its
-// flows wait until a re-rate gives them capacity again.
+// links (classes are joined when they share a link), runs progressive filling over it, and
+// regroups the classes whose bottleneck changed. The filling keeps the links two classes or more
+// cross in a heap of fair shares; a link only one class crosses (a download's NIC, a node's disk)
+// has a share nothing else changes, so it and the class's cap count as one fixed bound per class,
+// scanned for the least and made a heap only once one of them freezes its class first. Cost per
+// re-rate: O((C*P + L) log(C*P + L)) for C classes and L links in the component and P links per
+// path (P <= 6), plus O(log F) for each flow that changes group; classes outside the component are
+// not touched. Which link (or cap) freezes a class, and so every rate, group and completion, is
+// the same as a filling over one heap of every link and cap would give: ties go to caps, then to
+// the lower link id. A group at rate 0 (a capacity-0 link, a node with NIC factor 0) has no event;
+// its flows wait until a re-rate gives them capacity again.
 //
 // Time: a flow completes at the first whole microsecond at or after its bytes are done (rounded up;
 // float noise under about 1 ppb is ignored so that 1 GB at 0.5 GB/s takes exactly 2 s). A group's
@@ -214,21 +219,22 @@ class Network {
   static constexpr std::uint32_t kNone = ~std::uint32_t{0};
   static constexpr LinkId kNoLink = ~LinkId{0};
 
-  // Fields in the order the re-rate reads them, so that a link's hot ones share a cache line.
-  struct LinkState {
+  // What collecting a component and filling it read sits in the first cache line (the struct is
+  // aligned to one); the rest in the second.
+  struct alignas(64) LinkState {
     // Flow classes crossing the link: (class, index of this link in the class's path).
     std::vector<std::pair<std::uint32_t, std::uint32_t>> classes;
     std::uint32_t flow_count = 0;  // active flows crossing it: the sum of its classes' sizes
-    std::uint32_t group = kNone;   // the rate group of the flows this link holds back, once made
     // Re-rate scratch.
+    std::uint32_t fill_unfrozen = 0;
     std::uint64_t visit = 0;
-    std::uint64_t touch = 0;
+    double capacity = 0;
     double fill_capacity = 0;
     double fill_sum = 0;  // rates frozen on the link so far
-    std::uint32_t fill_unfrozen = 0;
-    std::uint32_t fill_heap_pos = kNone;  // index in the filling's heap; kNone when not in it
-    double fill_share = 0;                // fill_capacity / fill_unfrozen, the heap's key
-    double capacity = 0;
+    // Second line.
+    std::uint32_t fill_heap_pos = kNone;  // index in the shared links' heap; kNone when not in it
+    std::uint32_t group = kNone;   // the rate group of the flows this link holds back, once made
+    std::uint64_t touch = 0;
     bool dirty = false;
     // Stats, accounted lazily whenever rate_sum changes.
     double rate_sum = 0;
@@ -236,6 +242,7 @@ class Network {
     double bytes_carried = 0;
     Micros busy_time = 0;
   };
+  static_assert(sizeof(LinkState) <= 128);
   // The longest path: disk, NIC egress, rack up, rack down, NIC ingress, disk.
   static constexpr std::size_t kMaxPath = 6;
   // A path kept inline, saving the re-rate a pointer chase per class.
@@ -260,20 +267,22 @@ class Network {
   };
   // The active flows with one path and one rate cap. Max-min fairness gives them one rate, so
   // progressive filling treats them as a single unit weighted by their number.
-  struct FlowClass {
-    // Hot in the re-rate first.
+  struct alignas(64) FlowClass {
+    // First cache line (the struct is aligned to one): what every pass of a re-rate reads.
     InlinePath path;
+    std::uint32_t group = kNone;  // the group its flows progress in; kNone before its first re-rate
     std::vector<std::uint32_t> members;  // flow slots
+    LinkId frozen_by = kNoLink;  // the link whose share froze it; kNoLink for its cap
+    std::uint32_t own_group = kNone;  // its group while its own cap holds it back, once made
+    // Second line.
     std::uint64_t visit = 0;
     std::uint64_t frozen = 0;
     double new_rate = 0;
-    LinkId frozen_by = kNoLink;  // the link whose share froze it; kNoLink for its cap
-    std::uint32_t group = kNone;      // the group its flows progress in; kNone before its first re-rate
     double rate_cap = 0;
     double rate = 0;
-    std::uint32_t own_group = kNone;  // its group while its own cap holds it back, once made
     std::array<std::uint32_t, kMaxPath> pos_in_link{};  // index of this class in links_[path[i]].classes
   };
+  static_assert(sizeof(FlowClass) <= 128);
   // Flows moving at one common rate: held back by the same link, or by their class's cap. The
   // group keeps one clock, `served`: the bytes any member has moved since the group was last
   // empty. A member is done when `served` reaches its tag, so a new rate costs one update and one
@@ -361,18 +370,30 @@ class Network {
   // Marks the link for the next re-rate, which runs at `rerate_at` at the latest (Now() or later).
   void MarkDirty(LinkId link, Micros rerate_at);
   void Rerate();
+  // What can freeze classes next in progressive filling, ordered by `value` (a link's fair share or
+  // a class's cap), then caps before links, then by id: the order the filling takes them in.
+  struct FillEntry {
+    double value = 0;
+    std::uint32_t id = 0;        // the link, or for a cap the class
+    std::uint32_t cls = kNone;   // a fixed entry's class (kNone in the shared links' heap)
+    bool is_link = false;
+  };
+  static bool FillBefore(const FillEntry& a, const FillEntry& b) {
+    if (a.value != b.value) return a.value < b.value;
+    if (a.is_link != b.is_link) return !a.is_link;
+    return a.id < b.id;
+  }
   void CollectComponent(std::uint64_t mark);
   void FillRates(std::uint64_t mark);
-  // The filling's heap (indexed_heap): links by (fill_share, link id), each index in fill_heap_pos.
-  auto ShareBefore() const {
-    return [this](LinkId a, LinkId b) {
-      const double sa = links_[a].fill_share;
-      const double sb = links_[b].fill_share;
-      return sa != sb ? sa < sb : a < b;
-    };
-  }
+  // The classes' fixed bounds in scratch_fixed_, least first (FillBefore): FixedTop is the least of
+  // a class not yet frozen in the filling stamped `mark` (null when none is left), PopFixed takes it.
+  void StartFixedBounds();
+  void MakeFixedHeap();
+  const FillEntry* FixedTop(std::uint64_t mark);
+  void PopFixed();
+  // The shared links' heap (indexed_heap, keys inline): each link's index in fill_heap_pos.
   auto SharePlaced() {
-    return [this](LinkId l, std::size_t i) { links_[l].fill_heap_pos = static_cast<std::uint32_t>(i); };
+    return [this](const FillEntry& e, std::size_t i) { links_[e.id].fill_heap_pos = static_cast<std::uint32_t>(i); };
   }
   void ApplyRates(std::uint64_t mark);
   // The component's classes moved to the groups their new rates put them in.
@@ -411,8 +432,10 @@ class Network {
   std::vector<LinkId> dirty_links_;
   // Re-rate scratch, kept to avoid allocating on every pass.
   std::vector<LinkId> scratch_links_, scratch_stack_, scratch_touched_;
-  std::vector<std::uint32_t> scratch_classes_, scratch_capped_, scratch_groups_;
-  std::vector<LinkId> scratch_heap_;
+  std::vector<std::uint32_t> scratch_classes_, scratch_groups_;
+  std::vector<FillEntry> scratch_heap_, scratch_fixed_;
+  bool fixed_is_heap_ = false;
+  std::size_t fixed_least_ = 0;
   EventId rerate_event_;
   Micros rerate_at_ = -1;  // when rerate_event_ runs, while it is pending
   std::uint64_t epoch_ = 0;  // stamps for visit / dirty / frozen marks

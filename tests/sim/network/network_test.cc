@@ -110,6 +110,54 @@ TEST(NetworkTest, MaxMinFairnessGivesAFlowLimitedElsewhereOnlyWhatItCanUse) {
   EXPECT_EQ(engine.Now(), 2 * kSecond);  // the slow flow was never sped up past its receiver
 }
 
+// Bounds a class alone meets (its cap, a NIC only its flows cross) interleave with the shared
+// link's share as progressive filling rises: each one below the share frees capacity for the rest.
+TEST(NetworkTest, DownloadsHeldByTheirOwnNicsOrCapsLeaveTheStorageToTheOthers) {
+  Engine engine;
+  Network net(engine, NetworkConfig{.storage_bps = 1 * kGB});
+  net.AddNode("a", 0.1 * kGB, 10 * kGB);
+  net.AddNode("b", 12.5 * kGB, 10 * kGB);
+  net.AddNode("c", 12.5 * kGB, 10 * kGB);
+  net.AddNode("d", 0.3 * kGB, 10 * kGB);
+  const auto get = [&](const char* node, double cap = 0) {
+    return net.StartFlow({Endpoint::Storage(), Endpoint::Memory(node), 10 * kGB, cap});
+  };
+  const FlowId a = get("a");
+  const FlowId b = get("b");
+  const FlowId c = get("c", 0.2 * kGB);
+  const FlowId d = get("d");
+  engine.RunUntil(0);
+  // a takes its NIC's 0.1 and c its cap of 0.2; d's NIC (0.3) is below the 0.35 that leaves each
+  // of b and d; b gets the rest of the store.
+  EXPECT_DOUBLE_EQ(net.Rate(a), 0.1 * kGB);
+  EXPECT_DOUBLE_EQ(net.Rate(c), 0.2 * kGB);
+  EXPECT_DOUBLE_EQ(net.Rate(d), 0.3 * kGB);
+  EXPECT_NEAR(net.Rate(b), 0.4 * kGB, 1);
+  EXPECT_NEAR(net.Link("storage").rate_bps, 1 * kGB, 1);
+}
+
+// A class whose own bound is the least of all may still be frozen first by a shared link below it;
+// the filling goes on with the other classes' bounds.
+TEST(NetworkTest, AFlowHeldByTheStorageBelowItsOwnNicLeavesTheRestToTheNextBound) {
+  Engine engine;
+  Network net(engine, NetworkConfig{.storage_bps = 1 * kGB});
+  net.AddNode("p", 0.5 * kGB, 10 * kGB);
+  net.AddNode("q", 12.5 * kGB, 10 * kGB);
+  net.AddNode("r", 12.5 * kGB, 10 * kGB);
+  const FlowId x = net.StartFlow({Endpoint::Storage(), Endpoint::Memory("p"), 10 * kGB});
+  const FlowId z1 = net.StartFlow({Endpoint::Storage(), Endpoint::Memory("q"), 10 * kGB});
+  const FlowId z2 = net.StartFlow({Endpoint::Storage(), Endpoint::Memory("q"), 10 * kGB});
+  const FlowId rq = net.StartFlow({Endpoint::Memory("r"), Endpoint::Memory("q"), 10 * kGB});
+  engine.RunUntil(0);
+  // The store splits three ways (1/3 each, under p's 0.5); q's ingress then has 12.5 - 2/3 left
+  // for the flow from r, below r's own egress of 12.5.
+  EXPECT_DOUBLE_EQ(net.Rate(x), 1 * kGB / 3);
+  EXPECT_DOUBLE_EQ(net.Rate(z1), 1 * kGB / 3);
+  EXPECT_DOUBLE_EQ(net.Rate(z2), 1 * kGB / 3);
+  EXPECT_NEAR(net.Rate(rq), 12.5 * kGB - 2 * kGB / 3, 1);
+  EXPECT_NEAR(net.Link("q/nic-ingress").rate_bps, 12.5 * kGB, 1);
+}
+
 TEST(NetworkTest, StorageLinkIsSharedByAllDownloads) {
   Fixture fx(10, 10 * kGB, 10 * kGB, NetworkConfig{.storage_bps = 1 * kGB});
   for (int i = 0; i < 10; ++i) {
