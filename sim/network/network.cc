@@ -528,7 +528,7 @@ void Network::CollectComponent(std::uint64_t mark) {
   std::vector<LinkId>& comp_links = scratch_links_;
   std::vector<std::uint32_t>& comp_classes = scratch_classes_;
   std::vector<LinkId>& stack = scratch_stack_;
-  std::vector<FillEntry>& heap = scratch_heap_;
+  std::vector<LinkId>& heap = scratch_heap_;
   std::vector<FillEntry>& fixed = scratch_fixed_;
   comp_links.clear();
   comp_classes.clear();
@@ -543,6 +543,7 @@ void Network::CollectComponent(std::uint64_t mark) {
   }
   dirty_links_.clear();
   std::uint64_t flows = 0;
+  if (fixed_of_class_.size() < classes_.size()) fixed_of_class_.resize(classes_.size());
   while (!stack.empty()) {
     const LinkId l = stack.back();
     stack.pop_back();
@@ -553,37 +554,39 @@ void Network::CollectComponent(std::uint64_t mark) {
     link.fill_unfrozen = link.flow_count;
     link.fill_sum = 0;
     link.fill_heap_pos = kNone;
-    if (link.classes.size() > 1) heap.push_back({link.capacity / link.flow_count, l, kNone, true});
+    if (link.classes.size() > 1) {
+      link.fill_share = link.capacity / link.flow_count;
+      heap.push_back(l);
+    }
     for (const auto& [c, index] : link.classes) {
       FlowClass& k = classes_[c];
       if (k.visit == mark) continue;
       k.visit = mark;
       comp_classes.push_back(c);
       flows += k.members.size();
-      // The least entry, kept in scalars (a struct built piecewise on the stack and copied whole
-      // stalls on store forwarding).
-      bool have = k.rate_cap > 0;
-      double value = k.rate_cap;
-      std::uint32_t id = c;
-      bool is_link = false;
+      fixed_of_class_[c] = kNone;
+      if (k.rate_cap > 0) {
+        fixed_of_class_[c] = static_cast<std::uint32_t>(fixed.size());
+        fixed.push_back({k.rate_cap, kNoLink, c});
+      }
       for (LinkId m : k.path) {
-        LinkState& other = links_[m];
-        if (other.classes.size() == 1) {
-          const double share = other.capacity / other.flow_count;
-          // A link's share ties with a cap: the cap comes first.
-          if (!have || share < value || (share == value && is_link && m < id)) {
-            value = share;
-            id = m;
-            is_link = true;
-          }
-          have = true;
-        }
-        if (other.visit != mark) {
-          other.visit = mark;
+        if (links_[m].visit != mark) {
+          links_[m].visit = mark;
           stack.push_back(m);
         }
       }
-      if (have) fixed.push_back({value, id, c, is_link});
+    }
+    if (link.classes.size() == 1) {
+      // A private link: its class (visited by now) takes its share as a bound if it is the least.
+      const std::uint32_t c = link.classes.front().first;
+      const FillEntry own{link.capacity / link.flow_count, l, c};
+      std::uint32_t& at = fixed_of_class_[c];
+      if (at == kNone) {
+        at = static_cast<std::uint32_t>(fixed.size());
+        fixed.push_back(own);
+      } else if (FillBefore(own, fixed[at])) {
+        fixed[at] = own;
+      }
     }
   }
   flows_rerated_ += flows;
@@ -601,7 +604,7 @@ void Network::StartFixedBounds() {
 }
 
 void Network::MakeFixedHeap() {
-  std::make_heap(scratch_fixed_.begin(), scratch_fixed_.end(), [](const FillEntry& a, const FillEntry& b) { return FillBefore(b, a); });
+  std::make_heap(scratch_fixed_.begin(), scratch_fixed_.end(), FixedAfter);
   fixed_is_heap_ = true;
 }
 
@@ -619,7 +622,7 @@ const Network::FillEntry* Network::FixedTop(std::uint64_t mark) {
 
 void Network::PopFixed() {
   if (!fixed_is_heap_) MakeFixedHeap();
-  std::pop_heap(scratch_fixed_.begin(), scratch_fixed_.end(), [](const FillEntry& a, const FillEntry& b) { return FillBefore(b, a); });
+  std::pop_heap(scratch_fixed_.begin(), scratch_fixed_.end(), FixedAfter);
   scratch_fixed_.pop_back();
 }
 
@@ -632,11 +635,11 @@ void Network::FillRates(std::uint64_t mark) {
   // change. Freezing classes at the least share (or cap) lowers the remaining capacity of the other
   // links they cross. The fixed entries are scanned for their least first and made a heap only
   // once one is taken or the least goes stale: often a shared link freezes every class first.
-  std::vector<FillEntry>& heap = scratch_heap_;
-  const auto before = [](const FillEntry& a, const FillEntry& b) { return FillBefore(a, b); };
+  std::vector<LinkId>& heap = scratch_heap_;
+  const auto before = ShareBefore();
   const auto placed = SharePlaced();
   const auto erase = [&](std::size_t i) {
-    links_[heap[i].id].fill_heap_pos = kNone;
+    links_[heap[i]].fill_heap_pos = kNone;
     indexed_heap::Erase(heap, i, before, placed);
   };
   indexed_heap::Build(heap, before, placed);
@@ -673,7 +676,7 @@ void Network::FillRates(std::uint64_t mark) {
       // A link left with no unfrozen flow stays where it is, dead, until it reaches the top (or
       // the filling ends first, as when one link freezes everything).
       if (link.fill_heap_pos == kNone || link.fill_unfrozen == 0) continue;
-      heap[link.fill_heap_pos].value = link.fill_capacity / link.fill_unfrozen;
+      link.fill_share = link.fill_capacity / link.fill_unfrozen;
       indexed_heap::Update(heap, link.fill_heap_pos, before, placed);
     }
     touched.clear();
@@ -691,22 +694,23 @@ void Network::FillRates(std::uint64_t mark) {
     }
   };
   while (unfrozen > 0) {
-    while (!heap.empty() && links_[heap.front().id].fill_unfrozen == 0) erase(0);
+    while (!heap.empty() && links_[heap.front()].fill_unfrozen == 0) erase(0);
     const FillEntry* own = FixedTop(mark);
     if (heap.empty() && own == nullptr) break;
     batch = ++batch_base;
-    if (own != nullptr && (heap.empty() || FillBefore(*own, heap.front()))) {
+    const bool own_first = own != nullptr && (heap.empty() || FillBefore(*own, SharedEntry(heap.front())));
+    if (own_first) {
       const FillEntry e = *own;
       PopFixed();
-      if (e.is_link) {
-        fill_link(e.id, std::max(0.0, e.value));
+      if (e.link != kNoLink) {
+        fill_link(e.link, std::max(0.0, e.value));
       } else {
         freeze(e.cls, e.value, kNoLink);
       }
     } else {
-      const FillEntry top = heap.front();
+      const LinkId top = heap.front();
       erase(0);
-      fill_link(top.id, std::max(0.0, top.value));
+      fill_link(top, std::max(0.0, links_[top].fill_share));
     }
     flush();
   }

@@ -234,13 +234,14 @@ class Network {
     // Second line.
     std::uint32_t fill_heap_pos = kNone;  // index in the shared links' heap; kNone when not in it
     std::uint32_t group = kNone;   // the rate group of the flows this link holds back, once made
+    double fill_share = 0;                // fill_capacity / fill_unfrozen, that heap's key
     std::uint64_t touch = 0;
-    bool dirty = false;
     // Stats, accounted lazily whenever rate_sum changes.
     double rate_sum = 0;
     Micros stats_at = 0;
     double bytes_carried = 0;
     Micros busy_time = 0;
+    bool dirty = false;
   };
   static_assert(sizeof(LinkState) <= 128);
   // The longest path: disk, NIC egress, rack up, rack down, NIC ingress, disk.
@@ -371,18 +372,24 @@ class Network {
   void MarkDirty(LinkId link, Micros rerate_at);
   void Rerate();
   // What can freeze classes next in progressive filling, ordered by `value` (a link's fair share or
-  // a class's cap), then caps before links, then by id: the order the filling takes them in.
+  // a class's cap), then caps before links, then caps by class and links by id: the order the
+  // filling takes them in.
   struct FillEntry {
     double value = 0;
-    std::uint32_t id = 0;        // the link, or for a cap the class
-    std::uint32_t cls = kNone;   // a fixed entry's class (kNone in the shared links' heap)
-    bool is_link = false;
+    LinkId link = kNoLink;       // kNoLink for a cap
+    std::uint32_t cls = kNone;   // the class it bounds (kNone for a shared link)
   };
   static bool FillBefore(const FillEntry& a, const FillEntry& b) {
     if (a.value != b.value) return a.value < b.value;
-    if (a.is_link != b.is_link) return !a.is_link;
-    return a.id < b.id;
+    // kNoLink + 1 wraps to 0: caps first, then links by id.
+    const LinkId ka = a.link + 1;
+    const LinkId kb = b.link + 1;
+    return ka != kb ? ka < kb : a.cls < b.cls;
   }
+  // std::make_heap's order for a heap whose front is the least entry.
+  static bool FixedAfter(const FillEntry& a, const FillEntry& b) { return FillBefore(b, a); }
+  // A shared link's entry, as it compares with the fixed bounds.
+  FillEntry SharedEntry(LinkId link) const { return {links_[link].fill_share, link, kNone}; }
   void CollectComponent(std::uint64_t mark);
   void FillRates(std::uint64_t mark);
   // The classes' fixed bounds in scratch_fixed_, least first (FillBefore): FixedTop is the least of
@@ -391,9 +398,17 @@ class Network {
   void MakeFixedHeap();
   const FillEntry* FixedTop(std::uint64_t mark);
   void PopFixed();
-  // The shared links' heap (indexed_heap, keys inline): each link's index in fill_heap_pos.
+  // The shared links' heap (indexed_heap): links by (fill_share, link id), each index in
+  // fill_heap_pos.
+  auto ShareBefore() const {
+    return [this](LinkId a, LinkId b) {
+      const double sa = links_[a].fill_share;
+      const double sb = links_[b].fill_share;
+      return sa != sb ? sa < sb : a < b;
+    };
+  }
   auto SharePlaced() {
-    return [this](const FillEntry& e, std::size_t i) { links_[e.id].fill_heap_pos = static_cast<std::uint32_t>(i); };
+    return [this](LinkId l, std::size_t i) { links_[l].fill_heap_pos = static_cast<std::uint32_t>(i); };
   }
   void ApplyRates(std::uint64_t mark);
   // The component's classes moved to the groups their new rates put them in.
@@ -433,7 +448,9 @@ class Network {
   // Re-rate scratch, kept to avoid allocating on every pass.
   std::vector<LinkId> scratch_links_, scratch_stack_, scratch_touched_;
   std::vector<std::uint32_t> scratch_classes_, scratch_groups_;
-  std::vector<FillEntry> scratch_heap_, scratch_fixed_;
+  std::vector<LinkId> scratch_heap_;
+  std::vector<FillEntry> scratch_fixed_;
+  std::vector<std::uint32_t> fixed_of_class_;  // by class: its index in scratch_fixed_, or kNone
   bool fixed_is_heap_ = false;
   std::size_t fixed_least_ = 0;
   EventId rerate_event_;
