@@ -520,10 +520,11 @@ void Network::Rerate() {
 // 1. The connected component of links and classes reachable from the dirty links, into
 // scratch_links_ and scratch_classes_, each visited once (stamped with `mark`), with the filling's
 // starting point: the links crossed by two classes or more in the shared links' heap
-// (scratch_heap_, not yet a heap), and for each class its fixed entry (scratch_fixed_): the least of
-// its cap and the fair shares of its private links, those only it crosses. A private link's share
-// cannot change before its class is frozen (no other class takes from it), so only the least of a
-// class's fixed entries can ever be the one that freezes it.
+// (scratch_heap_, not yet a heap), and for each class with a cap or a private link (one only it
+// crosses) its fixed entry (scratch_fixed_): the least of its cap and its private links' fair
+// shares, offered as each private link is popped. A private link's share cannot change before its
+// class is frozen (no other class takes from it), so only the least of a class's bounds can ever be
+// the one that freezes it.
 void Network::CollectComponent(std::uint64_t mark) {
   std::vector<LinkId>& comp_links = scratch_links_;
   std::vector<std::uint32_t>& comp_classes = scratch_classes_;
