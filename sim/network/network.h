@@ -225,17 +225,16 @@ class Network {
     // Flow classes crossing the link: (class, index of this link in the class's path).
     std::vector<std::pair<std::uint32_t, std::uint32_t>> classes;
     std::uint32_t flow_count = 0;  // active flows crossing it: the sum of its classes' sizes
-    // Re-rate scratch.
-    std::uint32_t fill_unfrozen = 0;
-    std::uint64_t visit = 0;
+    std::uint32_t fill_unfrozen = 0;  // re-rate scratch: flows not yet frozen
+    std::uint64_t visit = 0;          // re-rate scratch: stamped when the walk reaches it
     double capacity = 0;
-    double fill_capacity = 0;
-    double fill_sum = 0;  // rates frozen on the link so far
-    // Second line.
+    double fill_capacity = 0;  // re-rate scratch: capacity not yet frozen
+    double fill_sum = 0;       // re-rate scratch: rates frozen on the link so far
+    // Second line: the shared links' heap, the group, the stats.
     std::uint32_t fill_heap_pos = kNone;  // index in the shared links' heap; kNone when not in it
     std::uint32_t group = kNone;   // the rate group of the flows this link holds back, once made
     double fill_share = 0;                // fill_capacity / fill_unfrozen, that heap's key
-    std::uint64_t touch = 0;
+    std::uint64_t touch = 0;              // re-rate scratch: stamped when its share must move
     // Stats, accounted lazily whenever rate_sum changes.
     double rate_sum = 0;
     Micros stats_at = 0;
@@ -269,15 +268,15 @@ class Network {
   // The active flows with one path and one rate cap. Max-min fairness gives them one rate, so
   // progressive filling treats them as a single unit weighted by their number.
   struct alignas(64) FlowClass {
-    // First cache line (the struct is aligned to one): what every pass of a re-rate reads.
+    // First cache line (the struct is aligned to one): the path, members and groups, which the
+    // walk, the filling and the regrouping all read; the second holds the stamps and rates.
     InlinePath path;
     std::uint32_t group = kNone;  // the group its flows progress in; kNone before its first re-rate
     std::vector<std::uint32_t> members;  // flow slots
     LinkId frozen_by = kNoLink;  // the link whose share froze it; kNoLink for its cap
     std::uint32_t own_group = kNone;  // its group while its own cap holds it back, once made
-    // Second line.
-    std::uint64_t visit = 0;
-    std::uint64_t frozen = 0;
+    std::uint64_t visit = 0;   // re-rate scratch: stamped when the walk reaches it
+    std::uint64_t frozen = 0;  // re-rate scratch: stamped when the filling freezes it
     double new_rate = 0;
     double rate_cap = 0;
     double rate = 0;
