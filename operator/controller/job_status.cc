@@ -9,8 +9,23 @@ namespace dgl {
 
 using nlohmann::json;
 
+namespace {
+
+// The status member of a job; an empty object when it has none or it is not an object.
+const json* StatusIn(const kube::ObjectPtr& job) {
+  static const json kEmpty = json::object();
+  if (job == nullptr || !job->is_object()) return &kEmpty;
+  auto it = job->find("status");
+  return it != job->end() && it->is_object() ? &*it : &kEmpty;
+}
+
+}  // namespace
+
+JobStatus::JobStatus(kube::ObjectPtr job, kube::Micros now)
+    : holder_(std::move(job)), stored_(StatusIn(holder_)), status_(*stored_), now_(now) {}
+
 JobStatus::JobStatus(json stored, kube::Micros now)
-    : stored_(stored.is_object() ? std::move(stored) : json::object()), status_(stored_), now_(now) {}
+    : JobStatus(kube::ShareObject(json{{"status", std::move(stored)}}), now) {}
 
 std::string JobStatus::Phase() const { return StringField(status_, {"phase"}); }
 
@@ -80,11 +95,11 @@ void JobStatus::AddEvent(const std::string& type, const std::string& reason, con
 std::vector<JobStatus::Event> JobStatus::TakeEvents() { return std::exchange(events_, {}); }
 
 bool JobStatus::Changed() const {
-  if (!status_.is_object() || !stored_.is_object()) return status_ != stored_;
+  if (!status_.is_object()) return status_ != *stored_;
   // Both member lists walked in key order side by side, lastReconcileTime skipped on either side:
   // a pass asks this every time, and copying both statuses to erase the member cost two deep copies.
   const auto& a = status_.get_ref<const json::object_t&>();
-  const auto& b = stored_.get_ref<const json::object_t&>();
+  const auto& b = stored_->get_ref<const json::object_t&>();
   auto ia = a.begin(), ib = b.begin();
   for (;;) {
     if (ia != a.end() && ia->first == "lastReconcileTime") ++ia;
@@ -95,9 +110,12 @@ bool JobStatus::Changed() const {
   }
 }
 
-void JobStatus::Stored(const json& status) {
-  stored_ = status;
-  status_ = status;
+json JobStatus::TakeValue() { return std::exchange(status_, json()); }
+
+void JobStatus::Stored(kube::ObjectPtr job) {
+  holder_ = std::move(job);
+  stored_ = StatusIn(holder_);
+  status_ = *stored_;
 }
 
 }  // namespace dgl

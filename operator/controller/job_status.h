@@ -2,8 +2,12 @@
 // phase with exactly its condition True, the other conditions kept (a condition that never held is
 // not listed), completionTime on the first terminal phase, and the Events the changes call for,
 // queued until the status they describe is stored. No API calls: the pass writes it.
+//
+// The stored status is read in place from the job object that holds it (kept alive here), not
+// copied: a pass makes one copy, the one it edits, and hands that copy to the write.
 #pragma once
 
+#include "fakeapi/client/client.h"
 #include "fakeapi/client/clock.h"
 
 #include <nlohmann/json.hpp>
@@ -21,6 +25,9 @@ class JobStatus {
     std::string type, reason, message;
   };
 
+  // From the stored job: its status (an empty one when it has none or it is not an object).
+  JobStatus(kube::ObjectPtr job, kube::Micros now);
+  // From a status on its own.
   JobStatus(nlohmann::json stored, kube::Micros now);
 
   nlohmann::json& value() { return status_; }
@@ -42,11 +49,14 @@ class JobStatus {
 
   // Whether the status differs from the stored one (lastReconcileTime aside).
   bool Changed() const;
-  // The status as now stored.
-  void Stored(const nlohmann::json& status);
+  // The edited status, moved out to be written; value() is empty until Stored.
+  nlohmann::json TakeValue();
+  // The job as now stored: its status becomes the reference and the value to edit from here on.
+  void Stored(kube::ObjectPtr job);
 
  private:
-  nlohmann::json stored_;
+  kube::ObjectPtr holder_;         // the object *stored_ lies in
+  const nlohmann::json* stored_;   // the stored status, read in place
   nlohmann::json status_;
   kube::Micros now_;
   std::vector<Event> events_;

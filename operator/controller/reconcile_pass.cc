@@ -32,11 +32,6 @@ json LauncherPartitionerStatus(const std::optional<PodView>& launcher) {
           {"ready", std::string(state == "running" ? "1" : "0") + "/1"}};
 }
 
-json StoredStatus(const json& job) {
-  const json* status = FindField(job, {"status"});
-  return status != nullptr && status->is_object() ? *status : json::object();
-}
-
 std::map<std::string, std::int64_t> WantedIndexedPods(const json& job) {
   std::map<std::string, std::int64_t> wanted;
   for (const IndexedReplica& r : kIndexedReplicas) {
@@ -56,7 +51,7 @@ ReconcilePass::ReconcilePass(Reconciler& reconciler, const ObjectPtr& job)
       mode_(GetPartitionMode(*job_)),
       placement_(GetPartitionerPlacement(*job_)),
       pvc_(PartitionsOnPersistentVolume(*job_)),
-      status_(StoredStatus(*job_), now_),
+      status_(job_, now_),
       prev_phase_(status_.Phase()),
       restart_count_(IntField(status_.value(), {"restartCount"})),
       pods_(name_, WantedIndexedPods(*job_)) {}
@@ -266,7 +261,7 @@ Status ReconcilePass::WriteStatus() {
     // A status update takes only the status (and the identity and version checked against the
     // stored job): kube-apiserver's status strategy copies everything else from the stored object,
     // and so does the fake store. Sending only those saves copying the whole job for each write.
-    json object = {{"metadata", json::object()}, {"status", status_.value()}};
+    json object = {{"metadata", json::object()}, {"status", status_.TakeValue()}};
     for (const char* field : {"apiVersion", "kind"}) {
       if (auto it = job_->find(field); it != job_->end()) object[field] = *it;
     }
@@ -279,7 +274,7 @@ Status ReconcilePass::WriteStatus() {
     if (!result.ok()) return result.status();
     r_.written_jobs_[ns_ + "/" + name_] = *result;
     job_ = *result;
-    status_.Stored(status_.value());
+    status_.Stored(job_);
   }
   for (const auto& e : status_.TakeEvents()) {
     // Best effort: a lost Event must not block the job.

@@ -1,5 +1,5 @@
 // JobStatus::Changed: whether a pass has anything to write, lastReconcileTime aside, whatever
-// members were added, removed or changed on either side.
+// members were added, removed or changed on either side; the stored status read in place.
 #include "operator/controller/job_status.h"
 
 #include <gtest/gtest.h>
@@ -56,10 +56,28 @@ TEST(JobStatusChanged, ComparedWithWhatWasLastStored) {
   JobStatus status(kStored, 0);
   status.value()["phase"] = "Succeeded";
   EXPECT_TRUE(status.Changed());
-  status.Stored(status.value());
+  status.Stored(kube::ShareObject(json{{"status", status.TakeValue()}}));
   EXPECT_FALSE(status.Changed());
+  EXPECT_EQ(status.Phase(), "Succeeded");  // the value to edit is the stored one
   status.value()["phase"] = "Running";  // what was stored before is no longer the reference
   EXPECT_TRUE(status.Changed());
+}
+
+TEST(JobStatusChanged, ReadsTheJobsStatusInPlaceAndAJobWithoutOneAsEmpty) {
+  const kube::ObjectPtr job = kube::ShareObject(json{{"metadata", {{"name", "j"}}}, {"status", kStored}});
+  JobStatus status(job, 0);
+  EXPECT_FALSE(status.Changed());
+  EXPECT_EQ(status.Phase(), "Running");
+  status.value()["phase"] = "Failed";
+  EXPECT_TRUE(status.Changed());
+  EXPECT_EQ((*job)["status"]["phase"], "Running");  // the stored job is never edited
+  for (const json& bare : {json{{"metadata", {{"name", "j"}}}}, json{{"status", "odd"}}}) {
+    JobStatus none(kube::ShareObject(json(bare)), 0);
+    EXPECT_FALSE(none.Changed());
+    EXPECT_TRUE(none.value().is_object() && none.value().empty());
+    none.value()["phase"] = "Created";
+    EXPECT_TRUE(none.Changed());
+  }
 }
 
 }  // namespace
