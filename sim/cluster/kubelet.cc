@@ -258,7 +258,12 @@ class Kubelet::Run : public ProgramContext {
       After(static_cast<Micros>(bytes / 1e9 * 1e6 + 0.5), std::move(spec.on_done));
       return {};
     }
-    if (flows_.size() >= 16) std::erase_if(flows_, [&](FlowId id) { return !net->IsActive(id); });
+    // Flows the network ended without a callback (a cancel elsewhere) are pruned when the list
+    // has doubled since the last prune: amortized, not a scan of every flow on every transfer.
+    if (flows_.size() >= prune_at_) {
+      std::erase_if(flows_, [&](FlowId id) { return !net->IsActive(id); });
+      prune_at_ = std::max<std::size_t>(kFirstPrune, 2 * flows_.size());
+    }
     auto done = std::make_shared<FlowId>();
     spec.on_done = [this, done, fn = std::move(spec.on_done)] {
       std::erase(flows_, *done);
@@ -303,7 +308,9 @@ class Kubelet::Run : public ProgramContext {
   std::unique_ptr<ContainerProgram> program_;
   std::vector<std::string> command_, args_;
   std::map<std::string, std::string> env_;
-  std::vector<FlowId> flows_;
+  std::vector<FlowId> flows_;  // started and maybe still running (a cancelled one until a prune)
+  static constexpr std::size_t kFirstPrune = 16;
+  std::size_t prune_at_ = kFirstPrune;
   bool exited_ = false;
   std::int64_t memory_ = 0;
   OwnedEvents events_{kubelet_.sim().engine()};  // the program's timers and the exit
