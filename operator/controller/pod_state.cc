@@ -56,16 +56,29 @@ bool AnyOomKilled(const json* statuses) {
 
 }  // namespace
 
+namespace {
+
+// The string at `path` in `obj`; PodView::kNone when absent or not a string.
+const std::string* StringIn(const json& obj, std::initializer_list<const char*> path) {
+  const json* v = FindField(obj, path);
+  return v != nullptr && v->is_string() ? &v->get_ref<const std::string&>() : &PodView::kNone;
+}
+
+}  // namespace
+
+const std::string PodView::kNone;
+
 PodView MakePodView(kube::ObjectPtr pod, bool node_lost) {
   PodView v;
   v.node_lost = node_lost;
-  v.phase = StringField(*pod, {"status", "phase"});
+  v.name = &kube::NameOf(*pod);
+  v.phase = *StringIn(*pod, {"status", "phase"});
   if (v.phase.empty()) v.phase = "Pending";
   v.terminating = Terminating(*pod);
   const std::string epoch = StringField(*pod, {"metadata", "annotations", kAnnotationRestartEpoch});
   v.epoch = epoch.empty() ? 0 : std::strtoll(epoch.c_str(), nullptr, 10);
-  v.node_name = StringField(*pod, {"spec", "nodeName"});
-  v.ip = StringField(*pod, {"status", "podIP"});
+  v.node_name = StringIn(*pod, {"spec", "nodeName"});
+  v.ip = StringIn(*pod, {"status", "podIP"});
   v.ready_condition = ConditionStatus(*pod, "Ready") == "True";
   v.object = std::move(pod);
   return v;

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <string_view>
 
 namespace dgl {
 
@@ -26,10 +27,12 @@ std::int64_t IntField(const nlohmann::json& obj, std::initializer_list<const cha
 bool Terminating(const nlohmann::json& obj);
 
 // A pod of the job as the reconciler sees it: every field but node_lost read once from the pod
-// version it holds (MakePodView), which never changes.
+// version it holds (MakePodView), which never changes. The strings are views into that object
+// (held here, so they live as long as the view and any copy of it): copying a view copies no
+// string.
 struct PodView {
   kube::ObjectPtr object;
-  std::string phase;  // status.phase, "Pending" when unset
+  std::string_view phase;  // status.phase, "Pending" when unset
   bool terminating = false;
   std::int64_t epoch = 0;  // the restart epoch annotation (kAnnotationRestartEpoch)
   // Bound to a node that is NotReady (its Ready condition False or Unknown, as the node lifecycle
@@ -37,9 +40,11 @@ struct PodView {
   // node the reader does not hold is not lost: NodeNotReady). Set by the reconcile pass, which
   // reads the nodes.
   bool node_lost = false;
-  std::string node_name;         // spec.nodeName, "" when unbound
-  std::string ip;                // status.podIP, "" when unset
   bool ready_condition = false;  // the Ready condition is True
+  const std::string* name = &kNone;       // metadata.name
+  const std::string* node_name = &kNone;  // spec.nodeName, "" when unbound
+  const std::string* ip = &kNone;         // status.podIP, "" when unset
+  static const std::string kNone;         // ""
 
   const nlohmann::json& obj() const { return *object; }
   bool Active() const { return !terminating && (phase == "Pending" || phase == "Running"); }
@@ -51,11 +56,11 @@ struct PodView {
   bool Lost() const { return node_lost && Active(); }
   // Failed, or lost with its node: the failure policy treats both as the pod's end.
   bool Down() const { return Failed() || Lost(); }
-  const std::string& NodeName() const { return node_name; }
+  const std::string& NodeName() const { return *node_name; }
   // Running with the Ready condition True.
   bool Ready() const { return Running() && ready_condition; }
-  const std::string& Ip() const { return ip; }
-  const std::string& Name() const { return kube::NameOf(obj()); }
+  const std::string& Ip() const { return *ip; }
+  const std::string& Name() const { return *name; }
 };
 // The view of `pod`: every field above read from it.
 PodView MakePodView(kube::ObjectPtr pod, bool node_lost = false);
