@@ -590,10 +590,10 @@ class DglRun : public ContainerProgram {
     if (Chunked()) return ChunkedAssignmentSteps(*data_, c, Options(n), DistRun());
     return ParmetisSteps(*data_, c, Options(n), DistRun());
   }
-  // Every step a worker runs for the partitioning, preparation and dispatch included.
-  double DistPeak(const Calibration& c) const {
+  // Every step a worker runs for the partitioning, preparation and dispatch included, on workers
+  // of speed `cpu` (Machines().cpu, read once by the caller: the range evaluates this many times).
+  double DistPeak(const Calibration& c, double cpu) const {
     const int n = static_cast<int>(workers_.size());
-    const double cpu = Machines().cpu;
     double peak = PeakBytes(DistSteps(c));
     if (Chunked()) peak = std::max(peak, PeakBytes(DispatchDataSteps(*data_, c, n, cpu)));
     else peak = std::max(peak, PeakBytes(PrepareSteps(*data_, c, cpu, 1.0 / n)));
@@ -603,7 +603,9 @@ class DglRun : public ContainerProgram {
   void DistAssign() {
     partition_begin_ = Now();
     const int n = static_cast<int>(workers_.size());
-    SpreadPeak(dgl::kRoleWorker, [this](const Calibration& c) { return DistPeak(c); }, Machines().limit);
+    const WorkerMachines machines = Machines();
+    SpreadPeak(dgl::kRoleWorker, [this, cpu = machines.cpu](const Calibration& c) { return DistPeak(c, cpu); },
+               machines.limit);
     std::vector<PartitionStep> steps = DistSteps(cal_);
     if (!Random()) {
       ParmetisCheck check = CheckParmetis(*data_, cal_, n);
