@@ -7,21 +7,21 @@
 
 namespace dgl::fields {
 
-const json* Member(const json& j, const std::string& key) {
+const json* Member(const json& j, std::string_view key) {
   if (!j.is_object()) return nullptr;
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return nullptr;
   return &*it;
 }
 
-json* MutableMember(json& j, const std::string& key) {
+json* MutableMember(json& j, std::string_view key) {
   if (!j.is_object()) return nullptr;
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return nullptr;
   return &*it;
 }
 
-bool Has(const json& j, const std::string& key) { return Member(j, key) != nullptr; }
+bool Has(const json& j, std::string_view key) { return Member(j, key) != nullptr; }
 
 std::optional<std::int64_t> AsInt(const json& v) {
   if (v.is_number_unsigned()) {
@@ -71,7 +71,7 @@ std::string Show(const json& v) {
 
 std::string Quoted(std::string_view s) { return Show(json(std::string(s))); }
 
-const json* ReplicaSpec(const json& job, const std::string& type) {
+const json* ReplicaSpec(const json& job, std::string_view type) {
   const json* spec = Member(job, "spec");
   if (spec == nullptr) return nullptr;
   const json* replicas = Member(*spec, "dglReplicaSpecs");

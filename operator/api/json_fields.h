@@ -18,9 +18,9 @@ using nlohmann::json;
 
 // A member of an object, or nullptr when `j` is not an object, the key is absent or the value is
 // null (null means "unset", as in a merge patch).
-const json* Member(const json& j, const std::string& key);
-json* MutableMember(json& j, const std::string& key);
-bool Has(const json& j, const std::string& key);
+const json* Member(const json& j, std::string_view key);
+json* MutableMember(json& j, std::string_view key);
+bool Has(const json& j, std::string_view key);
 
 // Integers, and floats with an integral value (YAML and JSON writers differ on "2" vs "2.0").
 std::optional<std::int64_t> AsInt(const json& v);
@@ -55,7 +55,7 @@ bool OneOf(std::string_view s, const char* const (&values)[N]) {
 }
 
 // spec.dglReplicaSpecs.<type> when it is an object, else nullptr.
-const json* ReplicaSpec(const json& job, const std::string& type);
+const json* ReplicaSpec(const json& job, std::string_view type);
 // <replica spec>.template.spec.containers when it is an array, else nullptr.
 const json* Containers(const json* replica_spec);
 // The first container of <replica spec>.template.spec.containers when it is an object, else nullptr.

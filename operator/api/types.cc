@@ -108,7 +108,7 @@ std::int64_t GetNumServers(const json& job) {
 }
 
 std::int64_t GetReplicas(const json& job, std::string_view replica_type) {
-  const json* replica = ReplicaSpec(job, std::string(replica_type));
+  const json* replica = ReplicaSpec(job, replica_type);
   if (replica == nullptr) return 0;
   const json* count = Member(*replica, "replicas");
   // Launcher and Partitioner default to 1; the indexed replica types have no default.
@@ -118,13 +118,13 @@ std::int64_t GetReplicas(const json& job, std::string_view replica_type) {
 }
 
 std::string GetRestartPolicy(const json& job, std::string_view replica_type) {
-  const json* replica = ReplicaSpec(job, std::string(replica_type));
+  const json* replica = ReplicaSpec(job, replica_type);
   const std::string* policy = replica != nullptr ? AsString(Member(*replica, "restartPolicy")) : nullptr;
   return policy != nullptr && OneOf(*policy, kRestartPolicies) ? *policy : kDefaultRestartPolicy;
 }
 
 const json* GetReplicaTemplate(const json& job, std::string_view replica_type) {
-  const json* replica = ReplicaSpec(job, std::string(replica_type));
+  const json* replica = ReplicaSpec(job, replica_type);
   const json* tmpl = replica != nullptr ? Member(*replica, "template") : nullptr;
   return tmpl != nullptr && tmpl->is_object() ? tmpl : nullptr;
 }
