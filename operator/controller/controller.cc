@@ -1,5 +1,6 @@
 #include "operator/controller/controller.h"
 
+#include "fakeapi/client/json_path.h"
 #include "operator/api/dgljob_api.h"
 #include "operator/controller/builders.h"
 
@@ -14,8 +15,16 @@ using kube::ObjectPtr;
 constexpr const char* kJobs = "dgljobs";
 constexpr const char* kPods = "pods";
 constexpr const char* kNodes = "nodes";
-constexpr const char* kIndexJobName = "job-name";
+constexpr const char* kIndexJobName = "job-name";  // "<namespace>/<job-name label>"
 constexpr const char* kIndexNode = "node";
+
+// A pod's job as "<namespace>/<job-name label>": a job's pods in one index lookup, whatever other
+// namespace has a job of the same name.
+std::vector<std::string> NamespacedJobName(const nlohmann::json& pod) {
+  const nlohmann::json* job = kube::JsonAt(pod, {"metadata", "labels", kLabelJobName});
+  if (job == nullptr || !job->is_string()) return {};
+  return {kube::NamespaceOf(pod) + "/" + job->get_ref<const std::string&>()};
+}
 
 // Owned kinds, all label-selected on the job-name label.
 constexpr const char* kOwnedResources[] = {"pods",  "configmaps",   "services", "serviceaccounts",
@@ -32,11 +41,7 @@ class Controller::CacheReader : public ObjectReader {
     return informer != nullptr ? informer->Get(ns, name) : nullptr;
   }
   std::vector<ObjectPtr> PodsOfJob(const std::string& ns, const std::string& job_name) override {
-    std::vector<ObjectPtr> out;
-    for (ObjectPtr& pod : c_.informer(kPods)->ByIndex(kIndexJobName, job_name)) {
-      if (kube::NamespaceOf(*pod) == ns) out.push_back(std::move(pod));
-    }
-    return out;
+    return c_.informer(kPods)->ByIndex(kIndexJobName, ns + "/" + job_name);
   }
 
  private:
@@ -55,7 +60,7 @@ Controller::Controller(kube::Client& client, const kube::Clock& clock, Controlle
     informers_[resource] = std::make_unique<kube::Informer>(client_, resource, owned_filter);
   }
   informers_[kNodes] = std::make_unique<kube::Informer>(client_, kNodes);
-  (void)informers_[kPods]->AddIndex(kIndexJobName, kube::IndexByLabel(kLabelJobName));
+  (void)informers_[kPods]->AddIndex(kIndexJobName, NamespacedJobName);
   (void)informers_[kPods]->AddIndex(kIndexNode, kube::IndexByNodeName());
 
   auto enqueue_job = [this](const ObjectPtr& job) { queue_.Add(kube::KeyOf(*job)); };

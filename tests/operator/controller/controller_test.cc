@@ -251,5 +251,26 @@ TEST_F(ControllerTest, OwnedObjectChangesEnqueueTheirJob) {
   EXPECT_TRUE(Exists("services", "j-worker"));
 }
 
+TEST_F(ControllerTest, JobsOfTheSameNameInTwoNamespacesSeeOnlyTheirOwnPods) {
+  ASSERT_TRUE(store_.Create("namespaces", {{"metadata", {{"name", "ns2"}}}}).ok());
+  Controller controller(store_, clock_);
+  ASSERT_TRUE(controller.Start().ok());
+  json other = MakeJob("DGL-API", 2);
+  other["metadata"]["namespace"] = "ns2";
+  ASSERT_TRUE(store_.Create("dgljobs", other).ok());
+  CreateJob(MakeJob("DGL-API", 3));
+  controller.RunUntilIdle();
+  KubeletTick();  // this namespace's pods only: ns2's stay Pending
+  controller.RunUntilIdle();
+  auto ns2_job = store_.Get("dgljobs", "ns2", Name());
+  ASSERT_TRUE(ns2_job.ok());
+  EXPECT_EQ(Name(), kube::NameOf(**ns2_job));
+  // Both partitioners are named j-partitioner: each job counts its own, Running here, Pending there.
+  EXPECT_EQ(Status()["replicaStatuses"]["Partitioner"]["ready"], "1/1");
+  EXPECT_EQ((**ns2_job)["status"]["replicaStatuses"]["Partitioner"]["ready"], "0/1");
+  EXPECT_EQ((**ns2_job)["status"]["replicaStatuses"]["Partitioner"]["active"], 1);
+  EXPECT_EQ((**ns2_job)["status"]["replicaStatuses"]["Worker"]["ready"], "0/2");
+}
+
 }  // namespace
 }  // namespace dgl::testing
