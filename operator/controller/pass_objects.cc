@@ -4,7 +4,9 @@
 // A pass that leaves every one of them as it should be (found in place, or written and returned with
 // the owned fields asked for) is remembered by the Reconciler (their resourceVersions, with the
 // job's uid, generation, stage and pod addresses they were checked against); the next pass with
-// the same inputs skips them while none has a new resourceVersion.
+// the same inputs skips them while none has a new resourceVersion, and a pass where only the pod
+// addresses moved (pods getting their IPs, one by one) checks the ConfigMap alone, the one object
+// built from them.
 #include "operator/controller/reconcile_pass.h"
 
 #include "operator/controller/builders.h"
@@ -145,12 +147,32 @@ Status ReconcilePass::EnsureSupportObjects(bool workers_stage) {
   const std::int64_t gen = generation->get<std::int64_t>();
   auto memo = r_.support_in_place_.find(key);
   if (memo != r_.support_in_place_.end() && memo->second.uid == uid && memo->second.generation == gen &&
-      memo->second.workers_stage == workers_stage && memo->second.addresses == addresses) {
-    const bool unchanged = std::all_of(memo->second.objects.begin(), memo->second.objects.end(), [&](const auto& o) {
+      memo->second.workers_stage == workers_stage) {
+    Reconciler::SupportInPlace& m = memo->second;
+    const auto unchanged = [&](const auto& o) {
       ObjectPtr current = r_.reader_.Get(std::get<0>(o), ns_, std::get<1>(o));
       return current != nullptr && kube::ResourceVersionOf(*current) == std::get<2>(o);
-    });
-    if (unchanged) return Status::Ok();
+    };
+    const auto is_config = [](const auto& o) { return std::get<0>(o) == "configmaps"; };
+    const bool others_unchanged =
+        std::all_of(m.objects.begin(), m.objects.end(), [&](const auto& o) { return is_config(o) || unchanged(o); });
+    if (others_unchanged) {
+      const auto config = std::find_if(m.objects.begin(), m.objects.end(), is_config);
+      if (m.addresses == addresses && config != m.objects.end() && unchanged(*config)) return Status::Ok();
+      // Only the ConfigMap depends on the addresses: the rest, unchanged against the same uid,
+      // generation and stage, is as a full check would leave it (and it would write nothing).
+      in_place_.clear();
+      support_unvouched_ = false;
+      Status s = EnsureConfigMap(addresses);
+      if (s.ok() && !support_unvouched_ && in_place_.size() == 1) {
+        if (config != m.objects.end()) *config = std::move(in_place_.front());
+        else m.objects.insert(m.objects.begin(), std::move(in_place_.front()));
+        m.addresses = std::move(addresses);
+      } else {
+        r_.support_in_place_.erase(memo);
+      }
+      return s;
+    }
   }
   in_place_.clear();
   support_unvouched_ = false;
@@ -163,12 +185,13 @@ Status ReconcilePass::EnsureSupportObjects(bool workers_stage) {
   return s;
 }
 
+Status ReconcilePass::EnsureConfigMap(const PodAddresses& addresses) {
+  return EnsureObject("configmaps", ConfigMapName(name_), {{"data", BuildConfigData(*job_, addresses)}}, {"data"},
+                      [&] { return BuildConfigMap(*job_, addresses); });
+}
+
 Status ReconcilePass::EnsureEachSupportObject(bool workers_stage, const PodAddresses& addresses) {
-  if (Status s = EnsureObject("configmaps", ConfigMapName(name_), {{"data", BuildConfigData(*job_, addresses)}}, {"data"},
-                              [&] { return BuildConfigMap(*job_, addresses); });
-      !s.ok()) {
-    return s;
-  }
+  if (Status s = EnsureConfigMap(addresses); !s.ok()) return s;
   if (mode_ != PartitionMode::kSkip) {
     for (const char* role : {kRoleLauncher, kRolePartitioner}) {
       if (std::string_view(role) == kRolePartitioner && !RunsPartitionerPod(*job_)) continue;

@@ -104,8 +104,11 @@ class ReconcilePass {
   // The ConfigMap, RBAC, Services and PodGroup of the stage. Skipped when the job's last pass left
   // them all as they should be against the same inputs (uid, generation, stage, addresses): found
   // in place, or written and returned with the owned fields it asked for; and none has changed since
-  // (Reconciler::support_in_place_).
+  // (Reconciler::support_in_place_). When only the addresses differ, and none but perhaps the
+  // ConfigMap has changed, the ConfigMap alone is checked (the only object built from them).
   kube::Status EnsureSupportObjects(bool workers_stage);
+  // The ConfigMap with the hand-off files (hostfile, partition map) for `addresses`.
+  kube::Status EnsureConfigMap(const PodAddresses& addresses);
   // The check itself, object by object (EnsureObject / EnsureCreated), noting in in_place_ the
   // resourceVersion of each it left as it should be and in support_unvouched_ whether one was not.
   kube::Status EnsureEachSupportObject(bool workers_stage, const PodAddresses& addresses);
