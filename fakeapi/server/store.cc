@@ -214,8 +214,9 @@ class StoreWatch : public kube::WatchStream {
   bool Matches(const json& obj) const {
     if (!ns_.empty() && kube::NamespaceOf(obj) != ns_) return false;
     if (!labels_.Empty()) {
+      static const json kNoLabels;
       const json* l = Find(obj, "metadata", "labels");
-      if (!labels_.Matches(l ? *l : json())) return false;
+      if (!labels_.Matches(l ? *l : kNoLabels)) return false;  // (both lvalues: the labels are not copied)
     }
     return fields_.Empty() || fields_.Matches(obj);
   }
@@ -1395,8 +1396,9 @@ kube::Result<kube::ListResult> Store::List(const std::string& resource, const ku
   if (kube::Status s = impl_->PlanList(d, options, &snapshot, &start); !s.ok()) return s;
   auto matches = [&](const json& obj) {
     if (!labels->Empty()) {
+      static const json kNoLabels;
       const json* l = Find(obj, "metadata", "labels");
-      if (!labels->Matches(l ? *l : json())) return false;
+      if (!labels->Matches(l ? *l : kNoLabels)) return false;
     }
     return fields->Empty() || fields->Matches(obj);
   };

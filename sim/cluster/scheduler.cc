@@ -277,10 +277,13 @@ void Scheduler::Start() {
       {.on_add = [this](const ObjectPtr& p) { OnPendingPod(p, true); },
        .on_update =
            [this](const ObjectPtr& o, const ObjectPtr& p) {
-             // Our own status writes do not count as a change of the pod.
+             // Our own status writes do not count as a change of the pod. (Compared in place: the
+             // absent labels are one static null, so no side is copied.)
+             static const json kNoLabels;
+             const json* before = Field(*o, "metadata", "labels");
+             const json* after = Field(*p, "metadata", "labels");
              bool changed = Field(*o, "spec") == nullptr || *Field(*o, "spec") != *Field(*p, "spec") ||
-                            (Field(*o, "metadata", "labels") ? *Field(*o, "metadata", "labels") : json()) !=
-                                (Field(*p, "metadata", "labels") ? *Field(*p, "metadata", "labels") : json());
+                            (before ? *before : kNoLabels) != (after ? *after : kNoLabels);
              OnPendingPod(p, changed);
            },
        .on_delete = [this](const ObjectPtr& p) { OnPendingPodGone(p); }});
