@@ -585,16 +585,17 @@ class DglRun : public ContainerProgram {
   }
 
   // The partitioning steps across the workers for calibration `c`.
-  std::vector<PartitionStep> DistSteps(const Calibration& c) const {
+  // (`run`: DistRun(), read once by a caller that evaluates this at the ends of the ranges.)
+  std::vector<PartitionStep> DistSteps(const Calibration& c, const ParmetisRun& run) const {
     const int n = static_cast<int>(workers_.size());
-    if (Chunked()) return ChunkedAssignmentSteps(*data_, c, Options(n), DistRun());
-    return ParmetisSteps(*data_, c, Options(n), DistRun());
+    if (Chunked()) return ChunkedAssignmentSteps(*data_, c, Options(n), run);
+    return ParmetisSteps(*data_, c, Options(n), run);
   }
   // Every step a worker runs for the partitioning, preparation and dispatch included, on workers
   // of speed `cpu` (Machines().cpu, read once by the caller: the range evaluates this many times).
-  double DistPeak(const Calibration& c, double cpu) const {
+  double DistPeak(const Calibration& c, const ParmetisRun& run, double cpu) const {
     const int n = static_cast<int>(workers_.size());
-    double peak = PeakBytes(DistSteps(c));
+    double peak = PeakBytes(DistSteps(c, run));
     if (Chunked()) peak = std::max(peak, PeakBytes(DispatchDataSteps(*data_, c, n, cpu)));
     else peak = std::max(peak, PeakBytes(PrepareSteps(*data_, c, cpu, 1.0 / n)));
     return peak;
@@ -604,9 +605,10 @@ class DglRun : public ContainerProgram {
     partition_begin_ = Now();
     const int n = static_cast<int>(workers_.size());
     const WorkerMachines machines = Machines();
-    SpreadPeak(dgl::kRoleWorker, [this, cpu = machines.cpu](const Calibration& c) { return DistPeak(c, cpu); },
+    SpreadPeak(dgl::kRoleWorker,
+               [this, run = DistRun(), cpu = machines.cpu](const Calibration& c) { return DistPeak(c, run, cpu); },
                machines.limit);
-    std::vector<PartitionStep> steps = DistSteps(cal_);
+    std::vector<PartitionStep> steps = DistSteps(cal_, DistRun());
     if (!Random()) {
       ParmetisCheck check = CheckParmetis(*data_, cal_, n);
       if (check.overflows) {
@@ -621,7 +623,7 @@ class DglRun : public ContainerProgram {
     }
     RunWorkerSteps(std::move(steps), 0, [this] {
       Record("partition", partition_begin_);
-      SpreadCompute("partition", [this](const Calibration& c) { return TotalSeconds(DistSteps(c)); });
+      SpreadCompute("partition", [this, run = DistRun()](const Calibration& c) { return TotalSeconds(DistSteps(c, run)); });
       if (Chunked()) return DispatchData();
       Shuffle();
     });
