@@ -54,10 +54,6 @@ bool AnyOomKilled(const json* statuses) {
   return false;
 }
 
-}  // namespace
-
-namespace {
-
 // The string at `path` in `obj`; PodView::kNone when absent or not a string.
 const std::string* StringIn(const json& obj, std::initializer_list<const char*> path) {
   const json* v = FindField(obj, path);

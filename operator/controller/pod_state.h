@@ -27,9 +27,9 @@ std::int64_t IntField(const nlohmann::json& obj, std::initializer_list<const cha
 bool Terminating(const nlohmann::json& obj);
 
 // A pod of the job as the reconciler sees it: every field but node_lost read once from the pod
-// version it holds (MakePodView), which never changes. The strings are views into that object
-// (held here, so they live as long as the view and any copy of it): copying a view copies no
-// string.
+// version it holds (MakePodView), which never changes. Its phase, name, node and IP point into
+// that object (held here, so they live as long as the view and any copy of it): copying a view
+// copies no string.
 struct PodView {
   kube::ObjectPtr object;
   std::string_view phase;  // status.phase, "Pending" when unset
