@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/visitors.hpp>
@@ -61,7 +62,7 @@ Network::LinkId Network::NewLink(std::string name, double capacity) {
   const auto id = static_cast<LinkId>(links_.size());
   LinkState& link = links_.emplace_back();
   link.capacity = std::max(0.0, capacity);
-  link.stats_at = engine_.Now();
+  ledgers_.emplace_back().stats_at = engine_.Now();
   link_by_name_.emplace(name, id);
   link_names_.push_back(std::move(name));
   return id;
@@ -234,7 +235,6 @@ std::uint32_t Network::ClassFor(const InlinePath& path, double rate_cap) {
   FlowClass& k = classes_[c];
   k.path = path;
   k.rate_cap = rate_cap;
-  k.rate = 0;
   k.group = kNone;
   for (std::size_t i = 0; i < k.path.size(); ++i) {
     LinkState& link = links_[k.path[i]];
@@ -244,9 +244,10 @@ std::uint32_t Network::ClassFor(const InlinePath& path, double rate_cap) {
   if (k.path.empty()) {
     // Crosses no link: never re-rated, it runs at its cap from the start (an uncapped one has
     // nothing left to move, see StartFlow).
-    k.rate = rate_cap;
     k.group = OwnGroup(c);
     groups_[k.group].rate = rate_cap;
+  } else {
+    new_classes_.push_back(c);
   }
   class_by_key_.emplace(key, c);
   return c;
@@ -299,8 +300,19 @@ void Network::Advance(RateGroup& group) {
   const Micros now = engine_.Now();
   if (now != group.served_at && group.rate > 0) {
     group.served += group.rate * static_cast<double>(now - group.served_at) / kMicrosPerSecond;
+    group.busy += now - group.served_at;
   }
   group.served_at = now;
+}
+
+double Network::ServedNow(const RateGroup& group) const {
+  const Micros now = engine_.Now();
+  if (now == group.served_at || group.rate <= 0) return group.served;
+  return group.served + group.rate * static_cast<double>(now - group.served_at) / kMicrosPerSecond;
+}
+
+Micros Network::BusyNow(const RateGroup& group) const {
+  return group.rate > 0 ? group.busy + (engine_.Now() - group.served_at) : group.busy;
 }
 
 // A group's heap orders its members by (tag, seq); each flow keeps its index in heap_pos.
@@ -384,7 +396,10 @@ double Network::BytesMoved(FlowId id) const {
 
 double Network::Rate(FlowId id) const {
   const FlowState* f = Find(id);
-  return f == nullptr ? -1 : classes_[f->cls].rate;
+  if (f == nullptr) return -1;
+  // Every class in a group moves at the group's rate; one not yet re-rated has none.
+  const std::uint32_t g = classes_[f->cls].group;
+  return g == kNone ? 0 : groups_[g].rate;
 }
 
 double Network::CancelFlow(FlowId id) {
@@ -403,6 +418,8 @@ void Network::MarkDirty(LinkId link, Micros rerate_at) {
   if (!l.dirty) {
     l.dirty = true;
     dirty_links_.push_back(link);
+    // Its flows or capacity change: it holds its rate sum until the re-rate sets the next.
+    if (ledgers_[link].follows != kNone) AccountStats(link);
   }
   if (!engine_.IsPending(rerate_event_)) {
     rerate_at_ = rerate_at;
@@ -497,24 +514,146 @@ void Network::CompleteDue(std::uint32_t gi) {
   if (groups_[gi].generation == generation && !engine_.IsPending(groups_[gi].event)) ScheduleGroup(gi, false);
 }
 
-void Network::AccountStats(LinkState& link) {
+Network::LinkLedger Network::SettledLedger(LinkId id) const {
+  LinkLedger out = ledgers_[id];
   const Micros now = engine_.Now();
-  const Micros dt = now - link.stats_at;
-  if (dt > 0 && link.rate_sum > 0) {
-    link.bytes_carried += link.rate_sum * static_cast<double>(dt) / kMicrosPerSecond;
-    link.busy_time += dt;
+  if (out.follows != kNone) {
+    const RateGroup& g = groups_[out.follows];
+    const double flows = out.follow_flows;
+    out.rate_sum = g.rate * flows;
+    out.bytes_carried += (ServedNow(g) - out.follow_served) * flows;
+    out.busy_time += BusyNow(g) - out.follow_busy;
+    out.follows = kNone;
+  } else if (const Micros dt = now - out.stats_at; dt > 0 && out.rate_sum > 0) {
+    out.bytes_carried += out.rate_sum * static_cast<double>(dt) / kMicrosPerSecond;
+    out.busy_time += dt;
   }
-  link.stats_at = now;
+  out.stats_at = now;
+  return out;
+}
+
+void Network::AccountStats(LinkId id) { ledgers_[id] = SettledLedger(id); }
+
+LinkStats Network::StatsOf(LinkId id) const {
+  const LinkLedger ledger = SettledLedger(id);
+  LinkStats s;
+  s.name = link_names_[id];
+  s.capacity_bps = links_[id].capacity;
+  s.rate_bps = ledger.rate_sum;
+  s.bytes_carried = ledger.bytes_carried;
+  s.busy_time = ledger.busy_time;
+  s.active_flows = links_[id].flow_count;
+  return s;
+}
+
+void Network::Follow(LinkId id, std::uint32_t g) {
+  LinkLedger& ledger = ledgers_[id];
+  ledger.follows = g;
+  ledger.follow_flows = links_[id].flow_count;
+  ledger.follow_served = ServedNow(groups_[g]);
+  ledger.follow_busy = BusyNow(groups_[g]);
 }
 
 void Network::Rerate() {
   rerate_event_ = {};
   rerate_at_ = -1;
   ++rerates_;
-  const std::uint64_t mark = ++epoch_;
-  CollectComponent(mark);
-  FillRates(mark);
-  ApplyRates(mark);
+  if (RerateOneLink()) {
+    ++rerates_one_link_;
+  } else {
+    const std::uint64_t mark = ++epoch_;
+    CollectComponent(mark);
+    FillRates(mark);
+    ApplyRates(mark);
+  }
+  new_classes_.clear();
+}
+
+bool Network::InLoneComponent(std::uint32_t c, LinkId shared, double& bound) const {
+  const FlowClass& k = classes_[c];
+  bool crosses = false;
+  double least = k.rate_cap > 0 ? k.rate_cap : std::numeric_limits<double>::infinity();
+  for (LinkId m : k.path) {
+    if (m == shared) {
+      crosses = true;
+      continue;
+    }
+    const LinkState& link = links_[m];
+    if (link.classes.size() != 1) return false;
+    least = std::min(least, link.capacity / link.flow_count);
+  }
+  bound = std::min(bound, least);
+  return crosses;
+}
+
+// The one-link re-rate. Its record on the shared link L (`lone`, `lone_bound`) says: after the
+// last re-rate of L's component, L was its only link two classes or more cross and froze every
+// class in it, so all of them move in L's group at L's fair share, and no class's fixed bound is
+// below `lone_bound`. Any change to that component marks one of its links dirty. When the links
+// dirty now are L, links no class crosses any more, and private links of classes that cross L
+// (classes made since included) with only private links besides, the component is still L's
+// alone; if L's new share is below every fixed bound (the record's, lowered by the changed
+// classes' new ones), progressive filling would take L first and freeze every class at that share,
+// so the re-rate is: L's share as its group's rate, the new classes moved into that group, and the
+// dirty links' figures. Private links of classes that did not change follow the group's rate
+// without being visited (LinkLedger). Anything else, or a share not below the bound: false,
+// nothing changed, and the full re-rate runs and writes the record again.
+bool Network::RerateOneLink() {
+  LinkId shared = kNoLink;
+  for (LinkId l : dirty_links_) {
+    if (links_[l].classes.size() < 2) continue;
+    if (shared != kNoLink) return false;
+    shared = l;
+  }
+  if (shared == kNoLink || !links_[shared].lone) return false;
+  LinkState& lone = links_[shared];
+  double bound = lone.lone_bound;
+  for (LinkId l : dirty_links_) {
+    const LinkState& link = links_[l];
+    if (link.classes.size() == 1 && !InLoneComponent(link.classes.front().first, shared, bound)) return false;
+  }
+  for (std::uint32_t c : new_classes_) {
+    if (!classes_[c].members.empty() && !InLoneComponent(c, shared, bound)) return false;
+  }
+  const double share = std::max(0.0, lone.capacity / lone.flow_count);
+  if (!(share < bound)) return false;
+
+  // The full re-rate's steps, for this component: figures, groups, the group's event.
+  lone.lone_bound = bound;
+  flows_rerated_ += lone.flow_count;
+  for (LinkId l : dirty_links_) {
+    links_[l].dirty = false;
+    AccountStats(l);
+  }
+  ledgers_[shared].rate_sum = share * lone.flow_count;
+  const std::uint32_t gi = LinkGroup(shared);
+  RateGroup& group = groups_[gi];
+  Advance(group);
+  for (std::uint32_t c : new_classes_) {
+    FlowClass& k = classes_[c];
+    if (k.members.empty() || k.group == gi) continue;
+    // Not yet in a group: each member's tag holds its bytes left.
+    for (std::uint32_t slot : k.members) {
+      FlowState& f = flows_[slot];
+      f.tag += group.served;
+      HeapPush(group, slot);
+    }
+    k.group = gi;
+    k.frozen_by = shared;
+  }
+  group.rate = share;
+  ScheduleGroup(gi, true);
+  for (LinkId l : dirty_links_) {
+    const LinkState& link = links_[l];
+    if (l == shared) continue;
+    if (link.classes.empty()) {
+      ledgers_[l].rate_sum = 0;
+    } else {
+      Follow(l, gi);
+    }
+  }
+  dirty_links_.clear();
+  return true;
 }
 
 // 1. The connected component of links and classes reachable from the dirty links, into
@@ -720,12 +859,38 @@ void Network::FillRates(std::uint64_t mark) {
 // 3. and 4.: the component's links take their new rate sums, its classes their new rates and
 // groups.
 void Network::ApplyRates(std::uint64_t mark) {
+  const LinkId lone = LoneLink(mark);
   for (LinkId l : scratch_links_) {
     LinkState& link = links_[l];
-    AccountStats(link);
-    link.rate_sum = link.fill_sum;
+    AccountStats(l);
+    ledgers_[l].rate_sum = link.fill_sum;
+    link.lone = false;
   }
   RegroupClasses(mark);
+  if (lone == kNoLink) return;
+  // The record the one-link re-rate starts from; the private links follow the group from now.
+  LinkState& link = links_[lone];
+  link.lone = true;
+  link.lone_bound = scratch_fixed_.empty() ? std::numeric_limits<double>::infinity() : scratch_fixed_[fixed_least_].value;
+  for (LinkId l : scratch_links_) {
+    if (links_[l].classes.size() == 1) Follow(l, link.group);
+  }
+}
+
+// When one link froze every class, the filling took it first: the fixed bounds are as collected
+// (not yet a heap, none taken) and fixed_least_ is the least of them.
+Network::LinkId Network::LoneLink(std::uint64_t mark) const {
+  LinkId shared = kNoLink;
+  for (LinkId l : scratch_links_) {
+    if (links_[l].classes.size() < 2) continue;
+    if (shared != kNoLink) return kNoLink;
+    shared = l;
+  }
+  if (shared == kNoLink || fixed_is_heap_) return kNoLink;
+  for (std::uint32_t c : scratch_classes_) {
+    if (classes_[c].frozen != mark || classes_[c].frozen_by != shared) return kNoLink;
+  }
+  return shared;
 }
 
 void Network::RegroupClasses(std::uint64_t mark) {
@@ -747,7 +912,6 @@ void Network::RegroupClasses(std::uint64_t mark) {
   for (std::uint32_t c : scratch_classes_) {
     const std::uint32_t target = classes_[c].frozen_by == kNoLink ? OwnGroup(c) : LinkGroup(classes_[c].frozen_by);
     FlowClass& k = classes_[c];
-    k.rate = k.new_rate;
     touch(target);
     groups_[target].assigned = mark;
     groups_[target].new_rate = k.new_rate;
@@ -782,29 +946,14 @@ void Network::RegroupClasses(std::uint64_t mark) {
 std::vector<LinkStats> Network::Links() const {
   std::vector<LinkStats> out;
   out.reserve(links_.size());
-  const Micros now = engine_.Now();
-  for (const LinkState& link : links_) {
-    LinkStats s;
-    s.name = link_names_[out.size()];
-    s.capacity_bps = link.capacity;
-    s.rate_bps = link.rate_sum;
-    s.bytes_carried = link.bytes_carried;
-    s.busy_time = link.busy_time;
-    const Micros dt = now - link.stats_at;
-    if (dt > 0 && link.rate_sum > 0) {
-      s.bytes_carried += link.rate_sum * static_cast<double>(dt) / kMicrosPerSecond;
-      s.busy_time += dt;
-    }
-    s.active_flows = link.flow_count;
-    out.push_back(std::move(s));
-  }
+  for (LinkId id = 0; id < links_.size(); ++id) out.push_back(StatsOf(id));
   return out;
 }
 
 LinkStats Network::Link(const std::string& name) const {
   const auto it = link_by_name_.find(name);
   if (it == link_by_name_.end()) return {};
-  return Links()[it->second];
+  return StatsOf(it->second);
 }
 
 }  // namespace sim

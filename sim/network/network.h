@@ -60,6 +60,20 @@
 // the lower link id. A group at rate 0 (a capacity-0 link, a node with NIC factor 0) has no event;
 // its flows wait until a re-rate gives them capacity again.
 //
+// One-link re-rates: the commonest component is one shared link (the storage, a registry) whose
+// classes each cross only links of their own besides (their NICs and disks), all frozen by the
+// shared link, i.e. every download moving at its fair share. A re-rate that ends like that records
+// it on the link (with the least fixed bound of its classes). The next re-rate whose dirty links
+// are that link, links of classes crossing it and no other shared link (a download starting,
+// ending or cancelled, its NIC's capacity changing) skips the walk when the link's new share is
+// below every class's fixed bound (the record's, lowered by the changed classes'): the filling
+// would take the link first and freeze every class at its share, so the re-rate sets that share as
+// the link's group's rate, places new classes in the group and accounts the dirty links. Cost:
+// O(changed classes + log F), not O(component); the rates, groups and events are the ones the
+// full re-rate gives. Otherwise it falls back to the full re-rate, which writes the record again.
+// Link figures make this possible: a private link of a class in a shared link's group follows the
+// group's clocks instead of holding a rate sum each re-rate must update.
+//
 // Time: a flow completes at the first whole microsecond at or after its bytes are done (rounded up;
 // float noise under about 1 ppb is ignored so that 1 GB at 0.5 GB/s takes exactly 2 s). A group's
 // event always finishes the flow it was set for, so no flow can livelock on a tiny remainder;
@@ -207,6 +221,8 @@ class Network {
   std::uint64_t flows_started() const { return started_; }
   std::uint64_t flows_completed() const { return completed_; }
   std::uint64_t rerates() const { return rerates_; }
+  // Of those, the ones done by the one-link re-rate (see "One-link re-rates").
+  std::uint64_t rerates_one_link() const { return rerates_one_link_; }
   // Flows re-rated in total (sum of component sizes), a measure of re-rating work.
   std::uint64_t flows_rerated() const { return flows_rerated_; }
 
@@ -230,19 +246,34 @@ class Network {
     double capacity = 0;
     double fill_capacity = 0;  // re-rate scratch: capacity not yet frozen
     double fill_sum = 0;       // re-rate scratch: rates frozen on the link so far
-    // Second line: the shared links' heap, the group, the stats.
+    // Second line: the shared links' heap, the group, the one-link re-rate's record.
     std::uint32_t fill_heap_pos = kNone;  // index in the shared links' heap; kNone when not in it
     std::uint32_t group = kNone;   // the rate group of the flows this link holds back, once made
     double fill_share = 0;                // fill_capacity / fill_unfrozen, that heap's key
     std::uint64_t touch = 0;              // re-rate scratch: stamped when its share must move
-    // Stats, accounted lazily whenever rate_sum changes.
+    // Set by the last re-rate of this link's component when the link was the component's only
+    // shared link and froze every class in it (see "One-link re-rates"); `lone_bound` is then at
+    // most the least fixed bound (cap or private link's share) of any class in the component.
+    double lone_bound = 0;
+    bool lone = false;
+    bool dirty = false;
+  };
+  static_assert(sizeof(LinkState) <= 128);
+  // A link's figures for reports, accounted lazily, kept apart from links_ (the re-rate reads
+  // those). A link either holds its rate sum, set by each re-rate that reaches it, or follows a
+  // rate group: a private link whose class moves in a shared link's group carries `follow_flows`
+  // times the group's rate, read off the group's clocks, so a re-rate that only changes that
+  // group's rate need not visit it. Marking the link dirty turns it back into a held sum.
+  struct LinkLedger {
     double rate_sum = 0;
     Micros stats_at = 0;
     double bytes_carried = 0;
     Micros busy_time = 0;
-    bool dirty = false;
+    std::uint32_t follows = kNone;  // the group followed; kNone when holding rate_sum
+    std::uint32_t follow_flows = 0;
+    double follow_served = 0;  // the group's served clock at stats_at
+    Micros follow_busy = 0;    // the group's busy clock at stats_at
   };
-  static_assert(sizeof(LinkState) <= 128);
   // The longest path: disk, NIC egress, rack up, rack down, NIC ingress, disk.
   static constexpr std::size_t kMaxPath = 6;
   // A path kept inline, saving the re-rate a pointer chase per class.
@@ -279,7 +310,6 @@ class Network {
     std::uint64_t frozen = 0;  // re-rate scratch: stamped when the filling freezes it
     double new_rate = 0;
     double rate_cap = 0;
-    double rate = 0;
     std::array<std::uint32_t, kMaxPath> pos_in_link{};  // index of this class in links_[path[i]].classes
   };
   static_assert(sizeof(FlowClass) <= 128);
@@ -296,6 +326,7 @@ class Network {
     Micros event_at = -1;
     std::uint64_t promised = 0;  // seq of the flow the pending event was set for
     std::uint32_t generation = 0;  // bumped when the group is freed
+    Micros busy = 0;        // time at a rate above 0, up to served_at (links following it read it)
     // Re-rate scratch.
     std::uint64_t touch = 0;
     std::uint64_t assigned = 0;
@@ -412,7 +443,25 @@ class Network {
   void ApplyRates(std::uint64_t mark);
   // The component's classes moved to the groups their new rates put them in.
   void RegroupClasses(std::uint64_t mark);
-  void AccountStats(LinkState& link);
+  // The one shared link of the component just filled if it froze every class, else kNoLink.
+  LinkId LoneLink(std::uint64_t mark) const;
+  // The one-link re-rate (see "One-link re-rates"): true if it applied and did the whole re-rate,
+  // false (having changed nothing) when the full one is needed.
+  bool RerateOneLink();
+  // Whether class `c` crosses `shared` and only links no other class crosses besides; if so,
+  // `bound` is lowered to the class's least fixed bound.
+  bool InLoneComponent(std::uint32_t c, LinkId shared, double& bound) const;
+  // A group's clocks as Advance would bring them to Now(), without moving them.
+  double ServedNow(const RateGroup& group) const;
+  Micros BusyNow(const RateGroup& group) const;
+  // The link's figures brought to Now(), holding its rate sum (a following link's is its group's
+  // current rate times its flows).
+  LinkLedger SettledLedger(LinkId link) const;
+  // Stores SettledLedger(link).
+  void AccountStats(LinkId link);
+  // Makes the (private) link follow group `g` from Now(); its figures are accounted to Now().
+  void Follow(LinkId link, std::uint32_t g);
+  LinkStats StatsOf(LinkId link) const;
   // Bytes an active flow has left at Now().
   double RemainingNow(const FlowState& f) const;
   // Detaches the flow from its class and group (marking its links dirty for a re-rate at
@@ -424,6 +473,7 @@ class Network {
   NetworkConfig config_;
   std::vector<LinkState> links_;
   std::vector<std::string> link_names_;  // by LinkId, apart from links_ to keep those small
+  std::vector<LinkLedger> ledgers_;      // by LinkId
   std::map<std::string, LinkId> link_by_name_;
   std::vector<FlowState> flows_;
   std::vector<std::uint32_t> free_slots_;
@@ -444,6 +494,8 @@ class Network {
   std::vector<std::vector<std::size_t>> predecessors_;
 
   std::vector<LinkId> dirty_links_;
+  // Classes made since the last re-rate (some may be freed again): the one-link re-rate places them.
+  std::vector<std::uint32_t> new_classes_;
   // Re-rate scratch, kept to avoid allocating on every pass.
   std::vector<LinkId> scratch_links_, scratch_stack_, scratch_touched_;
   std::vector<std::uint32_t> scratch_classes_, scratch_groups_;
@@ -461,6 +513,7 @@ class Network {
   std::uint64_t started_ = 0;
   std::uint64_t completed_ = 0;
   std::uint64_t rerates_ = 0;
+  std::uint64_t rerates_one_link_ = 0;
   std::uint64_t flows_rerated_ = 0;
 };
 

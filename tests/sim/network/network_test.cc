@@ -539,6 +539,54 @@ TEST(NetworkTest, ARerateOfFlowsSharingTheirBottleneckMovesOneEvent) {
   for (const auto& [label, t] : fx.done) EXPECT_EQ(t, 1001 * kMillisecond) << label;
 }
 
+// Ten downloads share the storage, each alone on its node's NIC. A start and an ending on the
+// storage re-rate it without visiting the other nine downloads' NICs; their figures still follow
+// the storage's share.
+TEST(NetworkTest, AChangeOnALoneSharedLinkLeavesTheOtherNicsFiguresRight) {
+  Fixture fx(10, 10 * kGB, 10 * kGB, NetworkConfig{.storage_bps = 1 * kGB});
+  for (int i = 0; i < 10; ++i) fx.Start(Endpoint::Storage(), Endpoint::Memory(Fixture::Name(i)), 1 * kGB, "d" + std::to_string(i));
+  fx.engine.Schedule(1 * kSecond, [&] { fx.Start(Endpoint::Storage(), Endpoint::Memory(Fixture::Name(0)), 0.5 * kGB, "extra"); });
+  fx.engine.RunUntil(3 * kSecond);
+  // 0.1 GB/s for a second, then 1/11 GB/s each.
+  const LinkStats nic5 = fx.net.Link("n5/nic-ingress");
+  EXPECT_NEAR(nic5.bytes_carried, 0.1 * kGB + 2 * kGB / 11, 1);
+  EXPECT_NEAR(nic5.rate_bps, 1 * kGB / 11, 1e-3);
+  EXPECT_EQ(nic5.busy_time, 3 * kSecond);
+  EXPECT_NEAR(fx.net.Link("n0/nic-ingress").rate_bps, 2 * kGB / 11, 1e-3);
+  fx.engine.RunUntilIdle();
+  // extra: 0.5 GB at 1/11 GB/s from 1 s; the others 0.6 GB by then, their last 0.4 GB at 0.1 GB/s.
+  EXPECT_EQ(fx.DoneAt("extra"), 6500 * kMillisecond);
+  EXPECT_EQ(fx.DoneAt("d5"), 10500 * kMillisecond);
+  EXPECT_NEAR(fx.net.Link("n5/nic-ingress").bytes_carried, 1 * kGB, 1);
+  EXPECT_EQ(fx.net.Link("n5/nic-ingress").busy_time, 10500 * kMillisecond);
+  EXPECT_NEAR(fx.net.Link("n0/nic-ingress").bytes_carried, 1.5 * kGB, 1);
+  EXPECT_NEAR(fx.net.Link("storage").bytes_carried, 10.5 * kGB, 1);
+  EXPECT_EQ(fx.net.Link("n5/nic-ingress").rate_bps, 0);
+  // The first re-rate and the last (nothing left on the storage) are full ones; the start and the
+  // ending of `extra` are one-link re-rates.
+  EXPECT_EQ(fx.net.rerates(), 4u);
+  EXPECT_EQ(fx.net.rerates_one_link(), 2u);
+}
+
+// A cancel raises the storage's share above a slowed NIC: that download is no longer held by the
+// storage, so the one-link re-rate must give way to the full one.
+TEST(NetworkTest, AShareRisingAboveAPrivateBoundTakesTheFullRerate) {
+  Fixture fx(4, 1 * kGB, 10 * kGB, NetworkConfig{.storage_bps = 1 * kGB});
+  std::vector<FlowId> ids;
+  for (int i = 0; i < 4; ++i) ids.push_back(fx.Start(Endpoint::Storage(), Endpoint::Memory(Fixture::Name(i)), 10 * kGB, "d"));
+  fx.engine.RunUntil(0);
+  fx.net.SetNodeNicFactor(Fixture::Name(0), 0.3);  // 0.3 GB/s, still above the storage's 0.25
+  fx.engine.RunUntil(1);
+  EXPECT_DOUBLE_EQ(fx.net.Rate(ids[0]), 0.25 * kGB);
+  const std::uint64_t one_link = fx.net.rerates_one_link();
+  fx.net.CancelFlow(ids[3]);  // the storage's share would be 1/3 GB/s: n0's NIC holds it at 0.3
+  fx.engine.RunUntil(2);
+  EXPECT_EQ(fx.net.rerates_one_link(), one_link);
+  EXPECT_DOUBLE_EQ(fx.net.Rate(ids[0]), 0.3 * kGB);
+  EXPECT_DOUBLE_EQ(fx.net.Rate(ids[1]), 0.35 * kGB);
+  EXPECT_DOUBLE_EQ(fx.net.Link("storage").rate_bps, 1 * kGB);
+}
+
 // A group's completion event is set for the member due first. Cancelling that member must move
 // the event to the next one's own time, not complete the next one early.
 TEST(NetworkTest, CancellingTheFlowDueFirstLeavesItsNeighbourItsOwnTime) {
@@ -598,15 +646,17 @@ constexpr double kRefStorage = 2 * kGB;
 constexpr double kSlowFrom = 4, kSlowUntil = 7, kSlowFactor = 0.25;
 constexpr int kSlowNode = 3;
 
-std::vector<PlannedFlow> PlanReferenceWorkload(std::uint64_t seed) {
+// `from_storage`: the chance that a flow is a download from the storage (the rest go node to node);
+// `capped`: the chance that it has a rate cap.
+std::vector<PlannedFlow> PlanReferenceWorkload(std::uint64_t seed, double from_storage = 0.4, double capped = 0.25) {
   RandomStream rng(seed);
   std::vector<PlannedFlow> plan(150);
   for (PlannedFlow& p : plan) {
     p.start = static_cast<double>(rng.UniformInt(0, 10'000)) / 1000;  // whole milliseconds
     p.dst = static_cast<int>(rng.UniformInt(0, kRefNodes - 1));
-    p.src = rng.Bernoulli(0.4) ? -1 : static_cast<int>((p.dst + rng.UniformInt(1, kRefNodes - 1)) % kRefNodes);
+    p.src = rng.Bernoulli(from_storage) ? -1 : static_cast<int>((p.dst + rng.UniformInt(1, kRefNodes - 1)) % kRefNodes);
     p.bytes = rng.Uniform(0.05, 1.5) * kGB;
-    p.cap = rng.Bernoulli(0.25) ? rng.Uniform(0.05, 0.6) * kGB : 0;
+    p.cap = rng.Bernoulli(capped) ? rng.Uniform(0.05, 0.6) * kGB : 0;
     if (rng.Bernoulli(0.1)) p.cancel_at = p.start + static_cast<double>(rng.UniformInt(1, 3000)) / 1000;
   }
   return plan;
@@ -691,37 +741,52 @@ std::vector<double> ReferenceCompletions(const std::vector<PlannedFlow>& plan) {
   return done;
 }
 
+// Runs the plan in a Network and checks every completion against the reference; returns the
+// network's (re-rates, one-link re-rates).
+std::pair<std::uint64_t, std::uint64_t> CheckAgainstReference(const std::vector<PlannedFlow>& plan, std::uint64_t seed) {
+  const std::vector<double> expected = ReferenceCompletions(plan);
+  Fixture fx(kRefNodes, kRefNic, 10 * kGB, NetworkConfig{.storage_bps = kRefStorage});
+  std::vector<FlowId> ids(plan.size());
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    const PlannedFlow& p = plan[i];
+    fx.engine.ScheduleAt(static_cast<Micros>(std::llround(p.start * kSecond)), [&, i, p] {
+      ids[i] = fx.Start(p.src < 0 ? Endpoint::Storage() : Endpoint::Memory(Fixture::Name(p.src)),
+                        Endpoint::Memory(Fixture::Name(p.dst)), p.bytes, std::to_string(i), p.cap);
+    });
+    if (p.cancel_at >= 0) {
+      fx.engine.ScheduleAt(static_cast<Micros>(std::llround(p.cancel_at * kSecond)), [&, i] { fx.net.CancelFlow(ids[i]); });
+    }
+  }
+  fx.engine.ScheduleAt(static_cast<Micros>(kSlowFrom * kSecond), [&] { fx.net.SetNodeNicFactor(Fixture::Name(kSlowNode), kSlowFactor); });
+  fx.engine.ScheduleAt(static_cast<Micros>(kSlowUntil * kSecond), [&] { fx.net.SetNodeNicFactor(Fixture::Name(kSlowNode), 1); });
+  fx.engine.RunUntilIdle();
+  int compared = 0;
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    const Micros at = fx.DoneAt(std::to_string(i));
+    if (expected[i] < 0) {
+      EXPECT_EQ(at, -1) << "seed " << seed << " flow " << i << " was cancelled first";
+      continue;
+    }
+    // Completions round up to whole microseconds, which shifts later ones by a few microseconds.
+    EXPECT_NEAR(static_cast<double>(at) / kSecond, expected[i], 1e-3) << "seed " << seed << " flow " << i;
+    ++compared;
+  }
+  EXPECT_GT(compared, 120) << "seed " << seed;
+  return {fx.net.rerates(), fx.net.rerates_one_link()};
+}
+
 TEST(NetworkTest, CompletionsMatchAPlainPerFlowMaxMinReference) {
-  for (std::uint64_t seed : {1, 2, 3}) {
-    const std::vector<PlannedFlow> plan = PlanReferenceWorkload(seed);
-    const std::vector<double> expected = ReferenceCompletions(plan);
-    Fixture fx(kRefNodes, kRefNic, 10 * kGB, NetworkConfig{.storage_bps = kRefStorage});
-    std::vector<FlowId> ids(plan.size());
-    for (std::size_t i = 0; i < plan.size(); ++i) {
-      const PlannedFlow& p = plan[i];
-      fx.engine.ScheduleAt(static_cast<Micros>(std::llround(p.start * kSecond)), [&, i, p] {
-        ids[i] = fx.Start(p.src < 0 ? Endpoint::Storage() : Endpoint::Memory(Fixture::Name(p.src)),
-                          Endpoint::Memory(Fixture::Name(p.dst)), p.bytes, std::to_string(i), p.cap);
-      });
-      if (p.cancel_at >= 0) {
-        fx.engine.ScheduleAt(static_cast<Micros>(std::llround(p.cancel_at * kSecond)), [&, i] { fx.net.CancelFlow(ids[i]); });
-      }
-    }
-    fx.engine.ScheduleAt(static_cast<Micros>(kSlowFrom * kSecond), [&] { fx.net.SetNodeNicFactor(Fixture::Name(kSlowNode), kSlowFactor); });
-    fx.engine.ScheduleAt(static_cast<Micros>(kSlowUntil * kSecond), [&] { fx.net.SetNodeNicFactor(Fixture::Name(kSlowNode), 1); });
-    fx.engine.RunUntilIdle();
-    int compared = 0;
-    for (std::size_t i = 0; i < plan.size(); ++i) {
-      const Micros at = fx.DoneAt(std::to_string(i));
-      if (expected[i] < 0) {
-        EXPECT_EQ(at, -1) << "seed " << seed << " flow " << i << " was cancelled first";
-        continue;
-      }
-      // Completions round up to whole microseconds, which shifts later ones by a few microseconds.
-      EXPECT_NEAR(static_cast<double>(at) / kSecond, expected[i], 1e-3) << "seed " << seed << " flow " << i;
-      ++compared;
-    }
-    EXPECT_GT(compared, 120) << "seed " << seed;
+  for (std::uint64_t seed : {1, 2, 3}) CheckAgainstReference(PlanReferenceWorkload(seed), seed);
+}
+
+// Uncapped downloads only: the storage is the one link two classes cross, so most re-rates take
+// the one-link way; the others (the first, a NIC slowing or recovering, a share rising above the
+// slowed NIC, nothing left) take the full one. Both must give the reference's times.
+TEST(NetworkTest, OneLinkReratesMatchThePlainReferenceOnDownloads) {
+  for (std::uint64_t seed : {4, 5, 6}) {
+    const auto [rerates, one_link] = CheckAgainstReference(PlanReferenceWorkload(seed, 1.0, 0.0), seed);
+    EXPECT_GT(one_link, rerates / 4) << "seed " << seed;
+    EXPECT_LT(one_link, rerates) << "seed " << seed;
   }
 }
 
