@@ -419,7 +419,7 @@ void Network::MarkDirty(LinkId link, Micros rerate_at) {
     l.dirty = true;
     dirty_links_.push_back(link);
     // Its flows or capacity change: it holds its rate sum until the re-rate sets the next.
-    if (ledgers_[link].follows != kNone) AccountStats(link);
+    if (l.follows != kNone) AccountStats(link);
   }
   if (!engine_.IsPending(rerate_event_)) {
     rerate_at_ = rerate_at;
@@ -517,13 +517,12 @@ void Network::CompleteDue(std::uint32_t gi) {
 Network::LinkLedger Network::SettledLedger(LinkId id) const {
   LinkLedger out = ledgers_[id];
   const Micros now = engine_.Now();
-  if (out.follows != kNone) {
-    const RateGroup& g = groups_[out.follows];
+  if (const std::uint32_t follows = links_[id].follows; follows != kNone) {
+    const RateGroup& g = groups_[follows];
     const double flows = out.follow_flows;
     out.rate_sum = g.rate * flows;
     out.bytes_carried += (ServedNow(g) - out.follow_served) * flows;
     out.busy_time += BusyNow(g) - out.follow_busy;
-    out.follows = kNone;
   } else if (const Micros dt = now - out.stats_at; dt > 0 && out.rate_sum > 0) {
     out.bytes_carried += out.rate_sum * static_cast<double>(dt) / kMicrosPerSecond;
     out.busy_time += dt;
@@ -532,7 +531,10 @@ Network::LinkLedger Network::SettledLedger(LinkId id) const {
   return out;
 }
 
-void Network::AccountStats(LinkId id) { ledgers_[id] = SettledLedger(id); }
+void Network::SettleFollower(LinkId id) {
+  ledgers_[id] = SettledLedger(id);
+  links_[id].follows = kNone;
+}
 
 LinkStats Network::StatsOf(LinkId id) const {
   const LinkLedger ledger = SettledLedger(id);
@@ -548,7 +550,7 @@ LinkStats Network::StatsOf(LinkId id) const {
 
 void Network::Follow(LinkId id, std::uint32_t g) {
   LinkLedger& ledger = ledgers_[id];
-  ledger.follows = g;
+  links_[id].follows = g;
   ledger.follow_flows = links_[id].flow_count;
   ledger.follow_served = ServedNow(groups_[g]);
   ledger.follow_busy = BusyNow(groups_[g]);
@@ -730,6 +732,7 @@ void Network::CollectComponent(std::uint64_t mark) {
     }
   }
   flows_rerated_ += flows;
+  scratch_shared_ = heap.size();
 }
 
 // The classes' fixed bounds (scratch_fixed_) are scanned for the least; they become a heap
@@ -880,13 +883,9 @@ void Network::ApplyRates(std::uint64_t mark) {
 // When one link froze every class, the filling took it first: the fixed bounds are as collected
 // (not yet a heap, none taken) and fixed_least_ is the least of them.
 Network::LinkId Network::LoneLink(std::uint64_t mark) const {
-  LinkId shared = kNoLink;
-  for (LinkId l : scratch_links_) {
-    if (links_[l].classes.size() < 2) continue;
-    if (shared != kNoLink) return kNoLink;
-    shared = l;
-  }
-  if (shared == kNoLink || fixed_is_heap_) return kNoLink;
+  if (scratch_shared_ != 1 || fixed_is_heap_ || scratch_classes_.empty()) return kNoLink;
+  const LinkId shared = classes_[scratch_classes_.front()].frozen_by;
+  if (shared == kNoLink || links_[shared].classes.size() < 2) return kNoLink;
   for (std::uint32_t c : scratch_classes_) {
     if (classes_[c].frozen != mark || classes_[c].frozen_by != shared) return kNoLink;
   }

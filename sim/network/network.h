@@ -255,6 +255,8 @@ class Network {
     // shared link and froze every class in it (see "One-link re-rates"); `lone_bound` is then at
     // most the least fixed bound (cap or private link's share) of any class in the component.
     double lone_bound = 0;
+    // The group whose clocks its figures follow (LinkLedger); kNone when it holds its rate sum.
+    std::uint32_t follows = kNone;
     bool lone = false;
     bool dirty = false;
   };
@@ -265,11 +267,10 @@ class Network {
   // times the group's rate, read off the group's clocks, so a re-rate that only changes that
   // group's rate need not visit it. Marking the link dirty turns it back into a held sum.
   struct LinkLedger {
-    double rate_sum = 0;
+    double rate_sum = 0;  // while holding it (LinkState::follows is kNone)
     Micros stats_at = 0;
     double bytes_carried = 0;
     Micros busy_time = 0;
-    std::uint32_t follows = kNone;  // the group followed; kNone when holding rate_sum
     std::uint32_t follow_flows = 0;
     double follow_served = 0;  // the group's served clock at stats_at
     Micros follow_busy = 0;    // the group's busy clock at stats_at
@@ -457,8 +458,19 @@ class Network {
   // The link's figures brought to Now(), holding its rate sum (a following link's is its group's
   // current rate times its flows).
   LinkLedger SettledLedger(LinkId link) const;
-  // Stores SettledLedger(link).
-  void AccountStats(LinkId link);
+  // Stores SettledLedger(link): the link holds its rate sum from now. Inline: every link a full
+  // re-rate reaches passes here.
+  void AccountStats(LinkId link) {
+    if (links_[link].follows != kNone) return SettleFollower(link);
+    LinkLedger& ledger = ledgers_[link];
+    const Micros now = engine_.Now();
+    if (const Micros dt = now - ledger.stats_at; dt > 0 && ledger.rate_sum > 0) {
+      ledger.bytes_carried += ledger.rate_sum * static_cast<double>(dt) / static_cast<double>(kube::kSecond);
+      ledger.busy_time += dt;
+    }
+    ledger.stats_at = now;
+  }
+  void SettleFollower(LinkId link);
   // Makes the (private) link follow group `g` from Now(); its figures are accounted to Now().
   void Follow(LinkId link, std::uint32_t g);
   LinkStats StatsOf(LinkId link) const;
@@ -500,6 +512,7 @@ class Network {
   std::vector<LinkId> scratch_links_, scratch_stack_, scratch_touched_;
   std::vector<std::uint32_t> scratch_classes_, scratch_groups_;
   std::vector<LinkId> scratch_heap_;
+  std::size_t scratch_shared_ = 0;  // links two classes or more cross in the collected component
   std::vector<FillEntry> scratch_fixed_;
   std::vector<std::uint32_t> fixed_of_class_;  // by class: its index in scratch_fixed_, or kNone
   bool fixed_is_heap_ = false;
