@@ -523,11 +523,10 @@ Network::LinkLedger Network::SettledLedger(LinkId id) const {
     out.rate_sum = g.rate * flows;
     out.bytes_carried += (ServedNow(g) - out.follow_served) * flows;
     out.busy_time += BusyNow(g) - out.follow_busy;
-  } else if (const Micros dt = now - out.stats_at; dt > 0 && out.rate_sum > 0) {
-    out.bytes_carried += out.rate_sum * static_cast<double>(dt) / kMicrosPerSecond;
-    out.busy_time += dt;
+    out.stats_at = now;
+  } else {
+    AccountHeld(out, now);
   }
-  out.stats_at = now;
   return out;
 }
 

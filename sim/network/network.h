@@ -462,15 +462,18 @@ class Network {
   // re-rate reaches passes here.
   void AccountStats(LinkId link) {
     if (links_[link].follows != kNone) return SettleFollower(link);
-    LinkLedger& ledger = ledgers_[link];
-    const Micros now = engine_.Now();
+    AccountHeld(ledgers_[link], engine_.Now());
+  }
+  // AccountStats of a link that follows a group.
+  void SettleFollower(LinkId link);
+  // A holding link's figures brought to `now` at its rate sum.
+  static void AccountHeld(LinkLedger& ledger, Micros now) {
     if (const Micros dt = now - ledger.stats_at; dt > 0 && ledger.rate_sum > 0) {
       ledger.bytes_carried += ledger.rate_sum * static_cast<double>(dt) / static_cast<double>(kube::kSecond);
       ledger.busy_time += dt;
     }
     ledger.stats_at = now;
   }
-  void SettleFollower(LinkId link);
   // Makes the (private) link follow group `g` from Now(); its figures are accounted to Now().
   void Follow(LinkId link, std::uint32_t g);
   LinkStats StatsOf(LinkId link) const;
