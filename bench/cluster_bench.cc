@@ -29,7 +29,7 @@
 namespace sim {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 double PeakRssMiB() {
   std::ifstream status("/proc/self/status");

@@ -14,7 +14,7 @@
 namespace {
 
 using fakeapi::Store;
-using nlohmann::json;
+using json = kube::Json;
 
 json Pod(const std::string& name) {
   // Roughly the size of a worker pod the operator creates.

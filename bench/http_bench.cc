@@ -18,7 +18,7 @@
 
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 struct Served {
   kube::ManualClock clock;

@@ -13,7 +13,7 @@
 namespace sim {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 void BM_SchedulePods(benchmark::State& state) {
   const int nodes = static_cast<int>(state.range(0));

@@ -1,17 +1,16 @@
 // Helpers shared by every Client implementation and its callers.
 #include "fakeapi/client/client.h"
 
+#include "fakeapi/client/json_path.h"
+
 namespace kube {
 namespace {
 
-const std::string& StringAt(const nlohmann::json& obj, const char* field) {
+const std::string& StringAt(const kube::Json& obj, std::string_view field) {
   static const std::string empty;
-  if (!obj.is_object()) return empty;
-  auto meta = obj.find("metadata");
-  if (meta == obj.end() || !meta->is_object()) return empty;
-  auto value = meta->find(field);
-  if (value == meta->end() || !value->is_string()) return empty;
-  return value->get_ref<const std::string&>();
+  const kube::Json* meta = Member(obj, "metadata");
+  const kube::Json* value = meta ? Member(*meta, field) : nullptr;
+  return value && value->is_string() ? value->get_ref<const std::string&>() : empty;
 }
 
 }  // namespace
@@ -27,28 +26,24 @@ const char* WatchEventTypeName(WatchEventType type) {
   return "ERROR";
 }
 
-const std::string& NameOf(const nlohmann::json& obj) { return StringAt(obj, "name"); }
-const std::string& NamespaceOf(const nlohmann::json& obj) { return StringAt(obj, "namespace"); }
-const std::string& UidOf(const nlohmann::json& obj) { return StringAt(obj, "uid"); }
-const std::string& ResourceVersionOf(const nlohmann::json& obj) { return StringAt(obj, "resourceVersion"); }
+const std::string& NameOf(const kube::Json& obj) { return StringAt(obj, "name"); }
+const std::string& NamespaceOf(const kube::Json& obj) { return StringAt(obj, "namespace"); }
+const std::string& UidOf(const kube::Json& obj) { return StringAt(obj, "uid"); }
+const std::string& ResourceVersionOf(const kube::Json& obj) { return StringAt(obj, "resourceVersion"); }
 
-const std::string& NodeNameOf(const nlohmann::json& pod) {
+const std::string& NodeNameOf(const kube::Json& pod) {
   static const std::string empty;
-  if (!pod.is_object()) return empty;
-  auto spec = pod.find("spec");
-  if (spec == pod.end() || !spec->is_object()) return empty;
-  auto node = spec->find("nodeName");
-  if (node == spec->end() || !node->is_string()) return empty;
-  return node->get_ref<const std::string&>();
+  const kube::Json* node = JsonAt(pod, {"spec", "nodeName"});
+  return node && node->is_string() ? node->get_ref<const std::string&>() : empty;
 }
 
-std::string KeyOf(const nlohmann::json& obj) {
+std::string KeyOf(const kube::Json& obj) {
   const std::string& ns = NamespaceOf(obj);
   if (ns.empty()) return NameOf(obj);
   return ns + "/" + NameOf(obj);
 }
 
-const nlohmann::json* ControllerRefOf(const nlohmann::json& obj) {
+const kube::Json* ControllerRefOf(const kube::Json& obj) {
   if (!obj.is_object()) return nullptr;
   auto meta = obj.find("metadata");
   if (meta == obj.end() || !meta->is_object()) return nullptr;

@@ -3,16 +3,15 @@
 // Store directly; the HTTP implementation speaks the Kubernetes REST protocol; FaultyClient wraps
 // either to inject conflicts, errors, timeouts, latency and dropped watches.
 //
-// Objects are JSON and shared: a returned ObjectPtr is immutable and may be kept for as long as
-// wanted (a shared pointer hand-off, never a deep copy). To change one, copy it, edit, Update.
-// ShareObject makes one, as make_shared would, and frees it with ReleaseTree when the last holder
-// lets go.
+// Objects are JSON (kube::Json, json.h) and shared: a returned ObjectPtr is immutable and may be
+// kept for as long as wanted (a shared pointer hand-off, never a deep copy). To change one, copy
+// it, edit, Update. ShareObject makes one, as make_shared would, and frees it with ReleaseTree
+// when the last holder lets go.
 #pragma once
 
 #include "fakeapi/client/clock.h"
+#include "fakeapi/client/json.h"
 #include "fakeapi/client/status.h"
-
-#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -24,22 +23,22 @@
 
 namespace kube {
 
-using ObjectPtr = std::shared_ptr<const nlohmann::json>;
+using ObjectPtr = std::shared_ptr<const kube::Json>;
 
 // Empties a JSON tree from its leaves up, so that no container is left with children when its own
-// destructor runs (nlohmann::json's moves every child through a heap stack first). For a pod-sized
+// destructor runs (nlohmann's basic_json moves every child through a heap stack first). For a pod-sized
 // object this takes about half the time. Below `kReleaseDepth` levels the rest is left to that
 // destructor, which does not recurse: an object from a hostile peer cannot exhaust the stack here.
 inline constexpr int kReleaseDepth = 64;
-inline void ReleaseTree(nlohmann::json& value, int depth = 0) {
+inline void ReleaseTree(kube::Json& value, int depth = 0) {
   if (depth >= kReleaseDepth) return;
   if (value.is_object()) {
-    auto& members = value.get_ref<nlohmann::json::object_t&>();
+    auto& members = value.get_ref<kube::Json::object_t&>();
     for (auto& member : members)
       if (member.second.is_structured()) ReleaseTree(member.second, depth + 1);
     members.clear();
   } else if (value.is_array()) {
-    auto& elements = value.get_ref<nlohmann::json::array_t&>();
+    auto& elements = value.get_ref<kube::Json::array_t&>();
     for (auto& element : elements)
       if (element.is_structured()) ReleaseTree(element, depth + 1);
     elements.clear();
@@ -59,7 +58,7 @@ struct ReleasingAllocator {
   void deallocate(T* p, std::size_t n) { std::allocator<T>().deallocate(p, n); }
   template <class U>
   void destroy(U* p) {
-    if constexpr (std::is_same_v<U, nlohmann::json>) ReleaseTree(*p);
+    if constexpr (std::is_same_v<U, kube::Json>) ReleaseTree(*p);
     p->~U();
   }
   template <class U>
@@ -68,8 +67,8 @@ struct ReleasingAllocator {
 }  // namespace detail
 
 // (The object is made mutable and handed out const: the release may then legally empty it.)
-inline ObjectPtr ShareObject(nlohmann::json&& value) {
-  return std::allocate_shared<nlohmann::json>(detail::ReleasingAllocator<nlohmann::json>(), std::move(value));
+inline ObjectPtr ShareObject(kube::Json&& value) {
+  return std::allocate_shared<kube::Json>(detail::ReleasingAllocator<kube::Json>(), std::move(value));
 }
 
 inline const std::string& kNoNamespace() {
@@ -163,19 +162,19 @@ class Client {
   // `resource` is a plural ("pods"), a qualified plural ("dgljobs.kubeflow.org") or a short name.
   // `ns` is ignored for cluster-scoped kinds; for namespaced kinds "" means the object's own
   // metadata.namespace, else "default".
-  virtual Result<ObjectPtr> Create(const std::string& resource, nlohmann::json object,
+  virtual Result<ObjectPtr> Create(const std::string& resource, kube::Json object,
                                    const std::string& ns = kNoNamespace()) = 0;
   virtual Result<ObjectPtr> Get(const std::string& resource, const std::string& ns,
                                 const std::string& name) = 0;
   virtual Result<ListResult> List(const std::string& resource, const ListOptions& options = {}) = 0;
   // Replaces the object. metadata.resourceVersion, if set, must be current (else 409 Conflict).
   // Status is ignored for kinds with a status subresource.
-  virtual Result<ObjectPtr> Update(const std::string& resource, nlohmann::json object) = 0;
+  virtual Result<ObjectPtr> Update(const std::string& resource, kube::Json object) = 0;
   // Replaces only the status (the rest of the given object is ignored).
-  virtual Result<ObjectPtr> UpdateStatus(const std::string& resource, nlohmann::json object) = 0;
+  virtual Result<ObjectPtr> UpdateStatus(const std::string& resource, kube::Json object) = 0;
   // `subresource` is "" or "status".
   virtual Result<ObjectPtr> Patch(const std::string& resource, const std::string& ns,
-                                  const std::string& name, const nlohmann::json& patch,
+                                  const std::string& name, const kube::Json& patch,
                                   PatchType type = PatchType::kMerge,
                                   const std::string& subresource = "") = 0;
   // Returns the object as it is after the call: marked for deletion (deletionTimestamp) while
@@ -186,15 +185,15 @@ class Client {
 };
 
 // Helpers for reading metadata of a JSON object without copying.
-const std::string& NameOf(const nlohmann::json& obj);
-const std::string& NamespaceOf(const nlohmann::json& obj);
-const std::string& UidOf(const nlohmann::json& obj);
-const std::string& ResourceVersionOf(const nlohmann::json& obj);
+const std::string& NameOf(const kube::Json& obj);
+const std::string& NamespaceOf(const kube::Json& obj);
+const std::string& UidOf(const kube::Json& obj);
+const std::string& ResourceVersionOf(const kube::Json& obj);
 // A pod's spec.nodeName: "" while it is not bound.
-const std::string& NodeNameOf(const nlohmann::json& pod);
+const std::string& NodeNameOf(const kube::Json& pod);
 // "ns/name", or "name" for cluster-scoped objects: the key informers and work queues use.
-std::string KeyOf(const nlohmann::json& obj);
+std::string KeyOf(const kube::Json& obj);
 // The ownerReference with controller: true, or nullptr.
-const nlohmann::json* ControllerRefOf(const nlohmann::json& obj);
+const kube::Json* ControllerRefOf(const kube::Json& obj);
 
 }  // namespace kube

@@ -12,7 +12,7 @@ namespace {
 // Distinguishes the watch-drop stream from the call stream of the same seed ("WATCHDRP").
 constexpr std::uint64_t kWatchStreamSalt = 0x5741544348445250ULL;
 
-const std::string& NameInObject(const nlohmann::json& object) {
+const std::string& NameInObject(const kube::Json& object) {
   static const std::string kEmpty;
   auto metadata = object.find("metadata");
   if (metadata == object.end() || !metadata->is_object()) return kEmpty;
@@ -246,26 +246,26 @@ Result<ObjectPtr> FaultyClient::Inject(const std::string& verb, const std::strin
   return write();
 }
 
-Result<ObjectPtr> FaultyClient::Create(const std::string& resource, nlohmann::json object,
+Result<ObjectPtr> FaultyClient::Create(const std::string& resource, kube::Json object,
                                        const std::string& ns) {
   const std::string name = NameInObject(object);
   return Inject("create", resource, name,
                 [&] { return inner_.Create(resource, std::move(object), ns); });
 }
 
-Result<ObjectPtr> FaultyClient::Update(const std::string& resource, nlohmann::json object) {
+Result<ObjectPtr> FaultyClient::Update(const std::string& resource, kube::Json object) {
   const std::string name = NameInObject(object);
   return Inject("update", resource, name, [&] { return inner_.Update(resource, std::move(object)); });
 }
 
-Result<ObjectPtr> FaultyClient::UpdateStatus(const std::string& resource, nlohmann::json object) {
+Result<ObjectPtr> FaultyClient::UpdateStatus(const std::string& resource, kube::Json object) {
   const std::string name = NameInObject(object);
   return Inject("updateStatus", resource, name,
                 [&] { return inner_.UpdateStatus(resource, std::move(object)); });
 }
 
 Result<ObjectPtr> FaultyClient::Patch(const std::string& resource, const std::string& ns,
-                                      const std::string& name, const nlohmann::json& patch,
+                                      const std::string& name, const kube::Json& patch,
                                       PatchType type, const std::string& subresource) {
   return Inject("patch", resource, name,
                 [&] { return inner_.Patch(resource, ns, name, patch, type, subresource); });

@@ -98,15 +98,15 @@ class FaultyClient : public Client {
   // Streams returned by Watch that have not ended yet.
   std::size_t OpenWatches() const;
 
-  Result<ObjectPtr> Create(const std::string& resource, nlohmann::json object,
+  Result<ObjectPtr> Create(const std::string& resource, kube::Json object,
                            const std::string& ns = kNoNamespace()) override;
   Result<ObjectPtr> Get(const std::string& resource, const std::string& ns,
                         const std::string& name) override;
   Result<ListResult> List(const std::string& resource, const ListOptions& options = {}) override;
-  Result<ObjectPtr> Update(const std::string& resource, nlohmann::json object) override;
-  Result<ObjectPtr> UpdateStatus(const std::string& resource, nlohmann::json object) override;
+  Result<ObjectPtr> Update(const std::string& resource, kube::Json object) override;
+  Result<ObjectPtr> UpdateStatus(const std::string& resource, kube::Json object) override;
   Result<ObjectPtr> Patch(const std::string& resource, const std::string& ns, const std::string& name,
-                          const nlohmann::json& patch, PatchType type = PatchType::kMerge,
+                          const kube::Json& patch, PatchType type = PatchType::kMerge,
                           const std::string& subresource = "") override;
   Result<ObjectPtr> Delete(const std::string& resource, const std::string& ns, const std::string& name,
                            const DeleteOptions& options = {}) override;

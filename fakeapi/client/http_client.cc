@@ -19,7 +19,7 @@
 namespace kube {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 constexpr const char* kServiceAccountDir = "var/run/secrets/kubernetes.io/serviceaccount/";
 // A bound service-account token is rotated by the kubelet; re-read it this often, as client-go does.
@@ -635,7 +635,7 @@ Result<std::unique_ptr<HttpClient>> HttpClient::Connect(HttpClientOptions option
 
 const HttpClientOptions& HttpClient::options() const { return impl_->options; }
 
-Result<ObjectPtr> HttpClient::Create(const std::string& resource, nlohmann::json object, const std::string& ns) {
+Result<ObjectPtr> HttpClient::Create(const std::string& resource, kube::Json object, const std::string& ns) {
   if (!object.is_object()) return Status::BadRequest("the object to create is not a JSON object");
   if (resource == "pods/binding") {
     // POST .../pods/NAME/binding, as kube-scheduler binds.
@@ -704,16 +704,16 @@ Result<ListResult> HttpClient::List(const std::string& resource, const ListOptio
   return out;
 }
 
-Result<ObjectPtr> HttpClient::Update(const std::string& resource, nlohmann::json object) {
+Result<ObjectPtr> HttpClient::Update(const std::string& resource, kube::Json object) {
   return impl_->Put(resource, std::move(object), "");
 }
 
-Result<ObjectPtr> HttpClient::UpdateStatus(const std::string& resource, nlohmann::json object) {
+Result<ObjectPtr> HttpClient::UpdateStatus(const std::string& resource, kube::Json object) {
   return impl_->Put(resource, std::move(object), "status");
 }
 
 Result<ObjectPtr> HttpClient::Patch(const std::string& resource, const std::string& ns, const std::string& name,
-                                    const nlohmann::json& patch, PatchType type, const std::string& subresource) {
+                                    const kube::Json& patch, PatchType type, const std::string& subresource) {
   auto t = impl_->Resolve(resource);
   if (!t.ok()) return t.status();
   if (!subresource.empty() && subresource != "status") {

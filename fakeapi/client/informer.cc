@@ -22,8 +22,8 @@ std::string KeyFor(std::string_view ns, std::string_view name) {
 }  // namespace
 
 IndexFunc IndexByControllerUid() {
-  return [](const nlohmann::json& object) -> std::vector<std::string> {
-    const nlohmann::json* ref = ControllerRefOf(object);
+  return [](const kube::Json& object) -> std::vector<std::string> {
+    const kube::Json* ref = ControllerRefOf(object);
     if (ref == nullptr) return {};
     auto uid = ref->find("uid");
     if (uid == ref->end() || !uid->is_string()) return {};
@@ -32,7 +32,7 @@ IndexFunc IndexByControllerUid() {
 }
 
 IndexFunc IndexByNodeName() {
-  return [](const nlohmann::json& object) -> std::vector<std::string> {
+  return [](const kube::Json& object) -> std::vector<std::string> {
     auto spec = object.find("spec");
     if (spec == object.end() || !spec->is_object()) return {};
     auto node = spec->find("nodeName");
@@ -42,7 +42,7 @@ IndexFunc IndexByNodeName() {
 }
 
 IndexFunc IndexByLabel(std::string key) {
-  return [key = std::move(key)](const nlohmann::json& object) -> std::vector<std::string> {
+  return [key = std::move(key)](const kube::Json& object) -> std::vector<std::string> {
     auto metadata = object.find("metadata");
     if (metadata == object.end() || !metadata->is_object()) return {};
     auto labels = metadata->find("labels");
@@ -257,7 +257,7 @@ void Informer::Apply(const WatchEvent& event) {
   }
 }
 
-const std::string& Informer::ScratchKey(const nlohmann::json& object) {
+const std::string& Informer::ScratchKey(const kube::Json& object) {
   const std::string& ns = NamespaceOf(object);
   key_scratch_.clear();
   if (!ns.empty()) key_scratch_.append(ns).push_back('/');
@@ -265,7 +265,7 @@ const std::string& Informer::ScratchKey(const nlohmann::json& object) {
   return key_scratch_;
 }
 
-void Informer::NoteResourceVersion(const nlohmann::json& object) {
+void Informer::NoteResourceVersion(const kube::Json& object) {
   const std::string& rv = ResourceVersionOf(object);
   if (!rv.empty()) last_resource_version_ = rv;
 }
@@ -289,11 +289,11 @@ void Informer::Remove(const std::string& key, const ObjectPtr& old_object) {
   cache_.erase(key);
 }
 
-void Informer::IndexObject(Index& index, const std::string& key, const nlohmann::json& object) {
+void Informer::IndexObject(Index& index, const std::string& key, const kube::Json& object) {
   for (std::string& value : index.func(object)) index.keys_by_value[std::move(value)].insert(key);
 }
 
-void Informer::UnindexObject(Index& index, const std::string& key, const nlohmann::json& object) {
+void Informer::UnindexObject(Index& index, const std::string& key, const kube::Json& object) {
   Unindex(index, key, index.func(object));
 }
 
@@ -350,8 +350,8 @@ std::vector<ObjectPtr> Informer::List(std::string_view ns) const {
 std::vector<ObjectPtr> Informer::ListBySelector(const LabelSelector& selector, std::string_view ns) const {
   std::vector<ObjectPtr> out;
   for (ObjectPtr& object : List(ns)) {
-    static const nlohmann::json kNoLabels;
-    const nlohmann::json* labels = &kNoLabels;
+    static const kube::Json kNoLabels;
+    const kube::Json* labels = &kNoLabels;
     auto metadata = object->find("metadata");
     if (metadata != object->end() && metadata->is_object()) {
       auto found = metadata->find("labels");

@@ -24,10 +24,9 @@
 #pragma once
 
 #include "fakeapi/client/client.h"
+#include "fakeapi/client/json.h"
 #include "fakeapi/client/selector.h"
 #include "fakeapi/client/status.h"
-
-#include <nlohmann/json.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -50,7 +49,7 @@ struct InformerHandlers {
 };
 
 // The values an object is indexed under in one secondary index (none is fine).
-using IndexFunc = std::function<std::vector<std::string>(const nlohmann::json& object)>;
+using IndexFunc = std::function<std::vector<std::string>(const kube::Json& object)>;
 
 // Index functions the controllers need.
 // The uid of the controller ownerReference (ownerReferences[].controller == true), if any.
@@ -139,14 +138,14 @@ class Informer {
   // Cache mutations keep every index in step.
   void Put(const std::string& key, const ObjectPtr& old_object, const ObjectPtr& new_object);
   void Remove(const std::string& key, const ObjectPtr& old_object);
-  void IndexObject(Index& index, const std::string& key, const nlohmann::json& object);
-  void UnindexObject(Index& index, const std::string& key, const nlohmann::json& object);
+  void IndexObject(Index& index, const std::string& key, const kube::Json& object);
+  void UnindexObject(Index& index, const std::string& key, const kube::Json& object);
   void Unindex(Index& index, const std::string& key, const std::vector<std::string>& values);
   void NotifyAdd(const ObjectPtr& object);
   void NotifyUpdate(const ObjectPtr& old_object, const ObjectPtr& new_object);
   void NotifyDelete(const ObjectPtr& object);
-  const std::string& ScratchKey(const nlohmann::json& object);
-  void NoteResourceVersion(const nlohmann::json& object);
+  const std::string& ScratchKey(const kube::Json& object);
+  void NoteResourceVersion(const kube::Json& object);
 
   Client& client_;
   const std::string resource_;

@@ -1,10 +1,11 @@
-// Reading nested fields of API objects without exceptions: the member at a path of object keys,
-// or nothing when a step is missing or is not an object; and the two questions every reader of
+// Reading nested fields of API objects without exceptions: one member (Member, the lookup every
+// reader does, kept cheap), the member at a path of object keys, or nothing when a step is missing
+// or is not an object; and the two questions every reader of
 // objects asks: is it being deleted, is a pod's phase final. Shared by the simulator's actors, the
 // workload models, the harness and `dglsim serve`, which all read pods and jobs this way.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include "fakeapi/client/json.h"
 
 #include <cstdint>
 #include <initializer_list>
@@ -13,41 +14,66 @@
 
 namespace kube {
 
+namespace detail {
+// A key looked up in an object's members (a std::map with the transparent std::less<>): compared
+// byte by byte inline. Keys of API objects are short and mostly differ in their first bytes, so
+// this beats std::string's compare, which calls memcmp (and, for a const char*, strlen) at every
+// node of the tree walk.
+struct MemberKey {
+  std::string_view text;
+};
+inline int CompareKeys(std::string_view a, std::string_view b) {
+  const std::size_t n = a.size() < b.size() ? a.size() : b.size();
+  for (std::size_t i = 0; i < n; ++i)
+    if (a[i] != b[i]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]) ? -1 : 1;
+  return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
+}
+inline bool operator<(const std::string& a, MemberKey b) { return CompareKeys(a, b.text) < 0; }
+inline bool operator<(MemberKey a, const std::string& b) { return CompareKeys(a.text, b) < 0; }
+}  // namespace detail
+
+// The member `key` of `obj`; nullptr when `obj` is not an object or has no such member. The
+// lookup every reader of API objects does, so it is kept cheap (see detail::MemberKey).
+inline const kube::Json* Member(const kube::Json& obj, std::string_view key) {
+  if (!obj.is_object()) return nullptr;
+  const auto& members = obj.get_ref<const kube::Json::object_t&>();
+  auto it = members.find(detail::MemberKey{key});
+  return it == members.end() ? nullptr : &it->second;
+}
+
 // The value at `path` (object keys from the root); nullptr when absent.
-inline const nlohmann::json* JsonAt(const nlohmann::json& obj, std::initializer_list<const char*> path) {
-  const nlohmann::json* at = &obj;
-  for (const char* key : path) {
-    if (!at->is_object()) return nullptr;
-    auto it = at->find(key);
-    if (it == at->end()) return nullptr;
-    at = &*it;
+inline const kube::Json* JsonAt(const kube::Json& obj, std::initializer_list<std::string_view> path) {
+  const kube::Json* at = &obj;
+  for (std::string_view key : path) {
+    at = Member(*at, key);
+    if (at == nullptr) return nullptr;
   }
   return at;
 }
 
 // The string at `path`; `fallback` when absent or not a string.
-inline std::string JsonString(const nlohmann::json& obj, std::initializer_list<const char*> path,
+inline std::string JsonString(const kube::Json& obj, std::initializer_list<std::string_view> path,
                               const std::string& fallback = "") {
-  const nlohmann::json* at = JsonAt(obj, path);
+  const kube::Json* at = JsonAt(obj, path);
   return at && at->is_string() ? at->get<std::string>() : fallback;
 }
 
 // The integer at `path`; `fallback` when absent or not an integer.
-inline std::int64_t JsonInt(const nlohmann::json& obj, std::initializer_list<const char*> path,
+inline std::int64_t JsonInt(const kube::Json& obj, std::initializer_list<std::string_view> path,
                             std::int64_t fallback = 0) {
-  const nlohmann::json* at = JsonAt(obj, path);
+  const kube::Json* at = JsonAt(obj, path);
   return at && at->is_number_integer() ? at->get<std::int64_t>() : fallback;
 }
 
 // The array at `path`; an empty array when absent or not an array.
-inline const nlohmann::json& JsonArray(const nlohmann::json& obj, std::initializer_list<const char*> path) {
-  static const nlohmann::json kEmpty = nlohmann::json::array();
-  const nlohmann::json* at = JsonAt(obj, path);
+inline const kube::Json& JsonArray(const kube::Json& obj, std::initializer_list<std::string_view> path) {
+  static const kube::Json kEmpty = kube::Json::array();
+  const kube::Json* at = JsonAt(obj, path);
   return at && at->is_array() ? *at : kEmpty;
 }
 
 // Whether the object is being deleted (metadata.deletionTimestamp is set).
-inline bool IsBeingDeleted(const nlohmann::json& obj) {
+inline bool IsBeingDeleted(const kube::Json& obj) {
   return !JsonString(obj, {"metadata", "deletionTimestamp"}).empty();
 }
 

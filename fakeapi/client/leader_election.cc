@@ -5,7 +5,7 @@
 
 namespace kube {
 
-using nlohmann::json;
+using json = kube::Json;
 
 namespace {
 

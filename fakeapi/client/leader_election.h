@@ -64,8 +64,8 @@ class LeaderElector {
   const LeaderElectionConfig& config() const { return config_; }
 
  private:
-  nlohmann::json LeaseFor(const nlohmann::json* current, Micros now) const;
-  void Observe(const nlohmann::json& lease, Micros now);
+  kube::Json LeaseFor(const kube::Json* current, Micros now) const;
+  void Observe(const kube::Json& lease, Micros now);
 
   Client& client_;
   const Clock& clock_;

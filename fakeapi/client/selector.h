@@ -7,9 +7,8 @@
 // Field selectors: key=value, key==value, key!=value on a fixed set of fields per resource.
 #pragma once
 
+#include "fakeapi/client/json.h"
 #include "fakeapi/client/status.h"
-
-#include <nlohmann/json.hpp>
 
 #include <optional>
 #include <set>
@@ -31,11 +30,11 @@ class LabelSelector {
   // Parses the string form; BadRequest with the offending text on a syntax error.
   static Result<LabelSelector> Parse(std::string_view text);
   // From a metav1.LabelSelector object ({matchLabels, matchExpressions}).
-  static Result<LabelSelector> FromJson(const nlohmann::json& selector);
+  static Result<LabelSelector> FromJson(const kube::Json& selector);
 
   bool Empty() const { return requirements_.empty(); }
   // `labels` is metadata.labels (may be null or missing).
-  bool Matches(const nlohmann::json& labels) const;
+  bool Matches(const kube::Json& labels) const;
   const std::vector<Requirement>& requirements() const { return requirements_; }
   // If the selector pins `key` to one value with = or in (v), that value.
   std::optional<std::string> ExactValue(std::string_view key) const;
@@ -58,14 +57,14 @@ class FieldSelector {
   static Result<FieldSelector> Parse(std::string_view text, std::string_view plural);
 
   bool Empty() const { return requirements_.empty(); }
-  bool Matches(const nlohmann::json& object) const;
+  bool Matches(const kube::Json& object) const;
   const std::vector<Requirement>& requirements() const { return requirements_; }
   // If the selector pins `field` with =, that value.
   std::optional<std::string> ExactValue(std::string_view field) const;
 
   // The value of a selectable field in an object, as the API server compares it ("" if absent;
   // booleans as "true"/"false").
-  static std::string FieldValue(const nlohmann::json& object, std::string_view field);
+  static std::string FieldValue(const kube::Json& object, std::string_view field);
   // Whether `field` is selectable on `plural`.
   static bool Supported(std::string_view plural, std::string_view field);
 

@@ -3,7 +3,7 @@
 // nothing in fakeapi throws across its interface.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include "fakeapi/client/json.h"
 
 #include <cstdint>
 #include <string>
@@ -12,7 +12,7 @@
 
 namespace kube {
 
-using json = nlohmann::json;
+using json = kube::Json;
 
 // One offending field of an Invalid error, as in metav1.StatusCause.
 struct StatusCause {

@@ -15,9 +15,8 @@
 //   every request is, since the fake authenticates nobody.
 #pragma once
 
+#include "fakeapi/client/json.h"
 #include "fakeapi/client/resource.h"
-
-#include <nlohmann/json.hpp>
 
 #include <map>
 #include <memory>
@@ -72,11 +71,11 @@ class ApiCatalog {
 
 // The /version document. `git_version` is "v1.32.0-fakeapi" or the like: kubectl's dispatcher
 // picks its client by the minor version.
-nlohmann::json VersionInfo(const std::string& git_version);
+kube::Json VersionInfo(const std::string& git_version);
 
 // /apis, /apis/GROUP and /api/v1 or /apis/GROUP/VERSION.
-nlohmann::json ApiGroupList(const ApiCatalog& catalog);
-nlohmann::json ApiGroup(const ApiCatalog& catalog, const std::string& group);
-nlohmann::json ApiResourceList(const ApiCatalog& catalog, const std::string& group, const std::string& version);
+kube::Json ApiGroupList(const ApiCatalog& catalog);
+kube::Json ApiGroup(const ApiCatalog& catalog, const std::string& group);
+kube::Json ApiResourceList(const ApiCatalog& catalog, const std::string& group, const std::string& version);
 
 }  // namespace fakeapi

@@ -9,7 +9,7 @@
 namespace fakeapi {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 // Core name, events.k8s.io/v1 name.
 const std::vector<std::pair<const char*, const char*>>& Renamed() {

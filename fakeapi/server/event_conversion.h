@@ -7,14 +7,14 @@
 // client's typed EventsV1Event refuses such events, against a real cluster too).
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include "fakeapi/client/json.h"
 
 #include <string>
 
 namespace fakeapi {
 
-nlohmann::json CoreEventToEventsV1(const nlohmann::json& core);
-nlohmann::json EventsV1ToCoreEvent(const nlohmann::json& event);
+kube::Json CoreEventToEventsV1(const kube::Json& core);
+kube::Json EventsV1ToCoreEvent(const kube::Json& event);
 // A field selector on events.k8s.io/v1 events as one on core events ("regarding.name=x" ->
 // "involvedObject.name=x", "reportingController=c" -> "reportingComponent=c").
 std::string EventsV1FieldSelectorToCore(const std::string& selector);

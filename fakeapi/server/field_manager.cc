@@ -16,7 +16,7 @@
 namespace fakeapi {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 using Path = std::vector<std::string>;
 
 // ---- fields of an object ----------------------------------------------------------------------

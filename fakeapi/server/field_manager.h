@@ -24,10 +24,9 @@
 // changes are seen only when an HTTP write next compares old and new.
 #pragma once
 
+#include "fakeapi/client/json.h"
 #include "fakeapi/client/resource.h"
 #include "fakeapi/client/status.h"
-
-#include <nlohmann/json.hpp>
 
 #include <string>
 
@@ -41,14 +40,14 @@ struct FieldWrite {
 };
 
 // Sets `after`'s managedFields for an Update-operation write of `before` (nullptr: a create).
-void RecordUpdate(const nlohmann::json* before, nlohmann::json& after, const FieldWrite& write);
+void RecordUpdate(const kube::Json* before, kube::Json& after, const FieldWrite& write);
 
 // Server-side apply of `applied` to `current` (nullptr: the object does not exist yet): the object
 // to store, with its managedFields, or 409 Conflict naming every conflicting field.
-kube::Result<nlohmann::json> Apply(const nlohmann::json* current, const nlohmann::json& applied, bool force,
+kube::Result<kube::Json> Apply(const kube::Json* current, const kube::Json& applied, bool force,
                                    const FieldWrite& write);
 
 // The fields an object holds, in FieldsV1 form, as a write of `write.subresource` would own them.
-nlohmann::json FieldsOf(const nlohmann::json& object, const FieldWrite& write);
+kube::Json FieldsOf(const kube::Json& object, const FieldWrite& write);
 
 }  // namespace fakeapi

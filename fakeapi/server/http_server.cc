@@ -11,7 +11,7 @@
 
 namespace fakeapi {
 
-using nlohmann::json;
+using json = kube::Json;
 using wire::Dump;
 using wire::kJson;
 
@@ -46,7 +46,7 @@ void HttpServer::SetTableConverter(const std::string& resource, TableConverter c
   impl_->converters[type ? type->QualifiedName() : resource] = std::move(converter);
 }
 
-void HttpServer::SetOpenApiSchema(const std::string& resource, nlohmann::json schema) {
+void HttpServer::SetOpenApiSchema(const std::string& resource, kube::Json schema) {
   const kube::ResourceType* type = impl_->store.registry().Find(resource);
   impl_->schemas[type ? type->QualifiedName() : resource] = std::move(schema);
 }

@@ -56,10 +56,9 @@
 #pragma once
 
 #include "fakeapi/client/clock.h"
+#include "fakeapi/client/json.h"
 #include "fakeapi/client/status.h"
 #include "fakeapi/server/table.h"
-
-#include <nlohmann/json.hpp>
 
 #include <cstddef>
 #include <functional>
@@ -84,14 +83,14 @@ struct ContainerLog {
 };
 // Called inside the executor with the pod as stored and a container name the server checked is in
 // its spec. An error Status goes to the client as is (e.g. BadRequest "... is waiting to start").
-using LogsProvider = std::function<kube::Result<ContainerLog>(const nlohmann::json& pod, const std::string& container,
+using LogsProvider = std::function<kube::Result<ContainerLog>(const kube::Json& pod, const std::string& container,
                                                         bool previous)>;
 
 // Runs `work` with the store to itself (e.g. under the lock the simulation holds while it steps).
 using Executor = std::function<void(const std::function<void()>& work)>;
 // YAML (one document) to JSON, for application/yaml and apply-patch+yaml bodies that are not JSON.
 // An error Status (BadRequest) when the text is not valid YAML.
-using YamlDecoder = std::function<kube::Result<nlohmann::json>(std::string_view text)>;
+using YamlDecoder = std::function<kube::Result<kube::Json>(std::string_view text)>;
 
 struct HttpServerOptions {
   std::string address = "127.0.0.1";
@@ -130,7 +129,7 @@ class HttpServer {
   void SetTableConverter(const std::string& resource, TableConverter converter);
   // The OpenAPI v3 schema of a resource's kind, published in /openapi/v3 (for `kubectl explain`).
   // Without one a kind is published with a schema that accepts anything.
-  void SetOpenApiSchema(const std::string& resource, nlohmann::json schema);
+  void SetOpenApiSchema(const std::string& resource, kube::Json schema);
 
   // Binds and starts serving on a thread of its own. Error when the address cannot be bound.
   kube::Status Start();

@@ -73,17 +73,17 @@ struct HttpServer::Impl {
   void EndLongRunning();
 
   // Responses.
-  static void SendJson(httplib::Response& res, int code, const nlohmann::json& body,
+  static void SendJson(httplib::Response& res, int code, const kube::Json& body,
                        const char* content_type = "application/json; charset=utf-8");
   static void SendStatus(httplib::Response& res, const kube::Status& status);
   // kube-apiserver qualifies custom kinds in messages ("dgljobs.kubeflow.org \"x\" not found").
   static kube::Status Qualify(const kube::Status& status, const Target& t);
   // An object as the client sees it (events.k8s.io events converted from core ones), and back.
-  static nlohmann::json Present(const Target& t, const nlohmann::json& stored);
-  static nlohmann::json Absorb(const Target& t, nlohmann::json served);
+  static kube::Json Present(const Target& t, const kube::Json& stored);
+  static kube::Json Absorb(const Target& t, kube::Json served);
   // The body of a read in the representation negotiated.
-  nlohmann::json Represent(const Target& t, const Representation& r, const nlohmann::json& object);
-  nlohmann::json RepresentList(const Target& t, const Representation& r, const kube::ListResult& listed,
+  kube::Json Represent(const Target& t, const Representation& r, const kube::Json& object);
+  kube::Json RepresentList(const Target& t, const Representation& r, const kube::ListResult& listed,
                                const std::string& include);
 
   // Routing (http_server.cc).
@@ -98,7 +98,7 @@ struct HttpServer::Impl {
   void Subresource(const httplib::Request& req, httplib::Response& res, const Target& t);
   // JSON, YAML when the content type says so and `yaml_allowed`, or protobuf for the kinds
   // protobuf_body.h decodes; refused when nested too deep.
-  kube::Result<nlohmann::json> ParseBody(const httplib::Request& req, bool yaml_allowed);
+  kube::Result<kube::Json> ParseBody(const httplib::Request& req, bool yaml_allowed);
   const TableConverter& ConverterFor(const kube::ResourceType& type);
 
   // Reads and deletes (rest_handlers.cc).
@@ -120,7 +120,7 @@ struct HttpServer::Impl {
   // Watches (watch_handler.cc).
   struct WatchState;
   void Watch(const httplib::Request& req, httplib::Response& res, const Target& t);
-  nlohmann::json EventJson(const WatchState& state, const kube::WatchEvent& e);
+  kube::Json EventJson(const WatchState& state, const kube::WatchEvent& e);
   bool PumpWatch(WatchState& state, httplib::DataSink& sink);
 
   // Logs (log_handler.cc).

@@ -6,7 +6,7 @@
 
 namespace fakeapi {
 
-using nlohmann::json;
+using json = kube::Json;
 
 std::size_t TextNestingDepth(std::string_view text, std::size_t limit) {
   std::size_t depth = 0, deepest = 0;

@@ -15,7 +15,7 @@
 // The storage quota counts the memory a stored object takes, estimated by ApproximateMemory.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include "fakeapi/client/json.h"
 
 #include <cstddef>
 #include <string_view>
@@ -30,10 +30,10 @@ inline constexpr std::size_t kMaxObjectBytes = 3 * 512 * 1024;  // 1.5 MiB
 // recursion, whatever the text is (it need not be valid JSON).
 std::size_t TextNestingDepth(std::string_view text, std::size_t limit = kMaxJsonDepth);
 // The same for a parsed value (a scalar is 0, [] and {} are 1), without recursion.
-std::size_t NestingDepth(const nlohmann::json& value, std::size_t limit = kMaxJsonDepth);
+std::size_t NestingDepth(const kube::Json& value, std::size_t limit = kMaxJsonDepth);
 
 // Bytes a parsed value occupies in memory (its nodes, keys and strings, with the allocators'
 // usual overheads), computed without recursion. An estimate, within a small factor.
-std::size_t ApproximateMemory(const nlohmann::json& value);
+std::size_t ApproximateMemory(const kube::Json& value);
 
 }  // namespace fakeapi

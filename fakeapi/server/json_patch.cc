@@ -9,7 +9,7 @@
 namespace fakeapi {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 using Pointer = json::json_pointer;
 
 kube::Status Unprocessable(const std::string& message) { return wire::MakeStatus(422, "Invalid", message); }

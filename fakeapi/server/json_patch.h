@@ -10,10 +10,9 @@
 // partly patched (callers patch a copy).
 #pragma once
 
+#include "fakeapi/client/json.h"
 #include "fakeapi/client/status.h"
 #include "fakeapi/server/json_bounds.h"
-
-#include <nlohmann/json.hpp>
 
 #include <cstddef>
 
@@ -25,6 +24,6 @@ struct JsonPatchLimits {
   std::size_t max_depth = kMaxJsonDepth;
 };
 
-kube::Status ApplyJsonPatch(nlohmann::json& target, const nlohmann::json& patch, const JsonPatchLimits& limits = {});
+kube::Status ApplyJsonPatch(kube::Json& target, const kube::Json& patch, const JsonPatchLimits& limits = {});
 
 }  // namespace fakeapi

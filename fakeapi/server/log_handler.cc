@@ -10,7 +10,7 @@
 
 namespace fakeapi {
 
-using nlohmann::json;
+using json = kube::Json;
 
 namespace {
 

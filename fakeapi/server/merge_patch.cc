@@ -4,7 +4,7 @@
 
 namespace fakeapi {
 
-using nlohmann::json;
+using json = kube::Json;
 
 void ApplyMergePatch(json& target, const json& patch) {
   // nlohmann::json implements the RFC's MergePatch pseudo-code exactly; it does not throw.

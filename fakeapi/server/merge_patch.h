@@ -2,16 +2,15 @@
 // (arrays included) replaces the target.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
+#include "fakeapi/client/json.h"
 namespace fakeapi {
 
 // Applies `patch` to `target` in place.
-void ApplyMergePatch(nlohmann::json& target, const nlohmann::json& patch);
+void ApplyMergePatch(kube::Json& target, const kube::Json& patch);
 // `target` with `patch` applied, built in one pass: members the patch replaces are never copied
 // from `target` (the cheap way to patch a shared, immutable object).
-nlohmann::json MergePatched(const nlohmann::json& target, const nlohmann::json& patch);
+kube::Json MergePatched(const kube::Json& target, const kube::Json& patch);
 // The merge patch that turns `from` into `to` (for clients that send only what changed).
-nlohmann::json CreateMergePatch(const nlohmann::json& from, const nlohmann::json& to);
+kube::Json CreateMergePatch(const kube::Json& from, const kube::Json& to);
 
 }  // namespace fakeapi

@@ -9,9 +9,8 @@
 // server does not publish one.
 #pragma once
 
+#include "fakeapi/client/json.h"
 #include "fakeapi/server/discovery.h"
-
-#include <nlohmann/json.hpp>
 
 #include <map>
 #include <string>
@@ -19,20 +18,20 @@
 namespace fakeapi {
 
 // Schemas by qualified resource name ("dgljobs.kubeflow.org").
-using OpenApiSchemas = std::map<std::string, nlohmann::json>;
+using OpenApiSchemas = std::map<std::string, kube::Json>;
 
 // The v3 document of one group-version: POST, PUT and PATCH operations per kind that take the
 // fieldValidation parameter, and the schemas given, each tagged with its group-version-kind.
-nlohmann::json OpenApiV3Document(const ApiCatalog& catalog, const OpenApiSchemas& schemas, const std::string& group,
+kube::Json OpenApiV3Document(const ApiCatalog& catalog, const OpenApiSchemas& schemas, const std::string& group,
                                  const std::string& version, const std::string& git_version);
 // /openapi/v3: the group-versions, each with a URL carrying a hash of its document (kubectl caches
 // documents by that URL).
-nlohmann::json OpenApiV3Root(const ApiCatalog& catalog, const OpenApiSchemas& schemas, const std::string& git_version);
+kube::Json OpenApiV3Root(const ApiCatalog& catalog, const OpenApiSchemas& schemas, const std::string& git_version);
 
 // /openapi/v2: every served kind's definition (x-kubernetes-group-version-kind), and a PATCH, PUT
 // and POST per kind taking fieldValidation. Schemas given in OpenAPI v3 form are converted to what
 // Swagger 2.0 has (nullable, anyOf, oneOf, allOf and not are dropped, as kube-apiserver drops them).
-nlohmann::json OpenApiV2Document(const ApiCatalog& catalog, const OpenApiSchemas& schemas,
+kube::Json OpenApiV2Document(const ApiCatalog& catalog, const OpenApiSchemas& schemas,
                                  const std::string& git_version);
 
 // "io.k8s.api.core.v1.Pod", "org.kubeflow.v1alpha1.DGLJob": the definition name of a kind.

@@ -8,7 +8,7 @@
 // Vendor extension values, defaults and enum members go as YAML text, which JSON text is.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include "fakeapi/client/json.h"
 
 #include <string>
 
@@ -20,6 +20,6 @@ namespace fakeapi {
 // subtype"), so that `create`, `apply` and `explain` failed.
 inline constexpr const char* kOpenApiV2ProtobufType = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
 
-std::string OpenApiV2Protobuf(const nlohmann::json& swagger);
+std::string OpenApiV2Protobuf(const kube::Json& swagger);
 
 }  // namespace fakeapi

@@ -30,9 +30,8 @@
 // on input).
 #pragma once
 
+#include "fakeapi/client/json.h"
 #include "fakeapi/client/status.h"
-
-#include <nlohmann/json.hpp>
 
 #include <string>
 #include <string_view>
@@ -42,7 +41,7 @@ namespace fakeapi {
 inline constexpr const char* kProtobufContentType = "application/vnd.kubernetes.protobuf";
 
 // The object a protobuf request body holds, as JSON with apiVersion and kind.
-kube::Result<nlohmann::json> DecodeProtobufBody(std::string_view body);
+kube::Result<kube::Json> DecodeProtobufBody(std::string_view body);
 
 // "ConfigMap, Namespace, ..." for messages.
 std::string DecodableProtobufKinds();

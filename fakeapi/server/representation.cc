@@ -11,7 +11,7 @@
 
 namespace fakeapi {
 
-using nlohmann::json;
+using json = kube::Json;
 
 void HttpServer::Impl::Run(const std::function<void()>& work) {
   if (options.executor) {

@@ -30,7 +30,7 @@
 namespace fakeapi {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 constexpr const char* kForegroundFinalizer = "foregroundDeletion";
 constexpr const char* kOrphanFinalizer = "orphan";
@@ -40,12 +40,8 @@ std::string MakeKey(const kube::ResourceType& type, const std::string& ns, const
   return type.namespaced ? ns + "/" + name : name;
 }
 
-const json* Find(const json& obj, const char* a) {
-  if (!obj.is_object()) return nullptr;
-  auto it = obj.find(a);
-  return it == obj.end() ? nullptr : &*it;
-}
-const json* Find(const json& obj, const char* a, const char* b) {
+const json* Find(const json& obj, std::string_view a) { return kube::Member(obj, a); }
+const json* Find(const json& obj, std::string_view a, std::string_view b) {
   const json* first = Find(obj, a);
   return first ? Find(*first, b) : nullptr;
 }
@@ -945,11 +941,10 @@ struct Store::Impl {
     if (!held) return dry_run ? current : Remove(d, key, verb);
 
     json next = *current;
-    json& meta = next["metadata"];
-
     if (policy == kube::PropagationPolicy::kForeground) AddFinalizer(next, kForegroundFinalizer);
     if (policy == kube::PropagationPolicy::kOrphan) AddFinalizer(next, kOrphanFinalizer);
     if (is_namespace) next["status"]["phase"] = "Terminating";
+    json& meta = next["metadata"];  // after the inserts into `next`, which may move its members
     meta["deletionTimestamp"] = kube::FormatTime(options.clock->Now() + grace * kube::kSecond);
     meta["deletionGracePeriodSeconds"] = grace;
     if (dry_run) return kube::ShareObject(std::move(next));
@@ -1350,11 +1345,11 @@ Store::~Store() {
   }
 }
 
-kube::Result<kube::ObjectPtr> Store::Create(const std::string& resource, nlohmann::json object, const std::string& ns) {
+kube::Result<kube::ObjectPtr> Store::Create(const std::string& resource, kube::Json object, const std::string& ns) {
   return Create(resource, std::move(object), ns, WriteOptions{});
 }
 
-kube::Result<kube::ObjectPtr> Store::Create(const std::string& resource, nlohmann::json object, const std::string& ns,
+kube::Result<kube::ObjectPtr> Store::Create(const std::string& resource, kube::Json object, const std::string& ns,
                                             const WriteOptions& write) {
   std::unique_lock<std::mutex> lock(impl_->mu);
   Impl::DryRun scope(*impl_, write.dry_run);
@@ -1424,16 +1419,16 @@ kube::Result<kube::ListResult> Store::List(const std::string& resource, const ku
   return out;
 }
 
-kube::Result<kube::ObjectPtr> Store::Update(const std::string& resource, nlohmann::json object) {
+kube::Result<kube::ObjectPtr> Store::Update(const std::string& resource, kube::Json object) {
   return Update(resource, std::move(object), WriteOptions{});
 }
 
-kube::Result<kube::ObjectPtr> Store::UpdateStatus(const std::string& resource, nlohmann::json object) {
+kube::Result<kube::ObjectPtr> Store::UpdateStatus(const std::string& resource, kube::Json object) {
   return UpdateStatus(resource, std::move(object), WriteOptions{});
 }
 
 kube::Result<kube::ObjectPtr> Store::Patch(const std::string& resource, const std::string& ns, const std::string& name,
-                                           const nlohmann::json& patch, kube::PatchType, const std::string& subresource) {
+                                           const kube::Json& patch, kube::PatchType, const std::string& subresource) {
   return Patch(resource, ns, name, patch, subresource, WriteOptions{});
 }
 
@@ -1442,7 +1437,7 @@ kube::Result<kube::ObjectPtr> Store::Delete(const std::string& resource, const s
   return Delete(resource, ns, name, options, WriteOptions{});
 }
 
-kube::Result<kube::ObjectPtr> Store::Update(const std::string& resource, nlohmann::json object, const WriteOptions& write) {
+kube::Result<kube::ObjectPtr> Store::Update(const std::string& resource, kube::Json object, const WriteOptions& write) {
   std::unique_lock<std::mutex> lock(impl_->mu);
   Impl::DryRun scope(*impl_, write.dry_run);
   auto d = impl_->Resolve(resource);
@@ -1453,7 +1448,7 @@ kube::Result<kube::ObjectPtr> Store::Update(const std::string& resource, nlohman
   return result;
 }
 
-kube::Result<kube::ObjectPtr> Store::UpdateStatus(const std::string& resource, nlohmann::json object,
+kube::Result<kube::ObjectPtr> Store::UpdateStatus(const std::string& resource, kube::Json object,
                                                   const WriteOptions& write) {
   std::unique_lock<std::mutex> lock(impl_->mu);
   Impl::DryRun scope(*impl_, write.dry_run);
@@ -1466,7 +1461,7 @@ kube::Result<kube::ObjectPtr> Store::UpdateStatus(const std::string& resource, n
 }
 
 kube::Result<kube::ObjectPtr> Store::Patch(const std::string& resource, const std::string& ns, const std::string& name,
-                                           const nlohmann::json& patch, const std::string& subresource,
+                                           const kube::Json& patch, const std::string& subresource,
                                            const WriteOptions& write) {
   std::unique_lock<std::mutex> lock(impl_->mu);
   Impl::DryRun scope(*impl_, write.dry_run);

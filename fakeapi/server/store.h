@@ -27,10 +27,9 @@
 #pragma once
 
 #include "fakeapi/client/client.h"
+#include "fakeapi/client/json.h"
 #include "fakeapi/client/resource.h"
 #include "fakeapi/client/status.h"
-
-#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -46,8 +45,8 @@ struct AdmissionRequest {
   Operation operation;
   const kube::ResourceType* type;
   std::string subresource;      // "" or "status"
-  nlohmann::json* object;       // the incoming object; defaulters may change it
-  const nlohmann::json* old;    // the stored object on update and delete, else nullptr
+  kube::Json* object;       // the incoming object; defaulters may change it
+  const kube::Json* old;    // the stored object on update and delete, else nullptr
 };
 // Defaulting: may change *request.object. Runs before validation.
 using Defaulter = std::function<void(AdmissionRequest& request)>;
@@ -74,7 +73,7 @@ struct WriteOptions {
   // UpdateStatus only: the metadata.managedFields to store with the new status, which is otherwise
   // all a status update changes (field_manager.h computes them for an HTTP write of /status, which
   // kube-apiserver attributes like any other write). Unset: the stored managedFields stay.
-  const nlohmann::json* managed_fields = nullptr;
+  const kube::Json* managed_fields = nullptr;
 };
 
 struct StoreOptions {
@@ -120,28 +119,28 @@ class Store : public kube::Client {
 
   // Create also takes resource "pods/binding" with a v1 Binding ({metadata.name: pod,
   // target.name: node}): it sets spec.nodeName once, as the scheduler's POST .../binding does.
-  kube::Result<kube::ObjectPtr> Create(const std::string& resource, nlohmann::json object,
+  kube::Result<kube::ObjectPtr> Create(const std::string& resource, kube::Json object,
                            const std::string& ns = kube::kNoNamespace()) override;
   kube::Result<kube::ObjectPtr> Get(const std::string& resource, const std::string& ns,
                         const std::string& name) override;
   kube::Result<kube::ListResult> List(const std::string& resource, const kube::ListOptions& options = {}) override;
-  kube::Result<kube::ObjectPtr> Update(const std::string& resource, nlohmann::json object) override;
-  kube::Result<kube::ObjectPtr> UpdateStatus(const std::string& resource, nlohmann::json object) override;
+  kube::Result<kube::ObjectPtr> Update(const std::string& resource, kube::Json object) override;
+  kube::Result<kube::ObjectPtr> UpdateStatus(const std::string& resource, kube::Json object) override;
   kube::Result<kube::ObjectPtr> Patch(const std::string& resource, const std::string& ns, const std::string& name,
-                          const nlohmann::json& patch, kube::PatchType type = kube::PatchType::kMerge,
+                          const kube::Json& patch, kube::PatchType type = kube::PatchType::kMerge,
                           const std::string& subresource = "") override;
   kube::Result<kube::ObjectPtr> Delete(const std::string& resource, const std::string& ns, const std::string& name,
                            const kube::DeleteOptions& options = {}) override;
   kube::Result<kube::WatchPtr> Watch(const std::string& resource, const kube::WatchOptions& options = {}) override;
 
   // The writes with options (a dry run).
-  kube::Result<kube::ObjectPtr> Create(const std::string& resource, nlohmann::json object, const std::string& ns,
+  kube::Result<kube::ObjectPtr> Create(const std::string& resource, kube::Json object, const std::string& ns,
                                        const WriteOptions& write);
-  kube::Result<kube::ObjectPtr> Update(const std::string& resource, nlohmann::json object, const WriteOptions& write);
-  kube::Result<kube::ObjectPtr> UpdateStatus(const std::string& resource, nlohmann::json object,
+  kube::Result<kube::ObjectPtr> Update(const std::string& resource, kube::Json object, const WriteOptions& write);
+  kube::Result<kube::ObjectPtr> UpdateStatus(const std::string& resource, kube::Json object,
                                              const WriteOptions& write);
   kube::Result<kube::ObjectPtr> Patch(const std::string& resource, const std::string& ns, const std::string& name,
-                                      const nlohmann::json& patch, const std::string& subresource,
+                                      const kube::Json& patch, const std::string& subresource,
                                       const WriteOptions& write);
   kube::Result<kube::ObjectPtr> Delete(const std::string& resource, const std::string& ns, const std::string& name,
                                        const kube::DeleteOptions& options, const WriteOptions& write);

@@ -7,7 +7,7 @@
 namespace fakeapi {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 json WithoutDirectives(const json& value) {
   if (value.is_object()) {

@@ -9,18 +9,17 @@
 // Recursive: callers bound the nesting of what they pass (see json_bounds.h).
 #pragma once
 
+#include "fakeapi/client/json.h"
 #include "fakeapi/client/resource.h"
-
-#include <nlohmann/json.hpp>
 
 namespace fakeapi {
 
 // Applies `patch` to `target` in place.
-void ApplyStrategicPatch(nlohmann::json& target, const nlohmann::json& patch);
+void ApplyStrategicPatch(kube::Json& target, const kube::Json& patch);
 
 // The key that identifies the elements of both lists (every element an object that has it), or
 // nullptr when they are not lists of keyed objects.
-const char* MergeKeyOf(const nlohmann::json& patch_list, const nlohmann::json& target_list);
+const char* MergeKeyOf(const kube::Json& patch_list, const kube::Json& target_list);
 
 // Whether kube-apiserver takes strategic merge patches for the kind: built-in kinds (core and
 // *.k8s.io groups) do; custom resources answer 415 and take merge patches only.

@@ -8,7 +8,7 @@
 
 namespace fakeapi {
 
-using nlohmann::json;
+using json = kube::Json;
 
 namespace {
 

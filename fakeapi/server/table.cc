@@ -10,7 +10,7 @@
 namespace fakeapi {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 
 TableColumn Column(std::string name, int priority = 0, std::string type = "string") {
@@ -24,7 +24,7 @@ TableColumn Column(std::string name, int priority = 0, std::string type = "strin
 
 std::string OrNone(const std::string& s) { return s.empty() ? "<none>" : s; }
 
-std::string TimestampAge(const json& obj, std::initializer_list<const char*> path, kube::Micros now) {
+std::string TimestampAge(const json& obj, std::initializer_list<std::string_view> path, kube::Micros now) {
   auto t = kube::ParseTime(kube::JsonString(obj, path));
   return t ? HumanAge(now - *t) : "<unknown>";
 }
@@ -135,7 +135,7 @@ TableConverter EventTable() {
                Column("Subobject", 1), Column("Source", 1),   Column("Message"),     Column("First Seen", 1),
                Column("Count", 1, "integer"), Column("Name", 1)};
   t.cells = [](const json& ev, kube::Micros now) {
-    auto seen = [&](std::initializer_list<const char*> path) { return TimestampAge(ev, path, now); };
+    auto seen = [&](std::initializer_list<std::string_view> path) { return TimestampAge(ev, path, now); };
     std::string last = !kube::JsonString(ev, {"lastTimestamp"}).empty() ? seen({"lastTimestamp"})
                        : !kube::JsonString(ev, {"eventTime"}).empty()   ? seen({"eventTime"})
                                                            : seen({"metadata", "creationTimestamp"});

@@ -6,8 +6,7 @@
 
 #include "fakeapi/client/client.h"
 #include "fakeapi/client/clock.h"
-
-#include <nlohmann/json.hpp>
+#include "fakeapi/client/json.h"
 
 #include <functional>
 #include <string>
@@ -28,13 +27,13 @@ struct TableColumn {
 // in order; `now` is the API's current time, for ages. It runs inside the server's executor.
 struct TableConverter {
   std::vector<TableColumn> columns;
-  std::function<nlohmann::json(const nlohmann::json& object, kube::Micros now)> cells;
+  std::function<kube::Json(const kube::Json& object, kube::Micros now)> cells;
 };
 
 // An elapsed time as kubectl prints ages: "45s", "2m30s", "17m", "5h12m", "3d4h", "400d", "2y10d".
 std::string HumanAge(kube::Micros elapsed);
 // The age of `object` at `now` from its metadata.creationTimestamp; "<unknown>" without one.
-std::string AgeOf(const nlohmann::json& object, kube::Micros now);
+std::string AgeOf(const kube::Json& object, kube::Micros now);
 
 // The converters the server uses for built-in kinds (pods, nodes, events, namespaces, services,
 // configmaps, leases); kinds without one get Name and Age.
@@ -43,11 +42,11 @@ TableConverter DefaultTableConverter(const std::string& plural);
 // The Table of `objects` (meta.k8s.io/`version`, "v1" or "v1beta1") at resourceVersion `rv` ("" for
 // none). `include` is the includeObject parameter: "Object" (the whole object in each row), "None"
 // (no object) or anything else (PartialObjectMetadata, kubectl's default).
-nlohmann::json BuildTable(const TableConverter& converter, const std::vector<kube::ObjectPtr>& objects,
+kube::Json BuildTable(const TableConverter& converter, const std::vector<kube::ObjectPtr>& objects,
                           const std::string& rv, const std::string& version, const std::string& include,
                           kube::Micros now);
 
 // The PartialObjectMetadata (meta.k8s.io/v1) of an object: kind, apiVersion and its whole metadata.
-nlohmann::json PartialObjectMetadata(const nlohmann::json& object);
+kube::Json PartialObjectMetadata(const kube::Json& object);
 
 }  // namespace fakeapi

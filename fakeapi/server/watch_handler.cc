@@ -14,7 +14,7 @@
 
 namespace fakeapi {
 
-using nlohmann::json;
+using json = kube::Json;
 using SteadyClock = std::chrono::steady_clock;
 
 struct HttpServer::Impl::WatchState {

@@ -6,7 +6,7 @@
 
 namespace fakeapi::wire {
 
-using nlohmann::json;
+using json = kube::Json;
 
 std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 

@@ -4,9 +4,8 @@
 // base64.
 #pragma once
 
+#include "fakeapi/client/json.h"
 #include "fakeapi/client/status.h"
-
-#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <map>
@@ -24,9 +23,9 @@ inline constexpr const char* kJson = "application/json; charset=utf-8";
 inline constexpr const char* kText = "text/plain; charset=utf-8";
 
 // JSON text; never throws on strings that are not UTF-8 (a name decoded from "%ff" in a URL).
-std::string Dump(const nlohmann::json& j);
+std::string Dump(const kube::Json& j);
 // Whether every string (and key) of `j` is valid UTF-8, as a parsed JSON body's always are.
-bool IsValidUtf8Json(const nlohmann::json& j);
+bool IsValidUtf8Json(const kube::Json& j);
 
 // A failure Status with the given code, reason and message.
 kube::Status MakeStatus(int code, const std::string& reason, const std::string& message);

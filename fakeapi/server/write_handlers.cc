@@ -11,7 +11,7 @@
 
 namespace fakeapi {
 
-using nlohmann::json;
+using json = kube::Json;
 
 namespace {
 

@@ -4,7 +4,7 @@
 
 namespace dgl {
 
-using nlohmann::json;
+using json = kube::Json;
 using fields::Member;
 using fields::Show;
 

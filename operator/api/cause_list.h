@@ -4,10 +4,9 @@
 // cause instead of throwing.
 #pragma once
 
+#include "fakeapi/client/json.h"
 #include "fakeapi/client/status.h"
 #include "operator/api/json_fields.h"
-
-#include <nlohmann/json.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -19,7 +18,7 @@ namespace dgl {
 
 class CauseList {
  public:
-  using json = nlohmann::json;
+  using json = kube::Json;
 
   void Required(const std::string& path, const std::string& detail = "");
   void Invalid(const std::string& path, const json& value, const std::string& detail);

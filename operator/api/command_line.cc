@@ -8,7 +8,7 @@
 namespace dgl {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 // Splits command and args into shell-like words: whitespace, quotes and ';' separate words, so a
 // whole script in one string ("sh -c 'dglrun --num-servers 2; ...'") yields the same words as a

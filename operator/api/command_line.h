@@ -4,7 +4,7 @@
 // with it; validation reads --num-partitions.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include "fakeapi/client/json.h"
 
 #include <optional>
 #include <string>
@@ -14,9 +14,9 @@ namespace dgl {
 
 // The value of `flag` in a container's command and args. The last occurrence wins, as with
 // argparse. nullopt when absent or when the container is not a JSON object.
-std::optional<std::string> FindCommandFlag(const nlohmann::json& container, std::string_view flag);
+std::optional<std::string> FindCommandFlag(const kube::Json& container, std::string_view flag);
 
 // Whether a word of the container's command line is `program` or a path ending in "/program".
-bool CommandRuns(const nlohmann::json& container, std::string_view program);
+bool CommandRuns(const kube::Json& container, std::string_view program);
 
 }  // namespace dgl

@@ -6,7 +6,7 @@
 namespace dgl {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 using namespace fields;
 
 std::string JobRef(const json& job) {

@@ -2,7 +2,7 @@
 // scenario loader and `dglsim validate` apply it to manifests before admission.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include "fakeapi/client/json.h"
 
 #include <string>
 #include <vector>
@@ -12,6 +12,6 @@ namespace dgl {
 // Rewrites a qihoo.net/v1alpha1 DGLJob in place as kubeflow.org/v1alpha1 (apiVersion, top-level
 // spec.cleanPodPolicy moved to spec.runPolicy.cleanPodPolicy). Returns one warning line per
 // conversion made; empty when the object was already current. Tolerates any input.
-std::vector<std::string> ConvertLegacy(nlohmann::json& job);
+std::vector<std::string> ConvertLegacy(kube::Json& job);
 
 }  // namespace dgl

@@ -9,7 +9,7 @@
 
 namespace dgl {
 
-using nlohmann::json;
+using json = kube::Json;
 
 namespace {
 
@@ -88,7 +88,7 @@ json ReplicaSchema(const char* type) {
 
 }  // namespace
 
-nlohmann::json DGLJobOpenApiSchema() {
+kube::Json DGLJobOpenApiSchema() {
   json scheduling = {
       {"type", "object"},
       {"properties",
@@ -155,7 +155,7 @@ nlohmann::json DGLJobOpenApiSchema() {
             {"status", {{"type", "object"}, {"x-kubernetes-preserve-unknown-fields", true}}}}}};
 }
 
-nlohmann::json DGLJobCrd() {
+kube::Json DGLJobCrd() {
   json columns = json::array({
       {{"name", "Phase"}, {"type", "string"}, {"jsonPath", ".status.phase"}},
       {{"name", "Mode"}, {"type", "string"}, {"jsonPath", ".spec.partitionMode"}},

@@ -6,15 +6,14 @@
 // partition, what a LauncherInit partitioner's template may set) stay admission-only.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
+#include "fakeapi/client/json.h"
 namespace dgl {
 
 // The openAPIV3Schema of the DGLJob CRD (structural, apiextensions.k8s.io/v1).
-nlohmann::json DGLJobOpenApiSchema();
+kube::Json DGLJobOpenApiSchema();
 // The whole CustomResourceDefinition dgljobs.kubeflow.org (v1alpha1, namespaced, status
 // subresource, short name dgl, printer columns) carrying DGLJobOpenApiSchema(). deploy/crd.yaml is
 // this object as `dgl-operator crd` prints it.
-nlohmann::json DGLJobCrd();
+kube::Json DGLJobCrd();
 
 }  // namespace dgl

@@ -10,7 +10,7 @@
 namespace dgl {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 using namespace fields;
 
 void DefaultRunPolicy(json& spec) {

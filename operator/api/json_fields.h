@@ -3,7 +3,7 @@
 // the wrong type or a null reads as absent, and callers decide whether that is a problem.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include "fakeapi/client/json.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -14,7 +14,7 @@
 
 namespace dgl::fields {
 
-using nlohmann::json;
+using json = kube::Json;
 
 // A member of an object, or nullptr when `j` is not an object, the key is absent or the value is
 // null (null means "unset", as in a merge patch).

@@ -4,9 +4,8 @@
 // object names) is in vocabulary.h. The contract is docs/dgljob-api.md.
 #pragma once
 
+#include "fakeapi/client/json.h"
 #include "operator/api/vocabulary.h"
-
-#include <nlohmann/json.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -66,40 +65,40 @@ std::optional<PartitionerPlacement> ParsePartitionerPlacement(std::string_view t
 
 // Typed accessors for a defaulted, validated DGLJob. On anything else they return the contract's
 // defaults rather than throw.
-PartitionMode GetPartitionMode(const nlohmann::json& job);
+PartitionMode GetPartitionMode(const kube::Json& job);
 // Pod unless the job says LauncherInit and its mode runs a partitioner.
-PartitionerPlacement GetPartitionerPlacement(const nlohmann::json& job);
+PartitionerPlacement GetPartitionerPlacement(const kube::Json& job);
 // The job runs a partitioner pod J-partitioner (DGL-API or ParMETIS, placement Pod).
-bool RunsPartitionerPod(const nlohmann::json& job);
+bool RunsPartitionerPod(const kube::Json& job);
 // The job runs its partitioner in the launcher's init container (placement LauncherInit).
-bool RunsPartitionerInLauncher(const nlohmann::json& job);
+bool RunsPartitionerInLauncher(const kube::Json& job);
 // Indexed pods of replica type `replica_type` the job runs: its replicas, 0 when absent or in Skip
 // mode (the launcher trains alone).
-std::int64_t GetIndexedPods(const nlohmann::json& job, std::string_view replica_type);
+std::int64_t GetIndexedPods(const kube::Json& job, std::string_view replica_type);
 // The pods that hold a partition and run DGL servers: workers, then servers. Partition i goes to
 // the i-th of them (ipconfig and hostfile list them in that order).
-std::int64_t GetServingPods(const nlohmann::json& job);
+std::int64_t GetServingPods(const kube::Json& job);
 // The whole nvidia.com/gpu limit of the first container of `replica_type` that sets one; 0 if none.
-std::int64_t GetGpusPerPod(const nlohmann::json& job, std::string_view replica_type);
+std::int64_t GetGpusPerPod(const kube::Json& job, std::string_view replica_type);
 // The job runs servers, samplers or trainers in pods of their own.
-bool IsTriWorkload(const nlohmann::json& job);
+bool IsTriWorkload(const kube::Json& job);
 // The names of every pod the job runs: partitioner, launcher, then the indexed pods in
 // kIndexedReplicas order. Counts are capped at `cap` per replica type.
-std::vector<std::string> JobPodNames(const nlohmann::json& job, std::int64_t cap = 100000);
-std::int64_t GetSlotsPerWorker(const nlohmann::json& job);
-std::int64_t GetNumServers(const nlohmann::json& job);
+std::vector<std::string> JobPodNames(const kube::Json& job, std::int64_t cap = 100000);
+std::int64_t GetSlotsPerWorker(const kube::Json& job);
+std::int64_t GetNumServers(const kube::Json& job);
 // spec.dglReplicaSpecs.<type>.replicas; 0 when the replica type is absent.
-std::int64_t GetReplicas(const nlohmann::json& job, std::string_view replica_type);
+std::int64_t GetReplicas(const kube::Json& job, std::string_view replica_type);
 // spec.dglReplicaSpecs.<type>.restartPolicy; "OnFailure" when absent.
-std::string GetRestartPolicy(const nlohmann::json& job, std::string_view replica_type);
+std::string GetRestartPolicy(const kube::Json& job, std::string_view replica_type);
 // spec.dglReplicaSpecs.<type>.template; nullptr when absent.
-const nlohmann::json* GetReplicaTemplate(const nlohmann::json& job, std::string_view replica_type);
-std::string GetCleanPodPolicy(const nlohmann::json& job);
-std::int64_t GetBackoffLimit(const nlohmann::json& job);
-bool GetSuspend(const nlohmann::json& job);
-std::optional<std::int64_t> GetActiveDeadlineSeconds(const nlohmann::json& job);
-std::optional<std::int64_t> GetTtlSecondsAfterFinished(const nlohmann::json& job);
+const kube::Json* GetReplicaTemplate(const kube::Json& job, std::string_view replica_type);
+std::string GetCleanPodPolicy(const kube::Json& job);
+std::int64_t GetBackoffLimit(const kube::Json& job);
+bool GetSuspend(const kube::Json& job);
+std::optional<std::int64_t> GetActiveDeadlineSeconds(const kube::Json& job);
+std::optional<std::int64_t> GetTtlSecondsAfterFinished(const kube::Json& job);
 // spec.runPolicy.schedulingPolicy.<field> for minAvailable and scheduleTimeoutSeconds.
-std::optional<std::int64_t> GetSchedulingInt(const nlohmann::json& job, std::string_view field);
+std::optional<std::int64_t> GetSchedulingInt(const kube::Json& job, std::string_view field);
 
 }  // namespace dgl

@@ -13,7 +13,7 @@
 namespace dgl {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 using kube::StatusCause;
 using namespace fields;
 

@@ -25,12 +25,12 @@
 #include "fakeapi/client/client.h"
 #include "fakeapi/client/clock.h"
 #include "fakeapi/client/http_client.h"
+#include "fakeapi/client/json.h"
 #include "fakeapi/client/leader_election.h"
 #include "operator/api/dgljob_api.h"
 #include "operator/controller/controller.h"
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include <pthread.h>
@@ -55,7 +55,7 @@ namespace {
 using kube::Micros;
 using kube::ObjectPtr;
 using kube::Result;
-using nlohmann::json;
+using json = kube::Json;
 
 // --- crd: JSON as block YAML ----------------------------------------------------------------------
 

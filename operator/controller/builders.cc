@@ -11,7 +11,7 @@
 namespace dgl {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 std::string Line(const std::string& ip, const std::string& rest) {
   return ip + " " + std::to_string(kDglPort) + " " + rest + "\n";

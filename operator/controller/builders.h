@@ -12,9 +12,8 @@
 // pods; the launcher waits for every one of them and may exec into each.
 #pragma once
 
+#include "fakeapi/client/json.h"
 #include "operator/api/dgljob_api.h"
-
-#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <map>
@@ -50,13 +49,13 @@ struct BuildOptions {
 };
 
 // Object names.
-std::string JobName(const nlohmann::json& job);
+std::string JobName(const kube::Json& job);
 
 // The controller ownerReference to the job (blockOwnerDeletion, controller).
-nlohmann::json ControllerOwnerRef(const nlohmann::json& job);
+kube::Json ControllerOwnerRef(const kube::Json& job);
 // metadata for an object of the job: name, namespace, the job labels, the ownerReference.
 // `replica_type` is a replica-type label ("launcher", "worker", ...) or "" (no replica-type label).
-nlohmann::json OwnedMetadata(const nlohmann::json& job, const std::string& name, std::string_view replica_type);
+kube::Json OwnedMetadata(const kube::Json& job, const std::string& name, std::string_view replica_type);
 
 // The IPs known for the pods of one indexed replica type.
 struct RoleAddresses {
@@ -84,51 +83,51 @@ struct PodAddresses {
 
 // ConfigMap data: ipconfig, hostfile, partfile, leadfile, kubexec.sh (keys always present), and
 // trainerfile / samplerfile where the job has trainer / sampler pods.
-std::map<std::string, std::string> BuildConfigData(const nlohmann::json& job, const PodAddresses& addresses);
-nlohmann::json BuildConfigMap(const nlohmann::json& job, const PodAddresses& addresses);
+std::map<std::string, std::string> BuildConfigData(const kube::Json& job, const PodAddresses& addresses);
+kube::Json BuildConfigMap(const kube::Json& job, const PodAddresses& addresses);
 // The exec helper the launcher and partitioner run through kubectl.
 const std::string& KubexecScript();
 
 // RBAC for `role` "launcher" (exec into the workers, servers, samplers and trainers) or
 // "partitioner" (exec into the launcher).
-nlohmann::json BuildServiceAccount(const nlohmann::json& job, std::string_view role);
-nlohmann::json BuildRole(const nlohmann::json& job, std::string_view role);
+kube::Json BuildServiceAccount(const kube::Json& job, std::string_view role);
+kube::Json BuildRole(const kube::Json& job, std::string_view role);
 // The Role's rules alone: what the operator owns of it (a reconcile compares them without building
 // the rest).
-nlohmann::json BuildRoleRules(const nlohmann::json& job, std::string_view role);
-nlohmann::json BuildRoleBinding(const nlohmann::json& job, std::string_view role);
+kube::Json BuildRoleRules(const kube::Json& job, std::string_view role);
+kube::Json BuildRoleBinding(const kube::Json& job, std::string_view role);
 
 // The headless Service J-<role> selecting the pods of `role` ("worker" or "server"), ports 30050 ..
 // 30050+numServers-1: one Service per role that serves DGL.
-nlohmann::json BuildRoleService(const nlohmann::json& job, std::string_view role);
+kube::Json BuildRoleService(const kube::Json& job, std::string_view role);
 // Its spec alone (clusterIP None, selector, ports).
-nlohmann::json BuildRoleServiceSpec(const nlohmann::json& job, std::string_view role);
-nlohmann::json BuildWorkerService(const nlohmann::json& job);  // BuildRoleService(job, "worker")
+kube::Json BuildRoleServiceSpec(const kube::Json& job, std::string_view role);
+kube::Json BuildWorkerService(const kube::Json& job);  // BuildRoleService(job, "worker")
 // PodGroup J (scheduling.x-k8s.io/v1alpha1) with spec.minMember.
-nlohmann::json BuildPodGroup(const nlohmann::json& job, std::int64_t min_member);
-nlohmann::json BuildPodGroupSpec(const nlohmann::json& job, std::int64_t min_member);  // its spec alone
+kube::Json BuildPodGroup(const kube::Json& job, std::int64_t min_member);
+kube::Json BuildPodGroupSpec(const kube::Json& job, std::int64_t min_member);  // its spec alone
 
 // Whether the Launcher template mounts a PersistentVolumeClaim at kDatasetPath: partitions then
 // survive a restart and training restarts without partitioning again.
-bool PartitionsOnPersistentVolume(const nlohmann::json& job);
+bool PartitionsOnPersistentVolume(const kube::Json& job);
 
 // Pods. `restart_epoch` is status.restartCount at creation (annotation kAnnotationRestartEpoch).
 // The launcher's init containers: kubectl-download; then watcher-loop-partitioner (a partitioner
 // pod), or the partitioner itself (LauncherInit), neither when `partitions_ready` (they are already
 // on the launcher's PersistentVolumeClaim); watcher-loop-worker (hostfile), watcher-loop-trainer and
 // watcher-loop-sampler where those pods exist; dist-partitioner (DistParMETIS).
-nlohmann::json BuildLauncherPod(const nlohmann::json& job, const BuildOptions& options, std::int64_t restart_epoch,
+kube::Json BuildLauncherPod(const kube::Json& job, const BuildOptions& options, std::int64_t restart_epoch,
                                 bool partitions_ready = false);
 // Pod J-<role>-<index> of an indexed replica type (Worker, Server, Sampler, Trainer): the template
 // in the worker shape (sleep unless it has a command, /dev/shm, the ConfigMap); workers and servers
 // also get numServers ports and their Service's DNS name.
-nlohmann::json BuildReplicaPod(const nlohmann::json& job, const char* replica_type, std::int64_t index,
+kube::Json BuildReplicaPod(const kube::Json& job, const char* replica_type, std::int64_t index,
                                const BuildOptions& options, std::int64_t restart_epoch);
-nlohmann::json BuildWorkerPod(const nlohmann::json& job, std::int64_t index, const BuildOptions& options,
+kube::Json BuildWorkerPod(const kube::Json& job, std::int64_t index, const BuildOptions& options,
                               std::int64_t restart_epoch);
 // The partitioner's container runs the Launcher's command line when its template gives no command
 // and no args (DefaultPartitionerCommand), never the image's default.
-nlohmann::json BuildPartitionerPod(const nlohmann::json& job, const BuildOptions& options,
+kube::Json BuildPartitionerPod(const kube::Json& job, const BuildOptions& options,
                                    std::int64_t restart_epoch);
 
 }  // namespace dgl

@@ -20,8 +20,8 @@ constexpr const char* kIndexNode = "node";
 
 // A pod's job as "<namespace>/<job-name label>": a job's pods in one index lookup, whatever other
 // namespace has a job of the same name.
-std::vector<std::string> NamespacedJobName(const nlohmann::json& pod) {
-  const nlohmann::json* job = kube::JsonAt(pod, {"metadata", "labels", kLabelJobName});
+std::vector<std::string> NamespacedJobName(const kube::Json& pod) {
+  const kube::Json* job = kube::JsonAt(pod, {"metadata", "labels", kLabelJobName});
   if (job == nullptr || !job->is_string()) return {};
   return {kube::NamespaceOf(pod) + "/" + job->get_ref<const std::string&>()};
 }
@@ -91,7 +91,7 @@ kube::Informer* Controller::informer(const std::string& resource) {
 }
 
 void Controller::EnqueueOwner(const ObjectPtr& object) {
-  const nlohmann::json* owner = kube::ControllerRefOf(*object);
+  const kube::Json* owner = kube::ControllerRefOf(*object);
   if (owner == nullptr || owner->value("kind", "") != kKind) return;
   const std::string name = owner->value("name", "");
   if (name.empty()) return;

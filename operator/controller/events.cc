@@ -10,7 +10,7 @@ namespace dgl {
 namespace {
 
 using kube::Status;
-using nlohmann::json;
+using json = kube::Json;
 
 std::uint64_t Fnv1a(std::string_view text) {
   std::uint64_t h = 1469598103934665603ULL;

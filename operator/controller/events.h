@@ -3,9 +3,8 @@
 
 #include "fakeapi/client/client.h"
 #include "fakeapi/client/clock.h"
+#include "fakeapi/client/json.h"
 #include "fakeapi/client/status.h"
-
-#include <nlohmann/json.hpp>
 
 #include <string>
 
@@ -15,7 +14,7 @@ namespace dgl {
 // the count and lastTimestamp of the same Event (same object, type, reason, message) if it exists.
 // The Event's name is derived from those four, so a retried pass finds the Event it wrote.
 kube::Status RecordEvent(kube::Client& client, const kube::Clock& clock, const std::string& component,
-                         const nlohmann::json& object, const std::string& type, const std::string& reason,
+                         const kube::Json& object, const std::string& type, const std::string& reason,
                          const std::string& message);
 
 }  // namespace dgl

@@ -8,7 +8,7 @@
 namespace dgl {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 using Action = FailureDecision::Action;
 
 // What failed and whether it may be retried, before backoffLimit has its say.

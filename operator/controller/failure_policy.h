@@ -25,11 +25,10 @@
 #pragma once
 
 #include "fakeapi/client/clock.h"
+#include "fakeapi/client/json.h"
 #include "operator/api/types.h"
 #include "operator/controller/job_pods.h"
 #include "operator/controller/job_status.h"
-
-#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <string>
@@ -56,7 +55,7 @@ struct FailureDecision {
 };
 
 struct FailureContext {
-  const nlohmann::json& job;
+  const kube::Json& job;
   PartitionMode mode;
   const JobPods& pods;
   std::string prev_phase;      // the stored phase
@@ -79,6 +78,6 @@ kube::Micros RestartBackoff(std::int64_t restart);
 
 // Whether replica `replica_type`'s restartPolicy allows retrying a failure that ended in
 // `terminated` (a container's terminated state; nullptr: evicted or lost, no exit code).
-bool Retryable(const nlohmann::json& job, const char* replica_type, const nlohmann::json* terminated);
+bool Retryable(const kube::Json& job, const char* replica_type, const kube::Json* terminated);
 
 }  // namespace dgl

@@ -7,7 +7,7 @@
 
 namespace dgl {
 
-using nlohmann::json;
+using json = kube::Json;
 
 namespace {
 

@@ -9,8 +9,7 @@
 
 #include "fakeapi/client/client.h"
 #include "fakeapi/client/clock.h"
-
-#include <nlohmann/json.hpp>
+#include "fakeapi/client/json.h"
 
 #include <string>
 #include <vector>
@@ -28,10 +27,10 @@ class JobStatus {
   // From the stored job: its status (an empty one when it has none or it is not an object).
   JobStatus(kube::ObjectPtr job, kube::Micros now);
   // From a status on its own.
-  JobStatus(nlohmann::json stored, kube::Micros now);
+  JobStatus(kube::Json stored, kube::Micros now);
 
-  nlohmann::json& value() { return status_; }
-  const nlohmann::json& value() const { return status_; }
+  kube::Json& value() { return status_; }
+  const kube::Json& value() const { return status_; }
   std::string Phase() const;
 
   // Sets condition `type` (lastTransitionTime only when its status changes; a False condition
@@ -50,14 +49,14 @@ class JobStatus {
   // Whether the status differs from the stored one (lastReconcileTime aside).
   bool Changed() const;
   // The edited status, moved out to be written; value() is empty until Stored.
-  nlohmann::json TakeValue();
+  kube::Json TakeValue();
   // The job as now stored: its status becomes the reference and the value to edit from here on.
   void Stored(kube::ObjectPtr job);
 
  private:
   kube::ObjectPtr holder_;         // the object *stored_ lies in
-  const nlohmann::json* stored_;   // the stored status, read in place
-  nlohmann::json status_;
+  const kube::Json* stored_;   // the stored status, read in place
+  kube::Json status_;
   kube::Micros now_;
   std::vector<Event> events_;
 };

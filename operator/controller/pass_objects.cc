@@ -21,7 +21,7 @@ namespace dgl {
 
 using kube::ObjectPtr;
 using kube::Status;
-using nlohmann::json;
+using json = kube::Json;
 
 namespace {
 

@@ -15,7 +15,7 @@ using kube::Micros;
 using kube::ObjectPtr;
 using kube::Result;
 using kube::Status;
-using nlohmann::json;
+using json = kube::Json;
 
 bool ReconcilePass::NodeNotReady(const std::string& node) {
   ObjectPtr current = r_.reader_.Get("nodes", "", node);

@@ -14,7 +14,7 @@
 namespace dgl {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 constexpr const char* kConfigVolume = "config-volume";
 constexpr const char* kKubeVolume = "kube-volume";

@@ -1,5 +1,6 @@
 #include "operator/controller/pod_state.h"
 
+#include "fakeapi/client/json_path.h"
 #include "operator/api/vocabulary.h"
 
 #include <cstdlib>
@@ -7,25 +8,23 @@
 
 namespace dgl {
 
-using nlohmann::json;
+using json = kube::Json;
 
-const json* FindField(const json& obj, std::initializer_list<const char*> path) {
+const json* FindField(const json& obj, std::initializer_list<std::string_view> path) {
   const json* cur = &obj;
-  for (const char* key : path) {
-    if (!cur->is_object()) return nullptr;
-    auto it = cur->find(key);
-    if (it == cur->end() || it->is_null()) return nullptr;
-    cur = &*it;
+  for (std::string_view key : path) {
+    cur = kube::Member(*cur, key);
+    if (cur == nullptr || cur->is_null()) return nullptr;
   }
   return cur;
 }
 
-std::string StringField(const json& obj, std::initializer_list<const char*> path) {
+std::string StringField(const json& obj, std::initializer_list<std::string_view> path) {
   const json* v = FindField(obj, path);
   return v != nullptr && v->is_string() ? v->get<std::string>() : std::string();
 }
 
-std::int64_t IntField(const json& obj, std::initializer_list<const char*> path, std::int64_t fallback) {
+std::int64_t IntField(const json& obj, std::initializer_list<std::string_view> path, std::int64_t fallback) {
   const json* v = FindField(obj, path);
   return v != nullptr && v->is_number_integer() ? v->get<std::int64_t>() : fallback;
 }
@@ -55,7 +54,7 @@ bool AnyOomKilled(const json* statuses) {
 }
 
 // The string at `path` in `obj`; PodView::kNone when absent or not a string.
-const std::string* StringIn(const json& obj, std::initializer_list<const char*> path) {
+const std::string* StringIn(const json& obj, std::initializer_list<std::string_view> path) {
   const json* v = FindField(obj, path);
   return v != nullptr && v->is_string() ? &v->get_ref<const std::string&>() : &PodView::kNone;
 }

@@ -7,8 +7,7 @@
 #pragma once
 
 #include "fakeapi/client/client.h"
-
-#include <nlohmann/json.hpp>
+#include "fakeapi/client/json.h"
 
 #include <cstdint>
 #include <initializer_list>
@@ -18,13 +17,13 @@
 namespace dgl {
 
 // The member at `path`; nullptr when a step is absent, null or not an object.
-const nlohmann::json* FindField(const nlohmann::json& obj, std::initializer_list<const char*> path);
+const kube::Json* FindField(const kube::Json& obj, std::initializer_list<std::string_view> path);
 // The string at `path`; "" when absent or not a string.
-std::string StringField(const nlohmann::json& obj, std::initializer_list<const char*> path);
+std::string StringField(const kube::Json& obj, std::initializer_list<std::string_view> path);
 // The integer at `path`; `fallback` when absent or not an integer.
-std::int64_t IntField(const nlohmann::json& obj, std::initializer_list<const char*> path, std::int64_t fallback = 0);
+std::int64_t IntField(const kube::Json& obj, std::initializer_list<std::string_view> path, std::int64_t fallback = 0);
 // metadata.deletionTimestamp is set.
-bool Terminating(const nlohmann::json& obj);
+bool Terminating(const kube::Json& obj);
 
 // A pod of the job as the reconciler sees it: every field but node_lost read once from the pod
 // version it holds (MakePodView), which never changes. Its phase, name, node and IP point into
@@ -46,7 +45,7 @@ struct PodView {
   const std::string* ip = &kNone;         // status.podIP, "" when unset
   static const std::string kNone;         // ""
 
-  const nlohmann::json& obj() const { return *object; }
+  const kube::Json& obj() const { return *object; }
   bool Active() const { return !terminating && (phase == "Pending" || phase == "Running"); }
   bool Running() const { return !terminating && phase == "Running"; }
   bool Succeeded() const { return phase == "Succeeded"; }
@@ -66,29 +65,29 @@ struct PodView {
 PodView MakePodView(kube::ObjectPtr pod, bool node_lost = false);
 
 // The terminated state of the pod's first app container that has one (state, else lastState).
-const nlohmann::json* TerminatedState(const nlohmann::json& pod);
+const kube::Json* TerminatedState(const kube::Json& pod);
 // The pod, or one of its app containers, was OOMKilled.
-bool OomKilled(const nlohmann::json& pod);
+bool OomKilled(const kube::Json& pod);
 // The memory limit of the first app container; "" if none.
-std::string MemoryLimit(const nlohmann::json& pod);
+std::string MemoryLimit(const kube::Json& pod);
 // Why a pod failed, for messages: "exit code 137 (Error)", "Evicted: ...".
-std::string FailureDescription(const nlohmann::json& pod);
+std::string FailureDescription(const kube::Json& pod);
 // FailureDescription, or for a lost pod "lost with its node N (not Ready)".
 std::string FailureDescription(const PodView& pod);
 // The node's Ready condition is True (false for nullptr).
-bool NodeReady(const nlohmann::json* node);
+bool NodeReady(const kube::Json* node);
 // The node's Ready condition is False or Unknown (false for nullptr and for a node that reports no
 // Ready condition yet: absent from a cache is not evidence of a loss).
-bool NodeNotReady(const nlohmann::json* node);
+bool NodeNotReady(const kube::Json* node);
 // PodScheduled is False with reason Unschedulable.
-bool Unschedulable(const nlohmann::json& pod);
+bool Unschedulable(const kube::Json& pod);
 
 // The state of an init container: "running", "succeeded", "failed" or "" (not started or absent).
-std::string InitContainerState(const nlohmann::json& pod, const char* name);
+std::string InitContainerState(const kube::Json& pod, const char* name);
 // The terminated state of init container `name` (state, else lastState); nullptr when none.
-const nlohmann::json* InitContainerTerminated(const nlohmann::json& pod, const char* name);
+const kube::Json* InitContainerTerminated(const kube::Json& pod, const char* name);
 // The spec of init container `name`; nullptr when the pod has none of that name.
-const nlohmann::json* InitContainerSpec(const nlohmann::json& pod, const char* name);
+const kube::Json* InitContainerSpec(const kube::Json& pod, const char* name);
 
 // `text` as a decimal integer, `fallback` when it is empty or not all digits.
 std::int64_t ParseIntOr(const std::string& text, std::int64_t fallback);

@@ -14,7 +14,7 @@ using kube::Micros;
 using kube::ObjectPtr;
 using kube::Result;
 using kube::Status;
-using nlohmann::json;
+using json = kube::Json;
 
 namespace {
 

@@ -10,13 +10,12 @@
 // operator/controller: the Reconciler (reconciler.h) is the interface.
 #pragma once
 
+#include "fakeapi/client/json.h"
 #include "fakeapi/client/status.h"
 #include "operator/api/types.h"
 #include "operator/controller/job_pods.h"
 #include "operator/controller/job_status.h"
 #include "operator/controller/reconciler.h"
-
-#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -64,7 +63,7 @@ class ReconcilePass {
   void LoadPods();
   // The node is NotReady (NodeNotReady of pod_state.h, remembered per node version held).
   bool NodeNotReady(const std::string& node);
-  kube::Status CreatePod(nlohmann::json pod);
+  kube::Status CreatePod(kube::Json pod);
   kube::Status DeletePod(const PodView& pod, std::optional<std::int64_t> grace = std::nullopt);
   // Whether the workers' stage has begun (its pods should exist): the partitioner succeeded (its
   // pod, or the launcher's init container) or its partitions are kept, or the mode partitions on
@@ -96,11 +95,11 @@ class ReconcilePass {
   // Creates `name` from `build()` when missing; when it exists and is the job's, corrects the
   // `owned_fields` ("data", or "spec.x") that differ from their values in `owned` (copying it only
   // then). `owned` holds just those fields, so a pass that finds nothing to do builds no metadata.
-  kube::Status EnsureObject(const std::string& resource, const std::string& name, const nlohmann::json& owned,
-                            const std::vector<const char*>& owned_fields, const std::function<nlohmann::json()>& build);
+  kube::Status EnsureObject(const std::string& resource, const std::string& name, const kube::Json& owned,
+                            const std::vector<const char*>& owned_fields, const std::function<kube::Json()>& build);
   // Creates the object named `name` from `build()` when missing; never changes an existing one.
   kube::Status EnsureCreated(const std::string& resource, const std::string& name,
-                             const std::function<nlohmann::json()>& build);
+                             const std::function<kube::Json()>& build);
   // The ConfigMap, RBAC, Services and PodGroup of the stage. Skipped when the job's last pass left
   // them all as they should be against the same inputs (uid, generation, stage, addresses): found
   // in place, or written and returned with the owned fields it asked for; and none has changed since

@@ -139,7 +139,7 @@ class Reconciler {
     std::string owner_uid;  // its uid
     std::uint64_t pass = 0;  // the last pass that met it (passes_)
   };
-  std::map<std::string, std::unordered_map<const nlohmann::json*, SeenPod>> seen_pods_;
+  std::map<std::string, std::unordered_map<const kube::Json*, SeenPod>> seen_pods_;
   // Whether a node is NotReady, as read from the version held (by node name): read again only
   // when the reader holds another version.
   std::map<std::string, std::pair<kube::ObjectPtr, bool>, std::less<>> node_not_ready_;

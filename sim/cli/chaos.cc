@@ -8,6 +8,7 @@
 // same trace hash); --shrink reduces the first failing seed's drawn faults (shrink.h) and writes
 // the result as a scenario file. Exit 0 when no seed fails, 1 when one does (or a report could not
 // be written), 2 on bad input (checked before anything runs).
+#include "fakeapi/client/json.h"
 #include "sim/cli/commands.h"
 #include "sim/harness/chaos/campaign.h"
 #include "sim/harness/chaos/scenario_file.h"
@@ -16,8 +17,6 @@
 #include "sim/harness/output_file.h"
 #include "sim/harness/report/report_html.h"
 #include "sim/harness/run_command.h"
-
-#include <nlohmann/json.hpp>
 
 #include <unistd.h>
 
@@ -221,12 +220,12 @@ std::string JUnit(const ChaosArgs& args, const ChaosPlan& plan, const std::vecto
   return x.str();
 }
 
-nlohmann::json Json(const ChaosArgs& args, const ChaosPlan& plan, const std::vector<SeedOutcome>& outcomes,
+kube::Json Json(const ChaosArgs& args, const ChaosPlan& plan, const std::vector<SeedOutcome>& outcomes,
                     std::size_t failed, double wall) {
-  nlohmann::json rates = nlohmann::json::object();
+  kube::Json rates = kube::Json::object();
   for (const auto& [kind, mean] : plan.options.rates.per_seed) rates[harness::ToString(kind)] = mean;
-  nlohmann::json by_failure = nlohmann::json::object();
-  nlohmann::json failures = nlohmann::json::array();
+  kube::Json by_failure = kube::Json::object();
+  kube::Json failures = kube::Json::array();
   std::size_t faults = 0;
   for (const SeedOutcome& o : outcomes) {
     faults += o.drawn_faults;

@@ -33,7 +33,7 @@
 namespace dglsim_cli {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 std::atomic<bool> g_stop{false};
 extern "C" void OnStopSignal(int) { g_stop = true; }

@@ -37,7 +37,7 @@ namespace dglsim_cli {
 namespace {
 
 namespace sw = harness::sweep;
-using nlohmann::json;
+using json = kube::Json;
 
 struct Outputs {
   std::string out_dir, csv, json_path, html, markdown;

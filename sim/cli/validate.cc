@@ -22,7 +22,7 @@ std::string Plural(int n, const char* word) { return std::to_string(n) + " " + w
 bool IsScenarioFile(const std::string& file) {
   auto loaded = harness::LoadYamlFile(file);
   if (!loaded.ok() || loaded.documents.empty()) return false;
-  const nlohmann::json& doc = loaded.documents.front().value;
+  const kube::Json& doc = loaded.documents.front().value;
   return doc.is_object() && doc.value("kind", "") == "Scenario";
 }
 

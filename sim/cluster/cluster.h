@@ -24,10 +24,9 @@
 // REQUIRES: single-threaded use, like the Simulation it belongs to, which must outlive it.
 #pragma once
 
+#include "fakeapi/client/json.h"
 #include "fakeapi/client/status.h"
 #include "sim/cluster/simulation.h"
-
-#include <nlohmann/json.hpp>
 
 #include <compare>
 #include <cstdint>
@@ -73,8 +72,8 @@ struct Taint {
   std::string effect;  // NoSchedule, PreferNoSchedule, NoExecute
   std::optional<Micros> time_added;  // API time (epoch-based), for NoExecute taints
   friend auto operator<=>(const Taint&, const Taint&) = default;
-  nlohmann::json ToJson() const;
-  static Taint FromJson(const nlohmann::json& taint);
+  kube::Json ToJson() const;
+  static Taint FromJson(const kube::Json& taint);
 };
 
 struct Toleration {
@@ -83,16 +82,16 @@ struct Toleration {
   std::string value;
   std::string effect;    // "" matches every effect
   std::optional<std::int64_t> toleration_seconds;  // NoExecute only; unset = forever
-  static Toleration FromJson(const nlohmann::json& toleration);
+  static Toleration FromJson(const kube::Json& toleration);
 };
 
 // Whether `toleration` tolerates `taint` (v1.Toleration.ToleratesTaint).
 bool Tolerates(const Toleration& toleration, const Taint& taint);
 // Parsed spec.taints of a node / spec.tolerations of a pod.
-std::vector<Taint> TaintsOf(const nlohmann::json& node);
-std::vector<Toleration> TolerationsOf(const nlohmann::json& pod);
+std::vector<Taint> TaintsOf(const kube::Json& node);
+std::vector<Toleration> TolerationsOf(const kube::Json& pod);
 // The Ready condition's status of a node ("True", "False", "Unknown"); "" when absent.
-std::string NodeReadyStatus(const nlohmann::json& node);
+std::string NodeReadyStatus(const kube::Json& node);
 
 // ---- what the API does not say about a machine --------------------------------------------------
 
@@ -153,7 +152,7 @@ class Cluster {
   // allocatable, labels, taints, podCIDR and addresses are kept; server-owned metadata is dropped;
   // the Ready condition is set True now. Simulation properties come from the dglsim.io/*
   // annotations or the defaults.
-  kube::Status AddNodesFromManifest(const nlohmann::json& node_or_list);
+  kube::Status AddNodesFromManifest(const kube::Json& node_or_list);
 
   const NodeSpecTable& specs() const { return specs_; }
   // nullptr when no such node.
@@ -178,7 +177,7 @@ class Cluster {
     bool up = true;
     Micros since = 0;  // when it last went down or up
   };
-  kube::Status CreateNode(nlohmann::json node, NodeSimSpec spec);
+  kube::Status CreateNode(kube::Json node, NodeSimSpec spec);
   // Node number i's address and pod range.
   static std::string InternalIpFor(std::size_t i);
   static std::string PodCidrFor(std::size_t i);
@@ -207,6 +206,6 @@ class NodeHeartbeat : public Actor {
 };
 
 // The Ready condition a kubelet posts.
-nlohmann::json ReadyCondition(Micros api_now, Micros last_transition);
+kube::Json ReadyCondition(Micros api_now, Micros last_transition);
 
 }  // namespace sim

@@ -36,10 +36,9 @@
 // REQUIRES: single-threaded use, inside the simulation's engine.
 #pragma once
 
+#include "fakeapi/client/json.h"
 #include "sim/cluster/program.h"
 #include "sim/cluster/simulation.h"
-
-#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <deque>
@@ -202,9 +201,9 @@ class Kubelet : public Actor {
   // Status.
   void MarkDirty(PodState& p);
   void Flush(PodState& p);
-  nlohmann::json BuildStatus(PodState& p);
-  static nlohmann::json ContainerStatus(const Container& c);
-  nlohmann::json PodConditions(PodState& p, const std::string& phase);
+  kube::Json BuildStatus(PodState& p);
+  static kube::Json ContainerStatus(const Container& c);
+  kube::Json PodConditions(PodState& p, const std::string& phase);
   std::string ComputePhase(const PodState& p) const;
 
   // Runs `fn` on the pod after `delay` while the node is up: a timer the pod owns (it dies when the

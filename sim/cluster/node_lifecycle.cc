@@ -10,7 +10,7 @@
 namespace sim {
 
 using kube::ObjectPtr;
-using nlohmann::json;
+using json = kube::Json;
 
 namespace {
 

@@ -13,7 +13,7 @@
 namespace sim {
 
 using kube::JsonString;
-using nlohmann::json;
+using json = kube::Json;
 
 namespace {
 

@@ -23,11 +23,10 @@
 
 #include "fakeapi/client/client.h"
 #include "fakeapi/client/informer.h"
+#include "fakeapi/client/json.h"
 #include "sim/kernel/engine.h"
 #include "sim/kernel/random.h"
 #include "sim/network/network.h"
-
-#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -55,7 +54,7 @@ std::optional<Micros> ParseDuration(std::string_view text);
 bool GlobMatch(std::string_view pattern, std::string_view text);
 
 // The value of pod annotation `key.<container>` if present, else of `key`; nullopt if neither.
-std::optional<std::string> ContainerAnnotation(const nlohmann::json& pod, std::string_view container,
+std::optional<std::string> ContainerAnnotation(const kube::Json& pod, std::string_view container,
                                                std::string_view key);
 
 // An emptyDir volume of a pod: files as named byte counts (content is not simulated). It lives
@@ -87,9 +86,9 @@ class WorkloadObserver {
   virtual ~WorkloadObserver() = default;
   // `pod` spent [begin, end) of simulated time in `stage` of its job's breakdown. Stage names of the
   // report: "imagePull", "download", "partition", "dispatch", "load", "training"; others are kept too.
-  virtual void OnStage(const nlohmann::json& pod, std::string_view stage, Micros begin, Micros end) = 0;
+  virtual void OnStage(const kube::Json& pod, std::string_view stage, Micros begin, Micros end) = 0;
   // The memory use of `container` of `pod` was set to `bytes` (the observer keeps the peak).
-  virtual void OnMemory(const nlohmann::json& pod, std::string_view container, std::int64_t bytes) = 0;
+  virtual void OnMemory(const kube::Json& pod, std::string_view container, std::int64_t bytes) = 0;
 };
 
 // A watch a program holds on the API (an informer it owns). Dropping it stops the watch.
@@ -104,8 +103,8 @@ class ProgramContext {
  public:
   virtual ~ProgramContext() = default;
 
-  virtual const nlohmann::json& pod() const = 0;
-  virtual const nlohmann::json& container() const = 0;
+  virtual const kube::Json& pod() const = 0;
+  virtual const kube::Json& container() const = 0;
   virtual const std::string& node_name() const = 0;
   // The container's command and args as in its spec (empty when unset).
   virtual const std::vector<std::string>& command() const = 0;
@@ -184,7 +183,7 @@ class ProgramRegistry {
   void MatchCommand(std::string glob, std::string program);
 
   // The program name for `container` of `pod` (see the file comment).
-  std::string Resolve(const nlohmann::json& pod, const nlohmann::json& container) const;
+  std::string Resolve(const kube::Json& pod, const kube::Json& container) const;
   // A new instance of program `name`; nullptr when no such program is registered.
   std::unique_ptr<ContainerProgram> Create(std::string_view name) const;
   bool Has(std::string_view name) const { return factories_.count(name) > 0; }

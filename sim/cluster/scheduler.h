@@ -55,10 +55,9 @@
 // REQUIRES: single-threaded use (an actor of a Simulation).
 #pragma once
 
+#include "fakeapi/client/json.h"
 #include "sim/cluster/cluster.h"
 #include "sim/cluster/simulation.h"
-
-#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <deque>
@@ -109,9 +108,9 @@ struct PodRequests {
   std::int64_t nonzero_milli_cpu = 0;  // for scoring
   std::int64_t nonzero_memory = 0;
 };
-PodRequests ComputePodRequests(const nlohmann::json& pod);
+PodRequests ComputePodRequests(const kube::Json& pod);
 // What a node offers: status.allocatable (status.capacity when absent), pods 110 when unset.
-Resources NodeAllocatable(const nlohmann::json& node);
+Resources NodeAllocatable(const kube::Json& node);
 
 // How many feasible nodes a decision looks for among `all` nodes (kube-scheduler's
 // numFeasibleNodesToFind): `all` below 100; else `percentage` % of them (0: 50 - all/125, at
@@ -168,7 +167,7 @@ class Scheduler : public Actor {
   void OnPodGroup(const kube::ObjectPtr& group);
 
   // Accounting.
-  void Account(const std::string& key, const nlohmann::json& pod);
+  void Account(const std::string& key, const kube::Json& pod);
   void Unaccount(const std::string& key);
 
   // Queues.
@@ -209,7 +208,7 @@ class Scheduler : public Actor {
   void MarkUnschedulable(const std::string& key, const std::string& message);
   std::string FailureMessage(const std::map<std::string, int>& histogram) const;
   // Pod group "ns/name" of a pod, or "" (also "" when gang scheduling is off).
-  std::string GroupOf(const nlohmann::json& pod) const;
+  std::string GroupOf(const kube::Json& pod) const;
   void StartGroupTimer(const std::string& group_key);
   void GroupTimedOut(const std::string& group_key);
   void GroupScheduled(const std::string& group_key, int scheduled);

@@ -131,9 +131,9 @@ DglEnvironment::Match DglEnvironment::Find(const std::string& job_key, const std
   return {&default_, "default"};
 }
 
-DglEnvironment::Match DglEnvironment::MatchJob(const nlohmann::json& job) const {
-  auto at = [](const nlohmann::json& obj, std::initializer_list<const char*> path) { return kube::JsonAt(obj, path); };
-  auto strings = [](const nlohmann::json* list) {
+DglEnvironment::Match DglEnvironment::MatchJob(const kube::Json& job) const {
+  auto at = [](const kube::Json& obj, std::initializer_list<std::string_view> path) { return kube::JsonAt(obj, path); };
+  auto strings = [](const kube::Json* list) {
     std::vector<std::string> out;
     if (list && list->is_array())
       for (const auto& s : *list)

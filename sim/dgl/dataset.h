@@ -16,12 +16,11 @@
 // programs write their ranges to (predictions.h). REQUIRES: single-threaded use inside the engine.
 #pragma once
 
+#include "fakeapi/client/json.h"
 #include "sim/dgl/calibration.h"
 #include "sim/dgl/laws.h"
 #include "sim/dgl/predictions.h"
 #include "sim/dgl/uncertainty.h"
-
-#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -142,7 +141,7 @@ class DglEnvironment {
              const std::string& graph_name) const;
   // The dataset a DGLJob's launcher will find (its Launcher container's flags, the dglsim.io/dataset
   // annotation on the job or the launcher template).
-  Match MatchJob(const nlohmann::json& dgljob) const;
+  Match MatchJob(const kube::Json& dgljob) const;
   // Edge-list datasets: the measured partition for `parts` (computed once, then cached).
   const MeasuredPartition* Measured(const DatasetInfo& d, int parts) const;
 

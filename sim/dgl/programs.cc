@@ -18,7 +18,7 @@
 
 namespace sim::dglmodels {
 
-using nlohmann::json;
+using json = kube::Json;
 
 namespace {
 
@@ -36,7 +36,7 @@ constexpr int kLeadAttempts = 150;
 // How often the launcher checks that every worker container still runs.
 constexpr Micros kLivenessInterval = 5 * kSecond;
 
-std::string Str(const json& obj, std::initializer_list<const char*> path) {
+std::string Str(const json& obj, std::initializer_list<std::string_view> path) {
   return kube::JsonString(obj, path);
 }
 

@@ -13,6 +13,7 @@
 // answer has an HTTP status, a JSON answer is valid JSON, and a watch or followed log streams
 // without crashing (the first turns of its content provider are pulled, then the stream is closed).
 #include "fakeapi/client/clock.h"
+#include "fakeapi/client/json.h"
 #include "fakeapi/server/http_server.h"
 #include "fakeapi/server/store.h"
 #include "operator/admission/dgljob_admission.h"
@@ -20,13 +21,12 @@
 #include "tests/fuzz/fuzz_check.h"
 
 #include <httplib.h>
-#include <nlohmann/json.hpp>
 
 #include <string>
 #include <vector>
 
 using dglsim_fuzz::Require;
-using nlohmann::json;
+using json = kube::Json;
 
 namespace {
 

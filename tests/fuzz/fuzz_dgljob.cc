@@ -17,7 +17,7 @@
 #include <string>
 
 using dglsim_fuzz::Require;
-using nlohmann::json;
+using json = kube::Json;
 
 namespace {
 

@@ -8,18 +8,17 @@
 //     the patch CreateMergePatch computes from a to b turns a into b (where b has no null members,
 //     which a merge patch cannot express).
 //   Strategic merge patch (fakeapi::ApplyStrategicPatch): any patch on any document, no crash.
+#include "fakeapi/client/json.h"
 #include "fakeapi/server/json_bounds.h"
 #include "fakeapi/server/json_patch.h"
 #include "fakeapi/server/merge_patch.h"
 #include "fakeapi/server/strategic_merge.h"
 #include "tests/fuzz/fuzz_check.h"
 
-#include <nlohmann/json.hpp>
-
 #include <string>
 
 using dglsim_fuzz::Require;
-using nlohmann::json;
+using json = kube::Json;
 
 namespace {
 

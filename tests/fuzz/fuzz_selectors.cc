@@ -3,16 +3,15 @@
 // a selector or a BadRequest, never a crash; a parsed label selector prints (ToString) as text
 // that parses back to the same requirements, which is how the HTTP client sends a selector built
 // from a manifest's matchLabels and matchExpressions; a selector matches the labels it pins.
+#include "fakeapi/client/json.h"
 #include "fakeapi/client/selector.h"
 #include "fakeapi/server/json_bounds.h"
 #include "tests/fuzz/fuzz_check.h"
 
-#include <nlohmann/json.hpp>
-
 #include <string>
 
 using dglsim_fuzz::Require;
-using nlohmann::json;
+using json = kube::Json;
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <string>
 
 using dglsim_fuzz::Require;
-using nlohmann::json;
+using json = kube::Json;
 
 namespace {
 

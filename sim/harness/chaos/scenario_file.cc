@@ -9,7 +9,7 @@
 
 namespace harness::chaos {
 
-using nlohmann::json;
+using json = kube::Json;
 
 Scenario SeedScenario(const Scenario& base, std::uint64_t seed, const std::vector<FaultSpec>& drawn,
                       bool keep_expectations) {

@@ -14,9 +14,8 @@
 // runs what the chaos seed ran, to the same trace hash, and exits 1 exactly when the seed failed.
 #pragma once
 
+#include "fakeapi/client/json.h"
 #include "sim/harness/config/scenario.h"
-
-#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <string>
@@ -28,7 +27,7 @@ Scenario SeedScenario(const Scenario& base, std::uint64_t seed, const std::vecto
                       bool keep_expectations);
 
 // A fault as a scenario file's `faults[]` item (every field the loader reads back to the same spec).
-nlohmann::json FaultToJson(const FaultSpec& fault);
+kube::Json FaultToJson(const FaultSpec& fault);
 
 // Exact duration text: FormatDuration when that is exact (whole milliseconds), else seconds with
 // six decimals.

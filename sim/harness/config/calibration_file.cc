@@ -7,7 +7,7 @@
 
 namespace harness {
 
-using nlohmann::json;
+using json = kube::Json;
 
 namespace {
 

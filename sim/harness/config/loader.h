@@ -13,13 +13,12 @@
 // file, line, column and field path of what it is about, and loading goes on to find the others.
 #pragma once
 
+#include "fakeapi/client/json.h"
 #include "sim/harness/config/scale_limits.h"
 #include "sim/harness/config/scenario.h"
 #include "sim/harness/config/schema.h"
 #include "sim/harness/config/units.h"
 #include "sim/harness/config/yaml_json.h"
-
-#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -32,7 +31,7 @@
 
 namespace harness::loading {
 
-using nlohmann::json;
+using json = kube::Json;
 
 // Field paths: "a.b" + "c", "a[]" + 3, "a" + "b.c".
 std::string Child(const std::string& path, std::string_view key);

@@ -1,11 +1,10 @@
 #include "sim/harness/config/manifest_check.h"
 
+#include "fakeapi/client/json.h"
 #include "fakeapi/client/resource.h"
 #include "operator/api/dgljob_api.h"
 #include "sim/harness/config/units.h"
 #include "sim/harness/config/yaml_json.h"
-
-#include <nlohmann/json.hpp>
 
 #include <exception>
 #include <utility>
@@ -13,7 +12,7 @@
 namespace harness {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 std::string JoinPath(std::string_view base, std::string_view path) { return JoinFieldPath(base, path); }
 

@@ -13,9 +13,8 @@
 // Every problem is one line `FILE:LINE:COL: FIELD.PATH: message`. Nothing here throws.
 #pragma once
 
+#include "fakeapi/client/json.h"
 #include "sim/harness/config/yaml_json.h"
-
-#include <nlohmann/json.hpp>
 
 #include <string>
 #include <string_view>
@@ -46,12 +45,12 @@ ManifestReport CheckManifestFile(const std::string& path);
 // moved is reported under its new path, at its old place). The scenario loader and `validate`
 // both use it.
 struct DGLJobAdmission {
-  nlohmann::json converted;           // converted, not defaulted
-  nlohmann::json defaulted;           // converted and defaulted
+  kube::Json converted;           // converted, not defaulted
+  kube::Json defaulted;           // converted and defaulted
   std::vector<std::string> warnings;  // "FILE:LINE:COL: warning: ..."
   std::vector<std::string> problems;  // "FILE:LINE:COL: FIELD.PATH: message"
 };
-DGLJobAdmission AdmitDGLJob(const nlohmann::json& job, std::string_view file, const SourceMap& positions,
+DGLJobAdmission AdmitDGLJob(const kube::Json& job, std::string_view file, const SourceMap& positions,
                             const std::string& base);
 
 }  // namespace harness

@@ -13,7 +13,7 @@
 namespace harness {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 // Optimal string alignment distance: insertions, deletions, substitutions and adjacent swaps.
 std::size_t EditDistance(std::string_view a, std::string_view b) {
@@ -148,7 +148,7 @@ std::int64_t ClusterSpec::PodCapacity() const {
       pods += (it != t->capacity.end() ? it->second.units : sim::kDefaultMaxPods) * t->count;
     }
     if (group.manifest)
-      for (const nlohmann::json& node : group.manifest->nodes) pods += sim::NodeAllocatable(node).pods;
+      for (const kube::Json& node : group.manifest->nodes) pods += sim::NodeAllocatable(node).pods;
   }
   return pods;
 }

@@ -53,6 +53,7 @@
 #pragma once
 
 #include "fakeapi/client/clock.h"
+#include "fakeapi/client/json.h"
 #include "operator/api/vocabulary.h"
 #include "sim/cluster/cluster.h"
 #include "sim/cluster/kubelet.h"
@@ -65,8 +66,6 @@
 #include "sim/harness/config/line_regex.h"
 #include "sim/harness/config/manifest_check.h"
 #include "sim/harness/config/yaml_json.h"
-
-#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <map>
@@ -120,7 +119,7 @@ struct NodeTemplateSpec {
 // documents), each as its JSON object with apiVersion and kind filled in.
 struct NodeManifestSpec {
   std::string path;  // resolved against the scenario file's folder
-  std::vector<nlohmann::json> nodes;
+  std::vector<kube::Json> nodes;
   // The nodes' annotation dglsim.io/price-per-hour ("32.77"), summed, and per node name.
   double price_per_hour_total = 0;
   std::map<std::string, double> prices;
@@ -229,7 +228,7 @@ struct JobEntry {
   JobAction action = JobAction::kSubmit;
   // kSubmit: the DGLJobs to create (one per document of the manifest, or the inline one), converted
   // to kubeflow.org/v1alpha1 and with metadata.namespace set, but not defaulted: admission does that.
-  std::vector<nlohmann::json> objects;
+  std::vector<kube::Json> objects;
   std::string manifest_path;  // resolved; "" for inline jobs and actions
   std::string dataset;        // `dataset:` of the entry, or the dglsim.io/dataset annotation; may be ""
   // Actions: the job acted on. kSubmit: the key of each object, in order.

@@ -9,7 +9,7 @@
 
 namespace harness {
 
-using nlohmann::json;
+using json = kube::Json;
 
 std::string Quoted(std::string_view text) {
   constexpr std::size_t kMax = 60;

@@ -19,8 +19,7 @@
 #pragma once
 
 #include "fakeapi/client/clock.h"
-
-#include <nlohmann/json.hpp>
+#include "fakeapi/client/json.h"
 
 #include <cstdint>
 #include <optional>
@@ -32,7 +31,7 @@ namespace harness {
 // For messages: the text as it appeared, quoted as JSON, cut short when long (a message stays one
 // readable line); and the kind of a YAML value ("a mapping", "a sequence", "a string", ...).
 std::string Quoted(std::string_view text);
-std::string TypeName(const nlohmann::json& value);
+std::string TypeName(const kube::Json& value);
 
 // A parsed value or the reason there is none.
 template <class T>
@@ -50,9 +49,9 @@ Parsed<double> ParseBandwidth(std::string_view text);   // bytes per second
 
 // The same, for a YAML value converted to JSON: a string as above, or a number (seconds, bytes,
 // bytes per second). Any other type is an error saying what was expected.
-Parsed<kube::Micros> ParseDurationValue(const nlohmann::json& value);
-Parsed<std::int64_t> ParseSizeValue(const nlohmann::json& value);
-Parsed<double> ParseBandwidthValue(const nlohmann::json& value);
+Parsed<kube::Micros> ParseDurationValue(const kube::Json& value);
+Parsed<std::int64_t> ParseSizeValue(const kube::Json& value);
+Parsed<double> ParseBandwidthValue(const kube::Json& value);
 
 // Short human forms for messages and reports: "1h30m", "250ms", "0s"; "200MB/s", "12.5GB/s".
 std::string FormatDuration(kube::Micros d);

@@ -20,7 +20,7 @@
 namespace harness {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 bool IsIdentifier(std::string_view key) {
   if (key.empty()) return false;

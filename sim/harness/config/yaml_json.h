@@ -1,5 +1,5 @@
 // YAML in, JSON out, positions kept. Scenario files and Kubernetes manifests are YAML; everything
-// downstream (the fake API, the DGLJob API, the scenario loader) works on nlohmann::json. The
+// downstream (the fake API, the DGLJob API, the scenario loader) works on kube::Json. The
 // conversion remembers where each value came from, so a later check can point at the source:
 // `scenario.yaml:14:7: jobs[0].at: invalid duration "5 minutes"`.
 //
@@ -15,9 +15,8 @@
 // Nothing here throws: bad YAML comes back as a YamlError naming the file, line and column.
 #pragma once
 
+#include "fakeapi/client/json.h"
 #include "sim/kernel/input_file.h"
-
-#include <nlohmann/json.hpp>
 
 #include <map>
 #include <optional>
@@ -72,7 +71,7 @@ class SourceMap {
 };
 
 struct YamlDocument {
-  nlohmann::json value;  // null for an empty document
+  kube::Json value;  // null for an empty document
   SourceMap positions;   // "" maps to the document's first node
 };
 
@@ -115,7 +114,7 @@ YamlLoad LoadYamlFile(const std::string& path, const YamlLimits& limits = {});
 // `first_keys` order (those present), then the rest in JSON's order; only the top level uses it.
 // A key over 200 bytes is written as an explicit key ("? key"): YAML's implicit keys stop at 1,024
 // characters; a document holding one is written in block style throughout.
-std::string JsonToYaml(const nlohmann::json& value, const std::vector<std::string>& first_keys = {});
+std::string JsonToYaml(const kube::Json& value, const std::vector<std::string>& first_keys = {});
 
 // "file:line:col" of `field_path` (its nearest located ancestor), or "file" when nothing is known.
 std::string FormatLocation(std::string_view file, const SourceMap& positions, std::string_view field_path);

@@ -10,7 +10,7 @@
 namespace harness {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 // " queueing 0.0s, imagePull 45.0s, partition 1.60 h (1.20 - 2.10 h), ..." over the stages
 // recorded, in report order, with the models' ranges; " -" when none.

@@ -20,10 +20,9 @@
 // checks made and the violations found. `wallSeconds` is the only field that differs run to run.
 #pragma once
 
+#include "fakeapi/client/json.h"
 #include "sim/harness/checks/expectations.h"
 #include "sim/harness/run/runner.h"
-
-#include <nlohmann/json.hpp>
 
 #include <string>
 #include <vector>
@@ -38,7 +37,7 @@ double RunSpanSeconds(const RunRecord& record);
 bool AllPassed(const std::vector<ExpectationResult>& results);
 std::string FormatSummary(const RunRecord& record, const std::vector<ExpectationResult>& results);
 // `wall_seconds` < 0: the field is omitted (for comparisons across runs).
-nlohmann::json ReportJson(const RunRecord& record, const std::vector<ExpectationResult>& results,
+kube::Json ReportJson(const RunRecord& record, const std::vector<ExpectationResult>& results,
                           double wall_seconds = -1);
 
 }  // namespace harness

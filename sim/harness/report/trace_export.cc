@@ -10,7 +10,7 @@
 namespace harness {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 constexpr int kJobsPid = 1;
 constexpr int kClusterPid = 2;

@@ -21,15 +21,14 @@
 // scenario and seed give the same bytes.
 #pragma once
 
+#include "fakeapi/client/json.h"
 #include "sim/harness/run/runner.h"
-
-#include <nlohmann/json.hpp>
 
 #include <string>
 
 namespace harness {
 
-nlohmann::json ChromeTraceJson(const RunRecord& record);
+kube::Json ChromeTraceJson(const RunRecord& record);
 // ChromeTraceJson as text: one event per line, so the file diffs and greps well.
 std::string ChromeTrace(const RunRecord& record);
 

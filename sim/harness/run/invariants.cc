@@ -13,7 +13,7 @@ namespace harness {
 namespace {
 
 using kube::JsonString;
-using nlohmann::json;
+using json = kube::Json;
 
 
 std::optional<std::int64_t> ParseVersion(const std::string& rv) {

@@ -34,12 +34,11 @@
 // REQUIRES: single-threaded use; `record` outlives the checker.
 #pragma once
 
+#include "fakeapi/client/json.h"
 #include "sim/cluster/scheduler.h"
 #include "sim/cluster/simulation.h"
 #include "sim/harness/config/invariants.h"
 #include "sim/harness/run/run_record.h"
-
-#include <nlohmann/json.hpp>
 
 #include <map>
 #include <set>
@@ -56,7 +55,7 @@ class InvariantChecker : public sim::Actor {
   void Start() override;
 
   // `pod` spent [begin, end) in `stage` (the runner's WorkloadObserver forwards every report).
-  void OnStage(const nlohmann::json& pod, std::string_view stage, Micros begin, Micros end);
+  void OnStage(const kube::Json& pod, std::string_view stage, Micros begin, Micros end);
   // The end-of-run invariants, over the finished record and the API as it is now.
   void CheckAtEnd();
   // Pods the checker keeps something about (bound, checked or released and not yet deleted).
@@ -74,14 +73,14 @@ class InvariantChecker : public sim::Actor {
   void Checked(Invariant invariant);
   void Violation(Invariant invariant, const std::string& detail);
 
-  void OnNode(const nlohmann::json& node);
-  void OnPod(const nlohmann::json& pod);
-  void OnPodGone(const nlohmann::json& pod);
-  void OnJob(const nlohmann::json& job);
-  void CheckVersion(const nlohmann::json& before, const nlohmann::json& after);
-  void CheckBinding(const nlohmann::json& pod, const std::string& node);
-  void CheckNodeReady(const nlohmann::json& pod, const std::string& node);
-  void CheckOvercommit(const nlohmann::json& pod, const std::string& node);
+  void OnNode(const kube::Json& node);
+  void OnPod(const kube::Json& pod);
+  void OnPodGone(const kube::Json& pod);
+  void OnJob(const kube::Json& job);
+  void CheckVersion(const kube::Json& before, const kube::Json& after);
+  void CheckBinding(const kube::Json& pod, const std::string& node);
+  void CheckNodeReady(const kube::Json& pod, const std::string& node);
+  void CheckOvercommit(const kube::Json& pod, const std::string& node);
   void Release(const std::string& uid);
   void CheckDeletedJobsLeftNothing();
   void CheckJobsTerminalOrProgressing();

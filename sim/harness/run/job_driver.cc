@@ -8,7 +8,7 @@
 
 namespace harness {
 
-using nlohmann::json;
+using json = kube::Json;
 
 JobDriver::JobDriver(sim::Simulation& sim, RunRecord& record, Recorder& recorder,
                      const sim::dglmodels::DglEnvironment& dgl)

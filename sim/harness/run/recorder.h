@@ -11,12 +11,11 @@
 // REQUIRES: single-threaded use; the record, the injector and the checker outlive them.
 #pragma once
 
+#include "fakeapi/client/json.h"
 #include "sim/cluster/program.h"
 #include "sim/cluster/scheduler.h"
 #include "sim/cluster/simulation.h"
 #include "sim/harness/run/run_record.h"
-
-#include <nlohmann/json.hpp>
 
 #include <map>
 #include <optional>
@@ -49,16 +48,16 @@ class Recorder : public sim::Actor {
     bool ended = false;
   };
 
-  void OnJob(const nlohmann::json& job);
-  void OnJobDeleted(const nlohmann::json& job);
-  void OnPod(const nlohmann::json& pod);
-  void OnPodDeleted(const nlohmann::json& pod);
-  void OnConfigMap(const nlohmann::json& cm);
+  void OnJob(const kube::Json& job);
+  void OnJobDeleted(const kube::Json& job);
+  void OnPod(const kube::Json& pod);
+  void OnPodDeleted(const kube::Json& pod);
+  void OnConfigMap(const kube::Json& cm);
   // The pod's record for the reports: when it was first seen and bound, its phase, its containers.
-  void RecordPod(const nlohmann::json& pod);
+  void RecordPod(const kube::Json& pod);
   // The earliest startedAt (or, with `finished`, the latest finishedAt) of the app containers in
   // `state` ("running", "terminated"), in simulated time; nullopt when none is written.
-  std::optional<Micros> StatusTime(const nlohmann::json& pod, const char* state, bool finished);
+  std::optional<Micros> StatusTime(const kube::Json& pod, const char* state, bool finished);
   // The pod stopped holding its GPUs at `end` (default now).
   void Stop(PodInfo& info, std::optional<Micros> end = std::nullopt);
 
@@ -70,16 +69,16 @@ class Recorder : public sim::Actor {
 class StageObserver : public sim::WorkloadObserver {
  public:
   StageObserver(RunRecord& record, InvariantChecker& checker) : record_(record), checker_(checker) {}
-  void OnStage(const nlohmann::json& pod, std::string_view stage, Micros begin, Micros end) override;
-  void OnMemory(const nlohmann::json& pod, std::string_view container, std::int64_t bytes) override;
+  void OnStage(const kube::Json& pod, std::string_view stage, Micros begin, Micros end) override;
+  void OnMemory(const kube::Json& pod, std::string_view container, std::int64_t bytes) override;
 
  private:
-  JobRecord* JobOf(const nlohmann::json& pod);
+  JobRecord* JobOf(const kube::Json& pod);
   RunRecord& record_;
   InvariantChecker& checker_;
 };
 
 // Sum of the containers' nvidia.com/gpu limits (a request stands in for a missing limit).
-std::int64_t GpusOf(const nlohmann::json& pod);
+std::int64_t GpusOf(const kube::Json& pod);
 
 }  // namespace harness

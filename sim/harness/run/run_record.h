@@ -20,9 +20,8 @@
 // - conditions and the job's ConfigMap data: as last seen (also after deletion).
 #pragma once
 
+#include "fakeapi/client/json.h"
 #include "sim/harness/config/scenario.h"
-
-#include <nlohmann/json.hpp>
 
 #include <array>
 #include <cstdint>
@@ -47,7 +46,7 @@ struct JobRecord {
   std::optional<Micros> completed;    // first terminal phase
   std::vector<PhaseChange> phases;    // every phase change, in order
   std::string phase;                  // the last phase seen ("" = none yet)
-  nlohmann::json conditions = nlohmann::json::array();  // status.conditions as last seen
+  kube::Json conditions = kube::Json::array();  // status.conditions as last seen
   std::int64_t restarts = 0;
   std::int64_t pods_created = 0;
   double gpu_seconds = 0;

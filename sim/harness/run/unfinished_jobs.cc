@@ -10,7 +10,7 @@ namespace harness {
 namespace {
 
 using kube::JsonString;
-using nlohmann::json;
+using json = kube::Json;
 
 // "waiting: ImagePullBackOff (Back-off pulling image ...)", "running since 1m2s", "exited 1 (Error)".
 std::string ContainerState(const json& status, Micros epoch) {

@@ -12,7 +12,7 @@
 namespace harness::sweep {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 double Seconds(Micros t) { return static_cast<double>(t) / kube::kSecond; }
 
@@ -120,7 +120,7 @@ double QueueingSeconds(const JobRecord& job, const std::vector<const PodRecord*>
 
 // The epochs a job's launcher runs: dglrun's --num-epochs (the training script's default when it is
 // not given), one run of dglkerun; 0 for any other launcher (no epochs to speak of).
-int EpochsOf(const nlohmann::json& job, const Scenario& scenario) {
+int EpochsOf(const kube::Json& job, const Scenario& scenario) {
   const json* containers = kube::JsonAt(job, {"spec", "dglReplicaSpecs", "Launcher", "template", "spec", "containers"});
   if (containers == nullptr || !containers->is_array() || containers->empty()) return 0;
   const json& launcher = (*containers)[0];

@@ -41,11 +41,10 @@
 //                  the stage, so a restarted training shows a longer epoch; null when no job trained
 #pragma once
 
+#include "fakeapi/client/json.h"
 #include "sim/harness/config/scenario.h"
 #include "sim/harness/report/report.h"
 #include "sim/harness/run/runner.h"
-
-#include <nlohmann/json.hpp>
 
 namespace harness::sweep {
 
@@ -53,7 +52,7 @@ namespace harness::sweep {
 inline constexpr int kQueueingPercentiles[] = {50, 90, 95, 99};
 
 // The row of one run; `point`, `seed` and `parameters` are filled by the caller.
-nlohmann::json RowOf(const Scenario& scenario, const RunRecord& record);
+kube::Json RowOf(const Scenario& scenario, const RunRecord& record);
 
 // The kind of a failure reason, for "why the others lost".
 std::string LostTo(const std::string& outcome, const std::string& reason);

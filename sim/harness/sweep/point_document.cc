@@ -9,7 +9,7 @@
 namespace harness::sweep {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 std::string Prefix(const std::vector<PathSegment>& path, std::size_t n) {
   return FormatFieldPath(std::vector<PathSegment>(path.begin(), path.begin() + static_cast<std::ptrdiff_t>(n)));

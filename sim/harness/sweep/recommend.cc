@@ -9,7 +9,7 @@
 namespace harness::sweep {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 std::string Money(double x) {
   char buffer[32];

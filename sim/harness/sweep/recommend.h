@@ -17,9 +17,8 @@
 // makespan up to the next one's.
 #pragma once
 
+#include "fakeapi/client/json.h"
 #include "sim/harness/sweep/sweep_file.h"
-
-#include <nlohmann/json.hpp>
 
 #include <optional>
 #include <string>
@@ -36,17 +35,17 @@ struct Recommendation {
   std::vector<std::size_t> pareto;    // point numbers, by makespan
 };
 
-Objective ObjectiveFromJson(const nlohmann::json& objective);
-nlohmann::json ObjectiveToJson(const Objective& objective);
+Objective ObjectiveFromJson(const kube::Json& objective);
+kube::Json ObjectiveToJson(const Objective& objective);
 
-Recommendation Recommend(const std::vector<nlohmann::json>& points, const Objective& objective);
+Recommendation Recommend(const std::vector<kube::Json>& points, const Objective& objective);
 
 // {objective, costBasis, recommended, runnerUp, pareto, points: [{point, label, lost}]}.
-nlohmann::json RecommendationJson(const Recommendation& r, const std::vector<nlohmann::json>& points);
+kube::Json RecommendationJson(const Recommendation& r, const std::vector<kube::Json>& points);
 // The terminal's lines: "recommended: ...", "runner-up: ...", then each loser with its reason.
-std::string FormatRecommendation(const Recommendation& r, const std::vector<nlohmann::json>& points);
+std::string FormatRecommendation(const Recommendation& r, const std::vector<kube::Json>& points);
 
 // A point's makespan and cost as text ("1h5m, cost 32.10" / "1h5m, 12.3 GPU-hours").
-std::string FiguresText(const nlohmann::json& point, const std::string& cost_basis);
+std::string FiguresText(const kube::Json& point, const std::string& cost_basis);
 
 }  // namespace harness::sweep

@@ -10,7 +10,7 @@
 namespace harness::sweep {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 std::string Hex(std::uint64_t h) {
   char buffer[17];

@@ -8,10 +8,9 @@
 // whose file, base scenario or manifests changed between shards do not merge.
 #pragma once
 
+#include "fakeapi/client/json.h"
 #include "sim/harness/sweep/sweep_file.h"
 #include "sim/harness/sweep/sweep_runner.h"
-
-#include <nlohmann/json.hpp>
 
 #include <string>
 #include <vector>
@@ -24,29 +23,29 @@ inline constexpr const char* kResultKind = "SweepResult";
 // The sweep as the outputs describe it (name, description, base as written, parameters with their
 // value labels and axis numbers, points, seeds, objective, lineBy, plots when the file lists them,
 // runs, fingerprint).
-nlohmann::json SweepHeader(const SweepSpec& spec);
+kube::Json SweepHeader(const SweepSpec& spec);
 
 // What one shard writes: the header, the shard, and the rows of its runs.
-nlohmann::json SliceJson(const nlohmann::json& header, const Shard& shard, const std::vector<nlohmann::json>& rows);
+kube::Json SliceJson(const kube::Json& header, const Shard& shard, const std::vector<kube::Json>& rows);
 
 struct SweepResult {
-  nlohmann::json header;
-  std::vector<nlohmann::json> rows;  // every run, in run order
+  kube::Json header;
+  std::vector<kube::Json> rows;  // every run, in run order
 };
 
 // The whole sweep's result from all its rows. REQUIRES: rows in run order, one per run.
-SweepResult ResultOf(const nlohmann::json& header, const std::vector<nlohmann::json>& rows);
+SweepResult ResultOf(const kube::Json& header, const std::vector<kube::Json>& rows);
 
 // Joins slices (each a parsed slice file named `names[i]` in messages) into the result: they must be
 // of one sweep (fingerprint), of one shard count, every shard exactly once. On a problem, returns
 // nullopt with one message per problem.
-std::optional<SweepResult> MergeSlices(const std::vector<nlohmann::json>& slices, const std::vector<std::string>& names,
+std::optional<SweepResult> MergeSlices(const std::vector<kube::Json>& slices, const std::vector<std::string>& names,
                                        std::vector<std::string>* problems);
 
 // Per point, over its seeds: outcome (Succeeded when every seed did), the first failing seed's
 // reason and lostTo, and the means of the figures and of the stage breakdown (makespan only when
 // every seed succeeded; a figure some seed has no value for is null).
-std::vector<nlohmann::json> PointSummaries(const SweepResult& result);
+std::vector<kube::Json> PointSummaries(const SweepResult& result);
 
 // One line per run; columns: run, point, seed, each parameter, then the row's figures.
 std::string ResultCsv(const SweepResult& result);

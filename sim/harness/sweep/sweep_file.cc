@@ -11,7 +11,7 @@
 namespace harness::sweep {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 constexpr std::size_t kMaxPoints = 100000;
 constexpr std::int64_t kMaxSeeds = 10000;

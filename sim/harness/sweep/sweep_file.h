@@ -17,10 +17,9 @@
 // objective = {goal: fastest}; lineBy = the partition mode each point's first job ran with.
 #pragma once
 
+#include "fakeapi/client/json.h"
 #include "sim/harness/config/scenario.h"
 #include "sim/harness/config/yaml_json.h"
-
-#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -44,7 +43,7 @@ struct SweepTarget {
 struct SweepValue {
   std::string label;            // "8", "SSP", "p4d.24xlarge"
   std::optional<double> x;      // the number plotted, when the value (or its `value:`) is one
-  std::vector<std::pair<SweepTarget, nlohmann::json>> writes;  // in order
+  std::vector<std::pair<SweepTarget, kube::Json>> writes;  // in order
   std::string field_path;       // "parameters[1].values[2]"
 };
 
@@ -83,7 +82,7 @@ struct SweepSpec {
   std::string base_as_written;  // `base:` as the file has it (the outputs name it so)
   std::string base_file; // resolved against the sweep file's folder
   std::string base_dir;  // the base scenario's folder (its relative paths resolve there)
-  nlohmann::json base;   // the base scenario document, manifests named by paths inlined, expect removed
+  kube::Json base;   // the base scenario document, manifests named by paths inlined, expect removed
   std::vector<SweepParameter> parameters;
   std::vector<SweepPoint> points;
   std::vector<std::uint64_t> seeds;  // never empty after loading

@@ -13,7 +13,7 @@
 namespace harness::sweep {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 std::string Fixed(double x, int digits) {
   char buffer[48];

@@ -11,7 +11,7 @@
 
 namespace harness::sweep {
 
-using nlohmann::json;
+using json = kube::Json;
 
 std::optional<Shard> ParseShard(const std::string& text) {
   const std::size_t slash = text.find('/');

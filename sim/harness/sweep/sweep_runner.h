@@ -7,9 +7,8 @@
 // same on any number of threads. Rows come back in run order whatever order they finish in.
 #pragma once
 
+#include "fakeapi/client/json.h"
 #include "sim/harness/sweep/sweep_file.h"
-
-#include <nlohmann/json.hpp>
 
 #include <cstddef>
 #include <functional>
@@ -41,9 +40,9 @@ std::size_t RunCount(const SweepSpec& spec);
 
 // One run's row (metrics.h), with run, point, seed and the point's parameter labels. A run that
 // throws (a model's internal error) gives outcome "Error" with the message as its reason.
-nlohmann::json RunOne(const SweepSpec& spec, std::size_t run);
+kube::Json RunOne(const SweepSpec& spec, std::size_t run);
 
 // The rows of the shard's runs, in run order. Never throws.
-std::vector<nlohmann::json> RunSweep(const SweepSpec& spec, const SweepRunOptions& options = {});
+std::vector<kube::Json> RunSweep(const SweepSpec& spec, const SweepRunOptions& options = {});
 
 }  // namespace harness::sweep

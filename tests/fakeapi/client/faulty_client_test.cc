@@ -17,7 +17,7 @@ using fakeapi::Store;
 using fakeapi::StoreOptions;
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 json FaultyConfigMap(const std::string& name) {
   return {{"apiVersion", "v1"},

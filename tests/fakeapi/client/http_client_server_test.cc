@@ -14,7 +14,7 @@
 namespace kube {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 json ServerConfigMap(const std::string& name) {
   return {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", name}, {"namespace", "default"}}},

@@ -6,12 +6,11 @@
 #include "fakeapi/client/http_client.h"
 
 #include "fakeapi/client/informer.h"
+#include "fakeapi/client/json.h"
 #include "fakeapi/server/store.h"
 
 #include <gtest/gtest.h>
 #include <httplib.h>
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -32,7 +31,7 @@ using fakeapi::Store;
 using fakeapi::StoreOptions;
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 // Polls `done` until it holds or `timeout_ms` of wall time pass (for threads of other components).
 template <class F>

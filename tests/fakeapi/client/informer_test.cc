@@ -20,7 +20,7 @@ using fakeapi::Store;
 using fakeapi::StoreOptions;
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 json InformedConfigMap(const std::string& name, std::map<std::string, std::string> labels = {},
                const std::string& ns = "default") {

@@ -10,7 +10,7 @@
 namespace kube {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 class LeaderElectionTest : public ::testing::Test {
  protected:

@@ -9,7 +9,7 @@
 namespace kube {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 LabelSelector MustParse(std::string_view text) {
   Result<LabelSelector> r = LabelSelector::Parse(text);

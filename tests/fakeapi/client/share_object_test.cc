@@ -9,7 +9,7 @@
 namespace kube {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 json ShareTestPod() {
   return json::parse(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":{"a":"b"}},
@@ -42,7 +42,7 @@ TEST(ShareObjectTest, ReleaseTreeEmptiesEveryContainerAndKeepsItsType) {
 }
 
 TEST(ShareObjectTest, StopsDescendingAtItsDepthAndLeavesTheRestToTheDestructor) {
-  // 300,000 nested arrays (nlohmann::json's destructor frees them without recursing; a release
+  // 300,000 nested arrays (nlohmann's destructor frees them without recursing; a release
   // that followed them all the way down would exhaust the stack: 14 MB at 48 bytes a frame against
   // the 8 MB main thread). Copies and comparisons recurse, so the test only walks the chain.
   auto chain = [](int levels) {

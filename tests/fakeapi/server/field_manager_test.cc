@@ -10,7 +10,7 @@
 namespace fakeapi {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 class FieldManagerTest : public ::testing::Test {
  protected:

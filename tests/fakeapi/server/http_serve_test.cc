@@ -12,7 +12,7 @@
 namespace fakeapi {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 class HttpServeTest : public ::testing::Test {
  protected:

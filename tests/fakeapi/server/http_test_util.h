@@ -23,7 +23,7 @@
 
 namespace fakeapi::testing {
 
-using nlohmann::json;
+using json = kube::Json;
 using namespace std::chrono_literals;
 
 inline constexpr const char* kTableAccept =

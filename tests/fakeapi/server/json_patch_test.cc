@@ -10,7 +10,7 @@
 namespace fakeapi {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 TEST(JsonPatchTest, AppliesEveryOperationOfRfc6902) {
   json doc = {{"a", {{"b", 1}}}, {"list", {1, 2, 3}}};

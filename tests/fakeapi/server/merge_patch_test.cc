@@ -7,7 +7,7 @@
 namespace fakeapi {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 json Patched(json target, const json& patch) {
   ApplyMergePatch(target, patch);

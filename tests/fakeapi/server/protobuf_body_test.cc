@@ -15,7 +15,7 @@
 namespace fakeapi {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 using namespace fakeapi::testing;
 
 std::string FromHex(std::string_view hex) {

@@ -12,7 +12,7 @@
 namespace fakeapi {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 json Pod(const std::string& name, const std::string& ns = "default", json labels = json::object()) {
   return {{"apiVersion", "v1"},

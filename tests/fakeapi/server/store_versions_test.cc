@@ -11,7 +11,7 @@
 namespace fakeapi {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 json VersionedConfigMap(const std::string& name, json data = json::object()) {
   return {{"metadata", {{"name", name}, {"namespace", "default"}}}, {"data", data}};

@@ -1,5 +1,6 @@
 // DGLJob admission in the fake API server: creates and updates are defaulted, then validated; an
 // invalid job is refused with 422 Invalid and one cause per field; status writes pass untouched.
+#include "fakeapi/client/json.h"
 #include "operator/admission/dgljob_admission.h"
 #include "operator/api/dgljob_api.h"
 
@@ -7,8 +8,6 @@
 #include "fakeapi/server/store.h"
 
 #include <gtest/gtest.h>
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <functional>
@@ -18,7 +17,7 @@
 namespace dgl {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 json MinimalJob(int workers) {
   json container = {{"name", "main"}, {"image", "dgl:1"}, {"command", {"dglrun", "--num-servers=2"}}};

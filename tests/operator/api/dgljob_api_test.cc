@@ -1,13 +1,12 @@
 // Conversion, defaulting and validation of DGLJobs against the contract
 // (shared/design/dgljob-api.md) and the original operator's six example manifests, read unmodified.
+#include "fakeapi/client/json.h"
 #include "operator/api/dgljob_api.h"
 #include "tests/operator/controller/reconcile_fixture.h"
 #include "tests/shared_examples.h"
 
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <functional>
@@ -17,7 +16,7 @@
 namespace dgl {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 using kube::StatusCause;
 
 using testing::YamlToJson;

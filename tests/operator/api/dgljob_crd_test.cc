@@ -2,14 +2,13 @@
 // refused by the openAPIV3Schema (checked with a small OpenAPI evaluator below), cross-field rules
 // appear as CEL rules, every value the schema admits the validator admits too, and the checked-in
 // deploy/crd.yaml is exactly DGLJobCrd().
+#include "fakeapi/client/json.h"
 #include "operator/api/dgljob_api.h"
 #include "tests/operator/controller/reconcile_fixture.h"
 #include "tests/shared_examples.h"
 
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
-
-#include <nlohmann/json.hpp>
 
 #include <regex>
 #include <string>
@@ -18,7 +17,7 @@
 namespace dgl {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 // The OpenAPI v3 keywords a structural CRD schema uses for values (type, enum, minimum, maximum,
 // minLength, maxLength, pattern, minItems, required, properties, items, int-or-string). Appends the

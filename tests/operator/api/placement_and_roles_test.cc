@@ -1,11 +1,10 @@
 // Defaulting and validation of spec.partitionerPlacement and of the tri-workload replica types
 // (Server, Sampler, Trainer), one test per rule of docs/dgljob-api.md: what is defaulted, and every
 // combination that cannot run, refused with its field path.
+#include "fakeapi/client/json.h"
 #include "operator/api/dgljob_api.h"
 
 #include <gtest/gtest.h>
-
-#include <nlohmann/json.hpp>
 
 #include <string>
 #include <vector>
@@ -13,7 +12,7 @@
 namespace dgl {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 using kube::StatusCause;
 
 json Template(const std::string& name, json resources = json::object()) {

@@ -1,15 +1,14 @@
 // JobStatus::Changed: whether a pass has anything to write, lastReconcileTime aside, whatever
 // members were added, removed or changed on either side; the stored status read in place.
+#include "fakeapi/client/json.h"
 #include "operator/controller/job_status.h"
 
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 namespace dgl {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 const json kStored = {{"phase", "Running"},
                       {"lastReconcileTime", "2026-01-01T00:00:00Z"},

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "fakeapi/client/clock.h"
+#include "fakeapi/client/json.h"
 #include "fakeapi/server/store.h"
 #include "operator/admission/dgljob_admission.h"
 #include "operator/api/dgljob_api.h"
@@ -14,14 +15,12 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
-#include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
 
 namespace dgl::testing {
 
-using nlohmann::json;
+using json = kube::Json;
 
 // YAML -> JSON with YAML 1.2 core-schema scalars: quoted scalars stay strings; plain scalars become
 // null, booleans, integers or floats when they read as such.

@@ -12,7 +12,7 @@
 namespace sim {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 NodeTemplate GpuTemplate(int count) {
   NodeTemplate t;

@@ -12,7 +12,7 @@ namespace sim {
 namespace {
 
 using kube::ObjectPtr;
-using nlohmann::json;
+using json = kube::Json;
 
 // Collects the stages kubelets report.
 class StageLog : public WorkloadObserver {

@@ -10,7 +10,7 @@ namespace sim {
 namespace {
 
 using kube::ObjectPtr;
-using nlohmann::json;
+using json = kube::Json;
 
 constexpr Micros T0 = kube::ManualClock::kDefaultStart;  // API time at simulated time 0
 

@@ -12,7 +12,7 @@
 namespace sim {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 NodeTemplate Gpus(const std::string& name, int count) {
   NodeTemplate t;

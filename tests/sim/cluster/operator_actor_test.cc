@@ -13,7 +13,7 @@
 namespace sim {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 // Binds every unscheduled pod to the nodes in turn: a stand-in for the scheduler.
 class RoundRobinBinder : public Actor {

@@ -9,7 +9,7 @@ namespace sim {
 namespace {
 
 using kube::ObjectPtr;
-using nlohmann::json;
+using json = kube::Json;
 
 TEST(ProgramDurationTest, ParsesTheFormsProgramsAndAnnotationsUse) {
   EXPECT_EQ(ParseDuration("10"), 10 * kSecond);

@@ -13,7 +13,7 @@
 namespace sim {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 NodeTemplate Nodes(const std::string& name, int count, const std::string& cpu, const std::string& memory,
                    const std::string& gpu = "0") {

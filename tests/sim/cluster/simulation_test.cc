@@ -9,7 +9,7 @@
 namespace sim {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 json ConfigMap(const std::string& name) { return {{"metadata", {{"name", name}, {"namespace", "default"}}}}; }
 

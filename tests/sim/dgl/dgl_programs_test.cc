@@ -11,7 +11,7 @@
 namespace sim::dglmodels {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 class Observer : public WorkloadObserver {
  public:

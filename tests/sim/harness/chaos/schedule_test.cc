@@ -21,7 +21,7 @@ using testing::Load;
 using testing::SmallScenario;
 
 std::string Dump(const std::vector<FaultSpec>& faults) {
-  nlohmann::json out = nlohmann::json::array();
+  kube::Json out = kube::Json::array();
   for (const FaultSpec& f : faults) out.push_back(FaultToJson(f));
   return out.dump();
 }
@@ -132,7 +132,7 @@ TEST(ChaosScheduleTest, DrawnFaultsLoadBackFromAScenarioFileUnchanged) {
   const Scenario s = Load(base);
   for (std::uint64_t seed = 1; seed <= 40; ++seed) {
     const std::vector<FaultSpec> drawn = DrawFaults(s, ChaosRates{}, seed);
-    nlohmann::json list = nlohmann::json::array();
+    kube::Json list = kube::Json::array();
     for (const FaultSpec& f : drawn) list.push_back(FaultToJson(f));
     if (list.empty()) continue;
     // The list as JsonToYaml writes it, indented under `faults:`.

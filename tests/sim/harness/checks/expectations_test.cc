@@ -21,7 +21,7 @@ RunRecord Record() {
                 {"Restarting", 500 * kS}, {"Training", 600 * kS}, {"Succeeded", 3600 * kS}};
   job.phase = "Succeeded";
   job.restarts = 1;
-  job.conditions = nlohmann::json::array({{{"type", "Succeeded"}, {"status", "True"}, {"reason", "JobSucceeded"}},
+  job.conditions = kube::Json::array({{{"type", "Succeeded"}, {"status", "True"}, {"reason", "JobSucceeded"}},
                                           {{"type", "Restarting"}, {"status", "False"}, {"reason", "WorkerFailed"}}});
   r.jobs[job.key] = job;
   r.job_order.push_back(job.key);

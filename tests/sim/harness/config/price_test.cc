@@ -67,7 +67,7 @@ TEST(ScenarioPrice, TheReportCostsTheSpan) {
   ScenarioLoad load = LoadScenario(kPriceDataDir + "/small.yaml");
   ASSERT_TRUE(load.ok());
   const RunRecord record = RunScenario(*load.scenario);
-  const nlohmann::json report = ReportJson(record, {});
+  const kube::Json report = ReportJson(record, {});
   EXPECT_DOUBLE_EQ(report["cluster"]["pricePerHour"].get<double>(), 6.0);
   EXPECT_GT(RunSpanSeconds(record), 1200.0);
   EXPECT_DOUBLE_EQ(report["cluster"]["cost"].get<double>(), 6.0 * RunSpanSeconds(record) / 3600);
@@ -75,7 +75,7 @@ TEST(ScenarioPrice, TheReportCostsTheSpan) {
 
   Scenario unpriced = *load.scenario;
   unpriced.cluster.nodes[0].node_template->price_per_hour = 0;
-  const nlohmann::json free = ReportJson(RunScenario(unpriced), {});
+  const kube::Json free = ReportJson(RunScenario(unpriced), {});
   EXPECT_TRUE(free["cluster"]["cost"].is_null());
   EXPECT_TRUE(free["cluster"]["pricePerHour"].is_null());
 }

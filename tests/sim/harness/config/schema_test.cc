@@ -7,13 +7,13 @@
 // short jobs.
 #include "sim/harness/config/schema.h"
 
+#include "fakeapi/client/json.h"
 #include "sim/harness/checks/expectations.h"
 #include "sim/harness/config/scenario.h"
 #include "sim/harness/report/report.h"
 #include "sim/harness/run/runner.h"
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <unistd.h>
 
 #include <algorithm>
@@ -29,7 +29,7 @@
 namespace harness {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 using Edit = std::function<void(json&)>;
 
 const std::string kSchemaDataDir = std::string(DGLSIM_SOURCE_DIR) + "/tests/sim/data";

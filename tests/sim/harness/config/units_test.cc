@@ -24,8 +24,8 @@ TEST(UnitsTest, DurationsInEveryUnitAndCombination) {
 TEST(UnitsTest, PlainNumbersAreSeconds) {
   EXPECT_EQ(*ParseDuration("30").value, 30 * kSecond);
   EXPECT_EQ(*ParseDuration("0.25").value, 250 * kMillisecond);
-  EXPECT_EQ(*ParseDurationValue(nlohmann::json(45)).value, 45 * kSecond);
-  EXPECT_EQ(*ParseDurationValue(nlohmann::json(1.5)).value, 1500 * kMillisecond);
+  EXPECT_EQ(*ParseDurationValue(kube::Json(45)).value, 45 * kSecond);
+  EXPECT_EQ(*ParseDurationValue(kube::Json(1.5)).value, 1500 * kMillisecond);
 }
 
 TEST(UnitsTest, BadDurationsSayWhatWasWritten) {
@@ -36,9 +36,9 @@ TEST(UnitsTest, BadDurationsSayWhatWasWritten) {
   EXPECT_EQ(ParseDuration("10us").error, "invalid duration \"10us\"");
   EXPECT_EQ(ParseDuration("-5s").error, "invalid duration \"-5s\": must not be negative");
   EXPECT_EQ(ParseDuration("99999999999999d").error, "invalid duration \"99999999999999d\": too long");
-  EXPECT_EQ(ParseDurationValue(nlohmann::json(true)).error,
+  EXPECT_EQ(ParseDurationValue(kube::Json(true)).error,
             "invalid duration: expected a string such as \"30s\" or \"1h30m\", or a number of seconds, got a boolean");
-  EXPECT_EQ(ParseDurationValue(nlohmann::json(-3)).error, "invalid duration -3: must not be negative");
+  EXPECT_EQ(ParseDurationValue(kube::Json(-3)).error, "invalid duration -3: must not be negative");
 }
 
 TEST(UnitsTest, SizesAreKubernetesQuantitiesInBytes) {
@@ -47,10 +47,10 @@ TEST(UnitsTest, SizesAreKubernetesQuantitiesInBytes) {
   EXPECT_EQ(*ParseSize("5G").value, 5'000'000'000LL);
   EXPECT_EQ(*ParseSize("1500M").value, 1'500'000'000LL);
   EXPECT_EQ(*ParseSize("1024").value, 1024);
-  EXPECT_EQ(*ParseSizeValue(nlohmann::json(4096)).value, 4096);
+  EXPECT_EQ(*ParseSizeValue(kube::Json(4096)).value, 4096);
   EXPECT_EQ(ParseSize("5 gigs").error, "invalid size \"5 gigs\" (expected a quantity such as 512Mi, 5Gi or 5G)");
   EXPECT_EQ(ParseSize("-1Gi").error, "invalid size \"-1Gi\": must not be negative");
-  EXPECT_EQ(ParseSizeValue(nlohmann::json::array()).error,
+  EXPECT_EQ(ParseSizeValue(kube::Json::array()).error,
             "invalid size: expected a quantity such as \"5Gi\" or a number of bytes, got a sequence");
 }
 
@@ -64,7 +64,7 @@ TEST(UnitsTest, BandwidthsInBytesAndBits) {
   EXPECT_DOUBLE_EQ(*ParseBandwidth("1GiBps").value, 1024.0 * 1024 * 1024);
   EXPECT_DOUBLE_EQ(*ParseBandwidth("1.5GBps").value, 1.5e9);
   EXPECT_DOUBLE_EQ(*ParseBandwidth("12500000000").value, 12.5e9);
-  EXPECT_DOUBLE_EQ(*ParseBandwidthValue(nlohmann::json(1000)).value, 1000);
+  EXPECT_DOUBLE_EQ(*ParseBandwidthValue(kube::Json(1000)).value, 1000);
 }
 
 TEST(UnitsTest, BadBandwidthsSayWhatWasWritten) {
@@ -74,7 +74,7 @@ TEST(UnitsTest, BadBandwidthsSayWhatWasWritten) {
   EXPECT_EQ(ParseBandwidth("100gbps").error, "invalid bandwidth \"100gbps\"" + hint);  // units are case-sensitive
   EXPECT_EQ(ParseBandwidth("0MBps").error, "invalid bandwidth \"0MBps\": must be greater than zero");
   EXPECT_EQ(ParseBandwidth("-1GBps").error, "invalid bandwidth \"-1GBps\": must be greater than zero");
-  EXPECT_EQ(ParseBandwidthValue(nlohmann::json::object()).error,
+  EXPECT_EQ(ParseBandwidthValue(kube::Json::object()).error,
             "invalid bandwidth: expected a string such as \"200MBps\" or \"100Gbps\", got a mapping");
 }
 
@@ -85,9 +85,9 @@ TEST(UnitsTest, BandwidthsTooSmallForADoubleAreRefused) {
   EXPECT_EQ(ParseBandwidth("1E-810").error, "invalid bandwidth \"1E-810\": too small (at least 1e-6 bytes per second)");
   EXPECT_EQ(ParseBandwidth("1e-400GBps").error,
             "invalid bandwidth \"1e-400GBps\": too small (at least 1e-6 bytes per second)");
-  EXPECT_FALSE(ParseBandwidthValue(nlohmann::json(1e-300)).ok());
+  EXPECT_FALSE(ParseBandwidthValue(kube::Json(1e-300)).ok());
   EXPECT_DOUBLE_EQ(*ParseBandwidth("1e-6").value, 1e-6);
-  EXPECT_DOUBLE_EQ(*ParseBandwidthValue(nlohmann::json(0.5)).value, 0.5);
+  EXPECT_DOUBLE_EQ(*ParseBandwidthValue(kube::Json(0.5)).value, 0.5);
 }
 
 TEST(UnitsTest, LongGarbageIsCutShortInMessages) {

@@ -14,7 +14,7 @@
 namespace harness {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 json One(const std::string& yaml) {
   YamlLoad load = LoadYamlString(yaml, "t.yaml");

@@ -179,7 +179,7 @@ TEST_F(ReportFilesTest, RunWritesTheHtmlAndTheTraceByteIdenticallyRunToRun) {
   ASSERT_EQ(RunScenarioCommand(scenario_, options, out, err), 0) << err.str();
   std::string html = Read(dir_ + "/a.html"), trace = Read(dir_ + "/a.json");
   EXPECT_NE(html.find("<svg id=\"gantt\""), std::string::npos);
-  EXPECT_FALSE(nlohmann::json::parse(trace, nullptr, false).is_discarded());
+  EXPECT_FALSE(kube::Json::parse(trace, nullptr, false).is_discarded());
   EXPECT_EQ(html, Read(dir_ + "/b.html"));
   EXPECT_EQ(trace, Read(dir_ + "/b.json"));
 }

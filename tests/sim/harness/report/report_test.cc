@@ -11,7 +11,7 @@
 namespace harness {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 // The small scenario with a partitioner that reports a 5Gi memory peak.
 std::string WithPeakMemory(std::string text) {

@@ -19,7 +19,7 @@
 namespace harness {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 using testing::Load;
 using testing::SmallScenario;
 

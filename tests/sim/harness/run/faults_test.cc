@@ -219,7 +219,7 @@ TEST(FaultsKubeletTest, KillContainerEndsARunningContainer) {
   auto& kubelet = simulation.AddActor<sim::Kubelet>(
       sim::KubeletConfig{.node_name = "n", .host_ip = "10.0.0.1", .default_image_size = 1'000'000, .pod_startup = 0});
   simulation.Start();
-  nlohmann::json pod = {{"metadata", {{"name", "p"}, {"namespace", "default"}, {"annotations", {{"dglsim.io/duration", "1h"}}}}},
+  kube::Json pod = {{"metadata", {{"name", "p"}, {"namespace", "default"}, {"annotations", {{"dglsim.io/duration", "1h"}}}}},
                         {"spec", {{"nodeName", "n"}, {"restartPolicy", "Never"},
                                   {"containers", {{{"name", "c"}, {"image", "busybox"}}}}}}};
   ASSERT_TRUE(simulation.store().Create("pods", pod, "default").ok());

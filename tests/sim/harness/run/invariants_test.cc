@@ -18,7 +18,7 @@ namespace harness {
 namespace {
 
 using kube::kSecond;
-using nlohmann::json;
+using json = kube::Json;
 
 std::vector<std::string> Details(const RunRecord& r, const std::string& name) {
   std::vector<std::string> out;

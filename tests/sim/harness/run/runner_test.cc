@@ -179,7 +179,7 @@ TEST(RunnerTest, JsonReportHasTheDocumentedFields) {
   Scenario s = Load(SmallScenario("", "  - {job: j, phase: Succeeded}\n"));
   RunRecord r = RunScenario(s);
   auto results = EvaluateExpectations(s, r);
-  nlohmann::json j = ReportJson(r, results, 0.5);
+  kube::Json j = ReportJson(r, results, 0.5);
   for (const char* field : {"scenario", "seed", "passed", "simulatedSeconds", "wallSeconds", "events", "apiWrites", "watchEvents",
                             "traceHash", "jobs", "cluster", "expectations", "invariantViolations"})
     EXPECT_TRUE(j.contains(field)) << field;
@@ -228,7 +228,7 @@ TEST_F(RunnerCommandTest, ExitCodeZeroWhenEveryExpectationHolds) {
   EXPECT_NE(out.str().find("PASS job"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("trace hash"), std::string::npos);
   std::ifstream in(json_path);
-  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  kube::Json j = kube::Json::parse(in, nullptr, false);
   ASSERT_FALSE(j.is_discarded());
   EXPECT_EQ(j["passed"], true);
 }
@@ -253,7 +253,7 @@ TEST_F(RunnerCommandTest, ExitCodeOneWhenAnInvariantIsViolated) {
   EXPECT_EQ(RunScenarioCommand(path, {.json_path = json_path}, out, err), 1) << out.str();
   EXPECT_NE(out.str().find("FAIL invariants all"), std::string::npos) << out.str();
   std::ifstream in(json_path);
-  nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  kube::Json j = kube::Json::parse(in, nullptr, false);
   ASSERT_FALSE(j.is_discarded());
   EXPECT_EQ(j["passed"], false);
   ASSERT_FALSE(j["invariantViolations"].empty());
@@ -341,7 +341,7 @@ TEST(RunnerRobustnessTest, TheFullExampleRunsToItsEnd) {
   EXPECT_GE(r.fault_log.size(), 6u) << summary;
   // Its breakdown and peakMemory expectations are evaluated now (none says "not modelled yet").
   for (const auto& e : results) EXPECT_NE(e.detail, "not modelled yet") << e.text;
-  nlohmann::json j = ReportJson(r, results);
+  kube::Json j = ReportJson(r, results);
   EXPECT_EQ(j["passed"], false);
   EXPECT_EQ(j["jobs"].size(), 2u);
 }

@@ -8,7 +8,7 @@
 namespace harness::sweep {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 const std::string kDir = std::string(DGLSIM_SOURCE_DIR) + "/tests/sim/data/sweep";
 

@@ -37,7 +37,7 @@ RunRecord SmpRun(const std::string& phase) {
   pod("worker-1", 25 * kMin, 32 * kMin);
   PodRecord* relaunch = pod("launcher-2", 40 * kMin, 50 * kMin);
   if (phase == "Failed") {
-    job.conditions = nlohmann::json::array({{{"type", "Failed"}, {"status", "True"}, {"reason", "LauncherFailed"}}});
+    job.conditions = kube::Json::array({{{"type", "Failed"}, {"status", "True"}, {"reason", "LauncherFailed"}}});
     relaunch->containers.push_back({.name = "main", .finished = 55 * kMin, .exit_code = 1, .reason = "Error",
                                     .message = "[dglrun] start\n\nFatal error in PMPI_Alltoallv: too many ints\npm_dglpart: failed\n"});
   }
@@ -46,20 +46,20 @@ RunRecord SmpRun(const std::string& phase) {
 }
 
 TEST(SweepMetrics, QueueingCountsTheFirstAttemptsWaitsNotThePartitioningBetweenThem) {
-  const nlohmann::json row = RowOf(Scenario{}, SmpRun("Succeeded"));
+  const kube::Json row = RowOf(Scenario{}, SmpRun("Succeeded"));
   // 3 minutes for the partitioner, then 25m..32m for the workers; the relaunch after the restart
   // does not count.
   EXPECT_DOUBLE_EQ(row["queueingSeconds"]["max"].get<double>(), 10 * 60.0);
 }
 
 TEST(SweepMetrics, AFailedContainersLastTwoLinesAreTheReason) {
-  const nlohmann::json row = RowOf(Scenario{}, SmpRun("Failed"));
+  const kube::Json row = RowOf(Scenario{}, SmpRun("Failed"));
   EXPECT_EQ(row["reason"], "LauncherFailed (launcher-2: Fatal error in PMPI_Alltoallv: too many ints pm_dglpart: failed)");
   EXPECT_EQ(row["lostTo"], "MPI limit");
 }
 
 // A scenario submitting job dgl/sage whose launcher runs `command` (dglrun's flags in it).
-Scenario ScenarioWithLauncher(const nlohmann::json& command) {
+Scenario ScenarioWithLauncher(const kube::Json& command) {
   Scenario scenario;
   JobEntry entry;
   entry.targets.push_back({"dgl", "sage"});
@@ -101,7 +101,7 @@ RunRecord TrainingRun() {
 TEST(SweepMetrics, TimePerEpochIsTheTrainingStageOverTheLaunchersEpochs) {
   const RunRecord record = TrainingRun();
   // 10 minutes of training (the union of the intervals) over dglrun's --num-epochs 4.
-  nlohmann::json row = RowOf(ScenarioWithLauncher({"dglrun", "--num-epochs", "4"}), record);
+  kube::Json row = RowOf(ScenarioWithLauncher({"dglrun", "--num-epochs", "4"}), record);
   EXPECT_DOUBLE_EQ(row["epochSeconds"].get<double>(), 150.0);
   // Without the flag, the training script's default (20 epochs).
   row = RowOf(ScenarioWithLauncher({"dglrun", "--num-servers", "1"}), record);
@@ -113,7 +113,7 @@ TEST(SweepMetrics, TimePerEpochIsTheTrainingStageOverTheLaunchersEpochs) {
 }
 
 TEST(SweepMetrics, TrainingGpuUtilizationCountsTheGpusHeldWhileTheJobTrained) {
-  const nlohmann::json row = RowOf(ScenarioWithLauncher({"dglrun"}), TrainingRun());
+  const kube::Json row = RowOf(ScenarioWithLauncher({"dglrun"}), TrainingRun());
   // 4 GPUs x 10 min + 2 GPUs x 5 min (15m..20m) = 50 GPU-minutes of 8 GPUs x 30 min.
   EXPECT_DOUBLE_EQ(row["trainingGpuUtilization"].get<double>(), 50.0 / 240.0);
   // A cluster without GPUs has no share to give.
@@ -145,7 +145,7 @@ TEST(SweepMetrics, BusyCostPaysEachNodeOnlyWhileItHoldsAPod) {
   record.job_order.push_back(key);
   record.jobs[key] = {.key = key, .submitted = 0, .completed = 90 * kMin, .phase = "Succeeded"};
   record.end = 90 * kMin;
-  const nlohmann::json row = RowOf(scenario, record);
+  const kube::Json row = RowOf(scenario, record);
   EXPECT_DOUBLE_EQ(row["busyCost"].get<double>(), 10 * 1.0 + 10 * 0.75);
   // The whole cluster's cost counts both big nodes for the span whatever they held.
   EXPECT_DOUBLE_EQ(row["cost"].get<double>(), 20 * 1.5);

@@ -7,7 +7,7 @@
 namespace harness::sweep {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 json Point(std::size_t i, const char* label, double makespan, double cost, const char* outcome = "Succeeded", const char* lost = "",
            double p95 = 0) {

@@ -13,7 +13,7 @@
 namespace harness::sweep {
 namespace {
 
-using nlohmann::json;
+using json = kube::Json;
 
 const std::string kSweepRunnerDataDir = std::string(DGLSIM_SOURCE_DIR) + "/tests/sim/data/sweep";
 

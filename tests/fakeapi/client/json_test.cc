@@ -1,0 +1,110 @@
+// kube::Json (fakeapi/client/json.h) against nlohmann::json, whose std::map it replaces, and
+// kube::Member's lookup (fakeapi/client/json_path.h) against std::map's: the same members in the
+// same order, the same text, the same answers, for keys that share prefixes and UTF-8 bytes above 0x7f.
+#include "fakeapi/client/client.h"
+#include "fakeapi/client/json.h"
+#include "fakeapi/client/json_path.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+namespace kube {
+namespace {
+
+// Keys that sort close together: prefixes of each other, the empty key, UTF-8 bytes above 0x7f
+// (which sort differently as signed and unsigned chars).
+std::vector<std::string> TrickyKeys() {
+  return {"",          "n",    "name",   "namespace", "names",  "nam",         "metadata",
+          "meta",      "spec", "status", "a",         "\x7f",   "\xc3\xa9",    "\xc3\xa9t\xc3\xa9",
+          "\xe2\x82\xac", "Z",    "z",      "uid",       "uids",   "resourceVersion"};
+}
+
+// The same random document built into both representations, members inserted in random order.
+template <class J>
+J RandomDocument(std::mt19937_64& rng, const std::vector<std::string>& keys, int depth) {
+  J obj = J::object();
+  const int members = static_cast<int>(rng() % keys.size());
+  for (int i = 0; i < members; ++i) {
+    const std::string& key = keys[rng() % keys.size()];
+    switch (depth > 0 ? rng() % 4 : rng() % 2) {
+      case 0: obj[key] = static_cast<std::int64_t>(rng() % 1000); break;
+      case 1: obj[key] = key + "-value"; break;
+      case 2: obj[key] = RandomDocument<J>(rng, keys, depth - 1); break;
+      default: obj[key] = J::array({RandomDocument<J>(rng, keys, depth - 1), 1, "x"}); break;
+    }
+  }
+  return obj;
+}
+
+TEST(KubeJson, IteratesAndPrintsMembersInStdMapOrder) {
+  const std::vector<std::string> keys = TrickyKeys();
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    std::mt19937_64 a(seed), b(seed);
+    const nlohmann::json reference = RandomDocument<nlohmann::json>(a, keys, 3);
+    const Json flat = RandomDocument<Json>(b, keys, 3);
+    ASSERT_EQ(flat.dump(), reference.dump()) << "seed " << seed;
+    std::vector<std::string> flat_order, reference_order;
+    for (const auto& [key, value] : flat.items()) flat_order.push_back(key);
+    for (const auto& [key, value] : reference.items()) reference_order.push_back(key);
+    EXPECT_EQ(flat_order, reference_order) << "seed " << seed;
+    // Parsing the text back gives an equal document.
+    EXPECT_EQ(Json::parse(reference.dump()), flat) << "seed " << seed;
+  }
+}
+
+TEST(KubeJson, EraseAndMergePatchBehaveAsWithStdMap) {
+  const std::vector<std::string> keys = TrickyKeys();
+  for (std::uint64_t seed = 1; seed <= 100; ++seed) {
+    std::mt19937_64 a(seed), b(seed);
+    nlohmann::json reference = RandomDocument<nlohmann::json>(a, keys, 2);
+    Json flat = RandomDocument<Json>(b, keys, 2);
+    std::mt19937_64 pa(seed * 7919), pb(seed * 7919);
+    nlohmann::json patch_reference = RandomDocument<nlohmann::json>(pa, keys, 2);
+    Json patch_flat = RandomDocument<Json>(pb, keys, 2);
+    patch_reference[keys[seed % keys.size()]] = nullptr;  // a member the patch removes
+    patch_flat[keys[seed % keys.size()]] = nullptr;
+    reference.merge_patch(patch_reference);
+    flat.merge_patch(patch_flat);
+    reference.erase(keys[(seed * 3) % keys.size()]);
+    flat.erase(keys[(seed * 3) % keys.size()]);
+    EXPECT_EQ(flat.dump(), reference.dump()) << "seed " << seed;
+  }
+}
+
+TEST(KubeJsonMember, FindsWhatStdMapFindsAndNothingElse) {
+  const std::vector<std::string> keys = TrickyKeys();
+  std::vector<std::string> probes = keys;
+  for (const char* extra : {"nama", "namespaces", "\xc3\xbf", "\xf0\x9f\x98\x80", "metadatum", "zz", " "}) probes.push_back(extra);
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    std::mt19937_64 a(seed), b(seed);
+    const nlohmann::json reference = RandomDocument<nlohmann::json>(a, keys, 0);
+    const Json flat = RandomDocument<Json>(b, keys, 0);
+    for (const std::string& probe : probes) {
+      auto it = reference.find(probe);
+      const Json* found = Member(flat, probe);
+      ASSERT_EQ(found != nullptr, it != reference.end()) << "seed " << seed << " key '" << probe << "'";
+      if (found != nullptr) EXPECT_EQ(found->dump(), it->dump()) << "seed " << seed << " key '" << probe << "'";
+    }
+  }
+}
+
+TEST(KubeJsonMember, ReadsNothingFromValuesThatAreNotObjects) {
+  EXPECT_EQ(Member(Json(), "a"), nullptr);
+  EXPECT_EQ(Member(Json::array({1, 2}), "a"), nullptr);
+  EXPECT_EQ(Member(Json("text"), "a"), nullptr);
+  const Json pod = {{"metadata", {{"name", "p"}, {"namespace", "ns"}}}, {"spec", {{"nodeName", "n1"}}}};
+  ASSERT_NE(JsonAt(pod, {"spec", "nodeName"}), nullptr);
+  EXPECT_EQ(*JsonAt(pod, {"spec", "nodeName"}), "n1");
+  EXPECT_EQ(JsonAt(pod, {"spec", "nodeName", "deeper"}), nullptr);
+  EXPECT_EQ(JsonAt(pod, {"metadata", "nam"}), nullptr);
+  EXPECT_EQ(NameOf(pod), "p");
+  EXPECT_EQ(NamespaceOf(pod), "ns");
+  EXPECT_EQ(KeyOf(pod), "ns/p");
+  EXPECT_EQ(NodeNameOf(pod), "n1");
+}
+
+}  // namespace
+}  // namespace kube
