@@ -31,6 +31,11 @@ PartSizes SplitGraph(const DatasetInfo& d, const Calibration& c, int parts, bool
   PartSizes out;
   parts = std::max(1, parts);
   const double p = parts;
+  // The workload models call this for every calibration at the ends of the ranges (ParameterEnds),
+  // hundreds of times a job: one allocation per vector, not one per doubling.
+  out.nodes.reserve(static_cast<std::size_t>(parts));
+  out.edges.reserve(static_cast<std::size_t>(parts));
+  out.halo.reserve(static_cast<std::size_t>(parts));
   auto it = d.measured.find(parts);
   if (!random && it != d.measured.end() && it->second.part_nodes.size() == static_cast<std::size_t>(parts)) {
     const MeasuredPartition& m = it->second;

@@ -164,6 +164,7 @@ double DispatchShuffleBytesPerMachine(const DatasetInfo& d, const Calibration& c
 
 std::vector<PartFiles> PartitionFiles(const DatasetInfo& d, const Calibration& c, const PartSizes& parts) {
   std::vector<PartFiles> out;
+  out.reserve(parts.nodes.size());
   // A part's share of the graph as loaded: its symmetrised edges, halved for a directed graph.
   const double loaded = d.SymEdges() > 0 ? d.LoadedEdges() / d.SymEdges() : 1.0;
   for (std::size_t i = 0; i < parts.nodes.size(); ++i) {
