@@ -1,6 +1,7 @@
 // kube::Json (fakeapi/client/json.h) against nlohmann::json, whose std::map it replaces, and
-// kube::Member's lookup (fakeapi/client/json_path.h) against std::map's: the same members in the
-// same order, the same text, the same answers, for keys that share prefixes and UTF-8 bytes above 0x7f.
+// kube::Member's lookup (fakeapi/client/json_path.h, a scan or a binary search by size) against
+// std::map's: the same members in the same order, the same text, the same answers, for keys that
+// share prefixes and UTF-8 bytes above 0x7f.
 #include "fakeapi/client/client.h"
 #include "fakeapi/client/json.h"
 #include "fakeapi/client/json_path.h"
@@ -74,21 +75,32 @@ TEST(KubeJson, EraseAndMergePatchBehaveAsWithStdMap) {
   }
 }
 
+// Small objects are scanned, large ones binary-searched (detail::kLinearMembers): both are checked,
+// the large ones with keys that sort among the tricky ones.
 TEST(KubeJsonMember, FindsWhatStdMapFindsAndNothingElse) {
-  const std::vector<std::string> keys = TrickyKeys();
-  std::vector<std::string> probes = keys;
+  std::vector<std::string> keys = TrickyKeys();
+  std::vector<std::string> wide = keys;
+  for (int i = 0; i < 40; ++i) wide.push_back((i % 2 ? "name" : "st") + std::to_string(i));
+  std::vector<std::string> probes = wide;
   for (const char* extra : {"nama", "namespaces", "\xc3\xbf", "\xf0\x9f\x98\x80", "metadatum", "zz", " "}) probes.push_back(extra);
-  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+  int scanned = 0, searched = 0;
+  for (std::uint64_t seed = 1; seed <= 400; ++seed) {
+    const std::vector<std::string>& from = seed % 2 ? keys : wide;
     std::mt19937_64 a(seed), b(seed);
-    const nlohmann::json reference = RandomDocument<nlohmann::json>(a, keys, 0);
-    const Json flat = RandomDocument<Json>(b, keys, 0);
+    const nlohmann::json reference = RandomDocument<nlohmann::json>(a, from, 0);
+    const Json flat = RandomDocument<Json>(b, from, 0);
+    ++(flat.size() <= detail::kLinearMembers ? scanned : searched);
     for (const std::string& probe : probes) {
       auto it = reference.find(probe);
       const Json* found = Member(flat, probe);
       ASSERT_EQ(found != nullptr, it != reference.end()) << "seed " << seed << " key '" << probe << "'";
-      if (found != nullptr) EXPECT_EQ(found->dump(), it->dump()) << "seed " << seed << " key '" << probe << "'";
+      if (found != nullptr) {
+        EXPECT_EQ(found->dump(), it->dump()) << "seed " << seed << " key '" << probe << "'";
+      }
     }
   }
+  EXPECT_GT(scanned, 150);
+  EXPECT_GT(searched, 50);
 }
 
 TEST(KubeJsonMember, ReadsNothingFromValuesThatAreNotObjects) {
