@@ -25,6 +25,10 @@ using SteadyClock = std::chrono::steady_clock;
 constexpr int kIdleSliceMs = 200;
 // A refused connection is given this long to read its 429 before the socket closes.
 constexpr int kRefusalLingerMs = 100;
+// How long a new connection waits, at the limit, for a slot before it is refused: a handler's
+// connection turns idle a moment after its response has gone out, and a client that connects again
+// as soon as it has read that response must not find the slot still busy.
+constexpr auto kAdmitGrace = std::chrono::milliseconds(100);
 
 int MillisUntil(SteadyClock::time_point deadline) {
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now()).count();
@@ -62,7 +66,10 @@ struct HttpListener::Connection {
   enum class State { kIdle, kReading, kHandling };
   std::uint64_t id = 0;
   socket_t sock = INVALID_SOCKET;
-  State state = State::kIdle;           // guarded by the listener's mutex
+  // Guarded by the listener's mutex. A new connection is reading (its first request) until it has
+  // been served once: only a kept-alive connection between requests is idle. Otherwise a connection
+  // admitted a moment before its request was read would be the first evicted.
+  State state = State::kReading;
   SteadyClock::time_point since;        // when `state` began; guarded likewise
   std::atomic<ReadFailure> failure{ReadFailure::kNone};
   // Of the request being read (only the connection's own thread touches these).
@@ -242,21 +249,26 @@ std::size_t HttpListener::OpenConnections() const {
 }
 
 bool HttpListener::Admit(Connection* connection) {
-  std::lock_guard<std::mutex> lock(mu_);
-  std::size_t live = 0;
-  Connection* idle = nullptr;
-  Connection* reading = nullptr;
-  for (auto& [id, c] : open_) {
-    if (c->failure == ReadFailure::kEvicted) continue;  // on its way out
-    ++live;
-    if (c->state == Connection::State::kIdle && (!idle || c->since < idle->since)) idle = c;
-    if (c->state == Connection::State::kReading && (!reading || c->since < reading->since)) reading = c;
-  }
-  if (live >= limits_.max_connections) {
-    Connection* victim = idle ? idle : reading;
-    if (!victim) return false;
-    victim->failure = ReadFailure::kEvicted;
-    ::shutdown(victim->sock, SHUT_RDWR);
+  std::unique_lock<std::mutex> lock(mu_);
+  const auto give_up = SteadyClock::now() + kAdmitGrace;
+  for (;;) {
+    std::size_t live = 0;
+    Connection* idle = nullptr;
+    Connection* reading = nullptr;
+    for (auto& [id, c] : open_) {
+      if (c->failure == ReadFailure::kEvicted) continue;  // on its way out
+      ++live;
+      if (c->state == Connection::State::kIdle && (!idle || c->since < idle->since)) idle = c;
+      if (c->state == Connection::State::kReading && (!reading || c->since < reading->since)) reading = c;
+    }
+    if (live < limits_.max_connections) break;
+    if (Connection* victim = idle ? idle : reading) {
+      victim->failure = ReadFailure::kEvicted;
+      ::shutdown(victim->sock, SHUT_RDWR);
+      break;
+    }
+    // Every connection is in a handler: wait a moment for one to turn idle or close.
+    if (freed_.wait_until(lock, give_up) == std::cv_status::timeout) return false;
   }
   connection->id = next_id_++;
   connection->since = SteadyClock::now();
@@ -267,6 +279,7 @@ bool HttpListener::Admit(Connection* connection) {
 void HttpListener::Forget(Connection* connection) {
   std::lock_guard<std::mutex> lock(mu_);
   open_.erase(connection->id);
+  freed_.notify_all();
 }
 
 void HttpListener::ServeRequests(socket_t sock, Connection& c) {
@@ -276,9 +289,10 @@ void HttpListener::ServeRequests(socket_t sock, Connection& c) {
     std::lock_guard<std::mutex> lock(mu_);
     c.state = state;
     c.since = SteadyClock::now();
+    if (state == Connection::State::kIdle) freed_.notify_all();
   };
   while (svr_sock_ != INVALID_SOCKET && c.failure == ReadFailure::kNone) {
-    set_state(Connection::State::kIdle);
+    if (served > 0) set_state(Connection::State::kIdle);
     const auto idle_until = SteadyClock::now() + std::chrono::microseconds(limits_.idle_timeout);
     int ready = stream.HasBuffered() ? 1 : 0;  // a pipelined request, already received
     while (ready == 0 && svr_sock_ != INVALID_SOCKET && SteadyClock::now() < idle_until)

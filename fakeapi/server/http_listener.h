@@ -14,9 +14,12 @@
 //   chunked body is held to the limit as a Content-Length one is, and an oversized one is not read
 //   to its end before the 413.
 // - At most `max_connections` connections. At the limit a new one takes the place of the
-//   connection idle the longest, else of the one that has been reading its request the longest;
-//   only when every connection is busy in a handler (or streaming a watch) is the new one answered
-//   429 TooManyRequests (Retry-After: 1) and closed.
+//   connection idle the longest (kept alive between requests), else of the one that has been
+//   waiting for or reading its request the longest (a new connection counts as reading its first);
+//   only when every connection is busy in a handler (or streaming a watch), and none turns idle or
+//   closes within 100 ms, is the new one answered 429 TooManyRequests (Retry-After: 1) and closed.
+//   (The wait covers a client that connects again the moment it has read a response, before the
+//   server's thread has marked that connection idle.)
 //
 // Threads: one per connection (at most max_connections plus a few that only turn connections
 // away). Handlers call MarkHandling() once the request is read, which makes their connection
@@ -89,6 +92,7 @@ class HttpListener : public httplib::Server {
 
   const ListenerLimits limits_;
   mutable std::mutex mu_;
+  std::condition_variable freed_;  // a connection turned idle or closed (Admit waits for one)
   std::map<std::uint64_t, Connection*> open_;
   std::uint64_t next_id_ = 0;
 };
