@@ -233,13 +233,16 @@ void Informer::Apply(const WatchEvent& event) {
     case WatchEventType::kModified: {
       ++stats_.events;
       NoteResourceVersion(*event.object);
-      auto it = cache_.find(ScratchKey(*event.object));
-      if (it == cache_.end()) {
-        Put(key_scratch_, nullptr, event.object);
+      // One walk of the cache: its position serves the insertion or the replacement.
+      auto it = cache_.lower_bound(ScratchKey(*event.object));
+      if (it == cache_.end() || it->first != key_scratch_) {
+        Reindex(key_scratch_, nullptr, *event.object);
+        cache_.emplace_hint(it, key_scratch_, event.object);
         NotifyAdd(event.object);
       } else {
-        ObjectPtr old_object = it->second;
-        Put(it->first, old_object, event.object);
+        ObjectPtr old_object = std::move(it->second);
+        Reindex(it->first, old_object.get(), *event.object);
+        it->second = event.object;
         NotifyUpdate(old_object, event.object);
       }
       return;
@@ -271,8 +274,13 @@ void Informer::NoteResourceVersion(const kube::Json& object) {
 }
 
 void Informer::Put(const std::string& key, const ObjectPtr& old_object, const ObjectPtr& new_object) {
+  Reindex(key, old_object.get(), *new_object);
+  cache_.insert_or_assign(key, new_object);
+}
+
+void Informer::Reindex(const std::string& key, const kube::Json* old_object, const kube::Json& new_object) {
   for (auto& [name, index] : indexes_) {
-    std::vector<std::string> values = index.func(*new_object);
+    std::vector<std::string> values = index.func(new_object);
     if (old_object) {
       // Most updates (a status change) leave every index value as it was: nothing to move.
       std::vector<std::string> before = index.func(*old_object);
@@ -281,7 +289,6 @@ void Informer::Put(const std::string& key, const ObjectPtr& old_object, const Ob
     }
     for (std::string& value : values) index.keys_by_value[std::move(value)].insert(key);
   }
-  cache_.insert_or_assign(key, new_object);
 }
 
 void Informer::Remove(const std::string& key, const ObjectPtr& old_object) {

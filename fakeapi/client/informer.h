@@ -135,8 +135,10 @@ class Informer {
   bool Relist(std::size_t* processed);
   bool OpenWatch();
   void Apply(const WatchEvent& event);
-  // Cache mutations keep every index in step.
+  // Cache mutations keep every index in step. Reindex moves `key` from the index values of
+  // `old_object` (none when null) to those of `new_object`, leaving the cache to the caller.
   void Put(const std::string& key, const ObjectPtr& old_object, const ObjectPtr& new_object);
+  void Reindex(const std::string& key, const kube::Json* old_object, const kube::Json& new_object);
   void Remove(const std::string& key, const ObjectPtr& old_object);
   void IndexObject(Index& index, const std::string& key, const kube::Json& object);
   void UnindexObject(Index& index, const std::string& key, const kube::Json& object);
