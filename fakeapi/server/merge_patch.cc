@@ -17,6 +17,8 @@ json MergePatched(const json& target, const json& patch) {
   json out = json::object();
   json::object_t& members = out.get_ref<json::object_t&>();
   const bool merge = target.is_object();
+  // Most patches change members the target has: its size is the result's, one allocation.
+  members.reserve(merge ? target.size() : patch.size());
   if (merge) {
     for (auto it = target.begin(); it != target.end(); ++it) {
       auto change = patch.find(it.key());

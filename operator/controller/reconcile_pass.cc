@@ -298,10 +298,16 @@ void ReconcilePass::ComputeReplicaStatuses() {
       if (p->phase == "Failed") ++failed;
       if (p->Ready()) ++ready;
     }
-    statuses[type] = {{"active", active},
-                      {"succeeded", succeeded},
-                      {"failed", failed},
-                      {"ready", std::to_string(ready) + "/" + std::to_string(replicas)}};
+    // Members placed one by one: nlohmann's initializer-list constructor copies every value through
+    // a json_ref and tests each element for being a pair, several times this cost, once per pass.
+    json status = json::object();
+    json::object_t& members = status.get_ref<json::object_t&>();
+    members.reserve(4);
+    members.emplace("active", active);
+    members.emplace("failed", failed);
+    members.emplace("ready", std::to_string(ready) + "/" + std::to_string(replicas));
+    members.emplace("succeeded", succeeded);
+    statuses.get_ref<json::object_t&>().insert_or_assign(type, std::move(status));
   };
   auto one = [](const std::optional<PodView>& p) {
     return p ? std::vector<const PodView*>{&*p} : std::vector<const PodView*>{};

@@ -1055,6 +1055,7 @@ json Kubelet::ContainerStatus(const Container& c) {
   bool ready = c.init ? (c.state == S::kTerminated && c.exit_code == 0) : c.state == S::kRunning;
   json s = json::object();
   Object& m = AsObject(s);
+  m.reserve(9);  // one allocation for the members below, not one per growth step
   m.emplace("name", c.name);
   m.emplace("state", std::move(state));
   m.emplace("lastState", c.last_state);
@@ -1105,6 +1106,7 @@ json Kubelet::PodConditions(PodState& p, const std::string& phase) {
     if (it->second.status != value) it->second = {value, now};
     json j = json::object();
     Object& m = AsObject(j);
+    m.reserve(6);
     m.emplace("type", c->type);
     m.emplace("status", value);
     m.emplace("lastProbeTime", nullptr);
@@ -1126,6 +1128,7 @@ json Kubelet::BuildStatus(PodState& p) {
   std::string phase = ComputePhase(p);
   json status = json::object();
   Object& out = AsObject(status);
+  out.reserve(9);
   out.emplace("phase", phase);
   out.emplace("startTime", kube::FormatTime(p.start_time));
   if (!p.ip.empty()) {
