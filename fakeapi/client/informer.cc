@@ -238,11 +238,13 @@ void Informer::Apply(const WatchEvent& event) {
       if (it == cache_.end() || it->first != key_scratch_) {
         Reindex(key_scratch_, nullptr, *event.object);
         cache_.emplace_hint(it, key_scratch_, event.object);
+        ++changes_;
         NotifyAdd(event.object);
       } else {
         ObjectPtr old_object = std::move(it->second);
         Reindex(it->first, old_object.get(), *event.object);
         it->second = event.object;
+        ++changes_;
         NotifyUpdate(old_object, event.object);
       }
       return;
@@ -276,6 +278,7 @@ void Informer::NoteResourceVersion(const kube::Json& object) {
 void Informer::Put(const std::string& key, const ObjectPtr& old_object, const ObjectPtr& new_object) {
   Reindex(key, old_object.get(), *new_object);
   cache_.insert_or_assign(key, new_object);
+  ++changes_;
 }
 
 void Informer::Reindex(const std::string& key, const kube::Json* old_object, const kube::Json& new_object) {
@@ -294,6 +297,7 @@ void Informer::Reindex(const std::string& key, const kube::Json* old_object, con
 void Informer::Remove(const std::string& key, const ObjectPtr& old_object) {
   for (auto& [name, index] : indexes_) UnindexObject(index, key, *old_object);
   cache_.erase(key);
+  ++changes_;
 }
 
 void Informer::IndexObject(Index& index, const std::string& key, const kube::Json& object) {

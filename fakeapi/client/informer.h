@@ -109,6 +109,9 @@ class Informer {
   const std::string& LastSyncResourceVersion() const { return last_resource_version_; }
   const InformerStats& stats() const { return stats_; }
   const std::string& resource() const { return resource_; }
+  // How many times the cache has changed (an object added, replaced or removed): while it reads the
+  // same, every Get answers as before, so a reader may keep what it derived from earlier answers.
+  std::uint64_t Changes() const { return changes_; }
 
   // --- The cache. Results are in key order ("ns/name"). ---
   // nullptr when absent. For cluster-scoped kinds pass ns = "".
@@ -154,6 +157,7 @@ class Informer {
   const ListOptions filter_;
 
   std::map<std::string, ObjectPtr, std::less<>> cache_;
+  std::uint64_t changes_ = 0;  // Changes()
   // KeyOf(object) built in place for a lookup, its capacity kept from event to event (Apply).
   std::string key_scratch_;
   std::map<std::string, Index, std::less<>> indexes_;

@@ -43,6 +43,10 @@ class Controller::CacheReader : public ObjectReader {
   std::vector<ObjectPtr> PodsOfJob(const std::string& ns, const std::string& job_name) override {
     return c_.informer(kPods)->ByIndex(kIndexJobName, ns + "/" + job_name);
   }
+  std::optional<std::uint64_t> Changes(const std::string& resource) override {
+    kube::Informer* informer = c_.informer(resource);
+    return informer != nullptr ? std::optional<std::uint64_t>(informer->Changes()) : std::nullopt;
+  }
 
  private:
   Controller& c_;

@@ -17,11 +17,17 @@ using kube::Result;
 using kube::Status;
 using json = kube::Json;
 
-bool ReconcilePass::NodeNotReady(const std::string& node) {
-  ObjectPtr current = r_.reader_.Get("nodes", "", node);
+bool ReconcilePass::NodeNotReady(const std::string& node, std::optional<std::uint64_t> nodes_changes) {
   auto [it, inserted] = r_.node_not_ready_.try_emplace(node);
-  if (inserted || it->second.first != current) it->second = {current, dgl::NodeNotReady(current.get())};
-  return it->second.second;
+  Reconciler::NodeReadiness& known = it->second;
+  if (!inserted && nodes_changes && known.checked_at == nodes_changes) return known.not_ready;
+  ObjectPtr current = r_.reader_.Get("nodes", "", node);
+  if (inserted || known.node != current) {
+    known.not_ready = dgl::NodeNotReady(current.get());
+    known.node = std::move(current);
+  }
+  known.checked_at = nodes_changes;
+  return known.not_ready;
 }
 
 // A pod version met in the job's last pass is not read again (Reconciler::seen_pods_).
@@ -30,6 +36,7 @@ void ReconcilePass::LoadPods() {
   auto& seen = r_.seen_pods_[ns_ + "/" + name_];
   const std::uint64_t pass = ++r_.passes_;
   std::map<std::string, bool> lost_nodes;  // node name -> NotReady, each read once
+  const std::optional<std::uint64_t> nodes_changes = r_.reader_.Changes("nodes");
   for (const ObjectPtr& pod : r_.reader_.PodsOfJob(ns_, name_)) {
     auto [entry, fresh] = seen.try_emplace(pod.get());
     Reconciler::SeenPod& s = entry->second;
@@ -45,7 +52,7 @@ void ReconcilePass::LoadPods() {
     const std::string& node = s.view.NodeName();
     if (!node.empty()) {
       auto [it, inserted] = lost_nodes.try_emplace(node, false);
-      if (inserted) it->second = NodeNotReady(node);
+      if (inserted) it->second = NodeNotReady(node, nodes_changes);
       lost = it->second;
     }
     PodView view = s.view;

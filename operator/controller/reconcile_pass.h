@@ -61,8 +61,9 @@ class ReconcilePass {
   // ---- pods (pass_pods.cc) ----
   // Reads the job's pods, each marked lost when its node is NotReady (each node read once).
   void LoadPods();
-  // The node is NotReady (NodeNotReady of pod_state.h, remembered per node version held).
-  bool NodeNotReady(const std::string& node);
+  // The node is NotReady (NodeNotReady of pod_state.h, remembered per node version held and not
+  // read again while `nodes_changes`, the reader's Changes("nodes"), stays the same).
+  bool NodeNotReady(const std::string& node, std::optional<std::uint64_t> nodes_changes);
   kube::Status CreatePod(kube::Json pod);
   kube::Status DeletePod(const PodView& pod, std::optional<std::int64_t> grace = std::nullopt);
   // Whether the workers' stage has begun (its pods should exist): the partitioner succeeded (its

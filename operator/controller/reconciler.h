@@ -62,6 +62,9 @@ class ObjectReader {
   virtual kube::ObjectPtr Get(const std::string& resource, const std::string& ns, const std::string& name) = 0;
   // Pods in `ns` labelled training.kubeflow.org/job-name=<job_name>, in key order.
   virtual std::vector<kube::ObjectPtr> PodsOfJob(const std::string& ns, const std::string& job_name) = 0;
+  // A count that changes whenever what Get answers for `resource` may have changed (a cache's
+  // Informer::Changes); nullopt when the reader cannot tell, which makes every read count.
+  virtual std::optional<std::uint64_t> Changes(const std::string& /*resource*/) { return std::nullopt; }
 };
 
 // An ObjectReader that asks the API on every read: for tests and one-shot tools.
@@ -140,9 +143,15 @@ class Reconciler {
     std::uint64_t pass = 0;  // the last pass that met it (passes_)
   };
   std::map<std::string, std::unordered_map<const kube::Json*, SeenPod>> seen_pods_;
-  // Whether a node is NotReady, as read from the version held (by node name): read again only
-  // when the reader holds another version.
-  std::map<std::string, std::pair<kube::ObjectPtr, bool>, std::less<>> node_not_ready_;
+  // Whether a node is NotReady, as read from the version held (by node name): the node is read
+  // again only when the reader's nodes may have changed since (ObjectReader::Changes), and the
+  // answer derived again only when the reader holds another version.
+  struct NodeReadiness {
+    kube::ObjectPtr node;
+    bool not_ready = false;
+    std::optional<std::uint64_t> checked_at;  // the reader's Changes("nodes") when read
+  };
+  std::map<std::string, NodeReadiness, std::less<>> node_not_ready_;
   std::uint64_t passes_ = 0;  // LoadPods calls so far: each stamps the entries it meets
 };
 

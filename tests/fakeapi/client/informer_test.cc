@@ -179,6 +179,27 @@ TEST_F(InformerTest, PumpAppliesAddUpdateDeleteToCacheBeforeCallingHandlers) {
   EXPECT_EQ(informer.stats().events, 4);
 }
 
+// Changes() moves with every add, replacement and removal in the cache, and not without one: a
+// reader that kept what it derived from Get while it read the same keeps nothing stale.
+TEST_F(InformerTest, ChangesCountsEveryChangeToTheCache) {
+  Informer informer(store_, "configmaps");
+  MustCreate(store_, InformedConfigMap("a"));
+  ASSERT_TRUE(informer.Start().ok());
+  const std::uint64_t listed = informer.Changes();
+  EXPECT_EQ(listed, 1u);
+  EXPECT_EQ(informer.Pump(), 0u);
+  EXPECT_EQ(informer.Changes(), listed);
+  MustSetData(store_, "a", "2");
+  EXPECT_EQ(informer.Pump(), 1u);
+  EXPECT_EQ(informer.Changes(), listed + 1);
+  MustCreate(store_, InformedConfigMap("b"));
+  MustDelete(store_, "a");
+  EXPECT_EQ(informer.Pump(), 2u);
+  EXPECT_EQ(informer.Changes(), listed + 3);
+  EXPECT_EQ(informer.Pump(), 0u);
+  EXPECT_EQ(informer.Changes(), listed + 3);
+}
+
 TEST_F(InformerTest, UpdateHandlerGetsThePreviousObjectAndCacheSharesTheStoresObjects) {
   MustCreate(store_, InformedConfigMap("a"));
   Informer informer(store_, "configmaps");

@@ -251,6 +251,47 @@ TEST_F(RestartTest, ARunningPartitionerOnANotReadyNodeIsRetried) {
   EXPECT_NE(message.find("lost with its node n-part (not Ready)"), std::string::npos) << message;
 }
 
+// A reader that tells when its nodes may have changed, as the controller's informer cache does
+// (ObjectReader::Changes), and counts its node reads.
+class NodesCountingReader : public ClientReader {
+ public:
+  using ClientReader::ClientReader;
+  kube::ObjectPtr Get(const std::string& resource, const std::string& ns, const std::string& name) override {
+    if (resource == "nodes") ++node_reads;
+    return ClientReader::Get(resource, ns, name);
+  }
+  std::optional<std::uint64_t> Changes(const std::string& resource) override {
+    return resource == "nodes" ? std::optional<std::uint64_t>(nodes_changes) : std::nullopt;
+  }
+  std::uint64_t nodes_changes = 0;
+  int node_reads = 0;
+};
+
+class NodeReadinessCacheTest : public RestartTest {
+ protected:
+  NodeReadinessCacheTest() { reconciler_ = std::make_unique<Reconciler>(store_, clock_, reader_with_changes_, ReconcilerOptions{}); }
+  ~NodeReadinessCacheTest() override { reconciler_.reset(); }  // before the reader it holds goes
+  NodesCountingReader reader_with_changes_{store_};
+};
+
+// A pass reads a node again only when the reader's nodes changed since it last did: with the
+// count unchanged no node is read, and once it moves a node marked NotReady meanwhile is seen.
+TEST_F(NodeReadinessCacheTest, ANodeIsReadAgainOnlyAfterTheReadersNodesChanged) {
+  TrainOnNodes(MakeJob("DGL-API", 2));
+  const int reads = reader_with_changes_.node_reads;
+  ASSERT_GT(reads, 0);
+  Reconcile();
+  EXPECT_EQ(reader_with_changes_.node_reads, reads);
+  EXPECT_EQ(Phase(), "Training");
+  SetNodeReady("n1", "Unknown");
+  ++reader_with_changes_.nodes_changes;
+  Reconcile();
+  EXPECT_GT(reader_with_changes_.node_reads, reads);
+  EXPECT_EQ(Phase(), "Restarting");
+  const std::string message = Condition("Restarting").value("message", "");
+  EXPECT_NE(message.find("j-worker-1 was lost with its node n1"), std::string::npos) << message;
+}
+
 // A restart begun by an operator that did not write status.lastRestartTime (an upgrade in the
 // middle of a restart) has no back-off to wait for: its pods are recreated at once.
 TEST_F(RestartTest, ARestartWithoutLastRestartTimeRecreatesAtOnce) {
