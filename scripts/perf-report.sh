@@ -17,31 +17,51 @@
 #     inclusive share of the simulator's own functions (call stacks unwound from DWARF);
 #   - before and after: the report it replaces is read first, and its commit, its scenarios' CPU
 #     seconds and its profile are shown beside this run's (the report names the commit it measured,
-#     "+changes" when the tree had uncommitted changes).
+#     "+changes" when the tree had uncommitted changes);
+#   - with --baseline BIN, another dglsim (the previous commit's build, say) and this build run the
+#     fleet day (7 pairs) and the fleet week (3 pairs; not with --quick) alternately, in this run:
+#     each pair's CPU ratio, their median and range, both peaks and whether the trace hashes agree.
+#     The machine's speed moves between hours, which "before" cannot tell from a change; a pair can.
 # The machine (cores, CPU model) and its load average before and after are stated in the report:
 # the machine is shared, so CPU time is the figure to read, not wall time.
 #
-#   bash scripts/perf-report.sh [--quick | --large | --huge] [BUILD_DIR]
+#   bash scripts/perf-report.sh [--quick | --large | --huge] [--baseline BIN] [BUILD_DIR]
 #       BUILD_DIR: default build/ (RelWithDebInfo, built when missing); --quick: fleet-day only;
 #       --large: the ten-times fleet week too (fleet-week-10x: ~139,000 pods, minutes of CPU and
 #       under 1 GB); --huge: that and the million-pod week (fleet-week-1m: ~990,000 pods on 70,000
 #       nodes, about half an hour of CPU and a few GB)
 #
 # Takes about a minute of CPU (the fleet week is most of it; the benchmarks, suite and sweep about half a
-# minute more), --large three to five minutes more, --huge half an hour or more. Run it on a quiet
-# machine when you can; run nothing else big beside it.
+# minute more), --large three to five minutes more, --huge half an hour or more, --baseline about
+# six fleet weeks more. Run it on a quiet machine when you can; run nothing else big beside it.
+# Exit code 2 for an unknown option or a baseline that is not an executable file.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 quick=0
 large=0
 huge=0
-case ${1:-} in
-  --quick) quick=1; shift ;;
-  --large) large=1; shift ;;
-  --huge) large=1; huge=1; shift ;;
-esac
-build=${1:-build}
+baseline=""
+build=build
+while (($#)); do
+  case $1 in
+    --quick) quick=1 ;;
+    --large) large=1 ;;
+    --huge) large=1; huge=1 ;;
+    --baseline)
+      (($# >= 2)) || { echo "perf-report: --baseline needs a dglsim binary" >&2; exit 2; }
+      baseline=$2
+      shift ;;
+    --baseline=*) baseline=${1#--baseline=} ;;
+    -*) echo "perf-report: unknown option $1 (--quick, --large, --huge, --baseline BIN)" >&2; exit 2 ;;
+    *) build=$1 ;;
+  esac
+  shift
+done
+if [[ -n $baseline && ( ! -f $baseline || ! -x $baseline ) ]]; then
+  echo "perf-report: --baseline $baseline: not an executable file (a dglsim built from another commit)" >&2
+  exit 2
+fi
 if [[ ! -x $build/sim/dglsim || ! -x $build/bench/fakeapi_bench || ! -x $build/bench/network_bench ]]; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
   cmake --build "$build" -j "${DGLSIM_JOBS:-2}" --target dglsim fakeapi_bench network_bench
@@ -84,6 +104,31 @@ echo "perf-report: dglsim suite scenarios; dglsim sweep bench/sweep/thousand.yam
   cat "$out/sweep.out" >&2
   exit 1
 }
+# Pairs against the baseline: the two binaries alternate, which goes first alternating too.
+paired=()
+if [[ -n $baseline ]]; then
+  paired=(fleet-day)
+  ((quick)) || paired+=(fleet-week)
+  for s in "${paired[@]}"; do
+    pairs=7
+    [[ $s == fleet-week ]] && pairs=3
+    echo "perf-report: $pairs pairs of scenarios/scale/$s.yaml against $baseline" >&2
+    for ((i = 0; i < pairs; i++)); do
+      order=(base this)
+      ((i % 2)) && order=(this base)
+      for who in "${order[@]}"; do
+        bin=$build/sim/dglsim
+        [[ $who == base ]] && bin=$baseline
+        /usr/bin/time -f '%U %S %e %M' -o "$out/pair-$s-$i-$who.time" \
+          "$bin" run --quiet --json "$out/pair-$s-$i-$who.json" "scenarios/scale/$s.yaml" >"$out/pair.out" || {
+          echo "perf-report: $bin run scenarios/scale/$s.yaml failed:" >&2
+          cat "$out/pair.out" >&2
+          exit 1
+        }
+      done
+    done
+  done
+fi
 profile=""
 # Call stacks unwound from DWARF (the build keeps no frame pointers): the self-time entries, and
 # every sample's stack for the inclusive shares of the simulator's own functions.
@@ -102,7 +147,8 @@ commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 [[ -n $(git status --porcelain --untracked-files=no 2>/dev/null) ]] && commit+="+changes"
 
 mkdir -p reports/performance
-python3 - "$out" "$load_before" "$load_after" "$profile" "$allocator" "$commit" "${scenarios[@]}" <<'PY'
+PERF_BASELINE=$baseline PERF_PAIRED="${paired[*]}" \
+  python3 - "$out" "$load_before" "$load_after" "$profile" "$allocator" "$commit" "${scenarios[@]}" <<'PY'
 import json, math, os, platform, re, subprocess, sys
 
 out, load_before, load_after, profile, allocator, commit = sys.argv[1:7]
@@ -194,6 +240,37 @@ if before:
     for r in before:
         b = previous["cpu"][r["name"]]
         w(f"| `{r['name']}` | {b:.2f} | {r['cpu']:.2f} | {r['cpu'] / b:.2f} |" if b > 0 else f"| `{r['name']}` | {b:.2f} | {r['cpu']:.2f} | - |")
+    w("")
+baseline = os.environ.get("PERF_BASELINE", "")
+paired = os.environ.get("PERF_PAIRED", "").split()
+if baseline and paired:
+    w("## Paired against a baseline binary (`--baseline`)")
+    w("")
+    w(f"`{baseline}` and this build ran each scenario alternately in this run (which went first alternating too): "
+      "the CPU ratio of each pair, this build over the baseline, with its median and range. Unlike \"before\" above, "
+      "a pair's two runs meet the machine at the same speed, so this is the figure to read for what a change did.")
+    w("")
+    w("| scenario | pairs | baseline CPU s (median) | this build CPU s (median) | ratio (median) | ratio range | peak memory (baseline, this build) | same trace hash |")
+    w("|---|---|---|---|---|---|---|---|")
+    def median(xs):
+        xs = sorted(xs)
+        n = len(xs)
+        return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+    for s in paired:
+        runs = {"base": [], "this": []}
+        hashes = {"base": set(), "this": set()}
+        i = 0
+        while os.path.exists(f"{out}/pair-{s}-{i}-base.time"):
+            for who in runs:
+                user, sys_, wall, rss_kb = open(f"{out}/pair-{s}-{i}-{who}.time").read().split()[:4]
+                runs[who].append((max(float(user) + float(sys_), 0.01), int(rss_kb) * 1024))
+                hashes[who].add(json.load(open(f"{out}/pair-{s}-{i}-{who}.json"))["traceHash"])
+            i += 1
+        ratios = [t[0] / b[0] for b, t in zip(runs["base"], runs["this"])]
+        same = "yes" if hashes["base"] == hashes["this"] and len(hashes["this"]) == 1 else "no"
+        w(f"| `{s}` | {i} | {median([c for c, _ in runs['base']]):.2f} | {median([c for c, _ in runs['this']]):.2f} | "
+          f"{median(ratios):.2f} | {min(ratios):.2f} to {max(ratios):.2f} | "
+          f"{mb(max(r for _, r in runs['base']))}, {mb(max(r for _, r in runs['this']))} | {same} |")
     w("")
 w("## API writes against the floor (`fakeapi_bench`, median of 5, CPU time)")
 w("")

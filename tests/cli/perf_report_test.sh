@@ -8,7 +8,10 @@
 #   - the inclusive shares of the simulator's functions from the stacks, templates stripped, the
 #     frames of every sample (the event loop) left out;
 #   - a dglsim linked with glibc's malloc (no allocator library in ldd's answer) is reported as such
-#     instead of ending the script.
+#     instead of ending the script;
+#   - --baseline BIN: the paired section (seven fleet-day pairs under --quick, whether the trace
+#     hashes agree), none without it; exit code 2 and a message for a baseline that is not an
+#     executable file and for an unknown option.
 set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -133,6 +136,27 @@ run "$tmp/third.log"
 expect "$report" "The report it replaced was of commit \`$commit\+changes\`" "third run: the second run's commit as before"
 grep -q "earlier::Hottest" "$report" && fail "third run: still shows the first report's profile"
 expect "$report" "^Before: the report this one replaced \(commit \`$commit\+changes\`\):" "third run: the second run's profile as before"
+
+# 4. --baseline: seven pairs of the fleet day (--quick), the baseline's hash the same, then another.
+cp "$tmp/build/sim/dglsim" "$tmp/baseline-dglsim"
+bash "$repo/scripts/perf-report.sh" --quick --baseline "$tmp/baseline-dglsim" "$tmp/build" >"$tmp/fourth.log" 2>&1 ||
+  fail "perf-report.sh --baseline exited non-zero: $(tail -3 "$tmp/fourth.log")"
+expect "$report" '^## Paired against a baseline binary' "baseline: its section"
+expect "$report" '^\| `fleet-day` \| 7 \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ to [0-9.]+ \| [0-9,]+ MB, [0-9,]+ MB \| yes \|$' "baseline: seven pairs, the same trace hash"
+grep -q 'fleet-week` | 3 |' "$report" && fail "baseline: the fleet week paired under --quick"
+sed 's/feedc0de/0ddba11/' "$tmp/build/sim/dglsim" >"$tmp/baseline-dglsim"
+bash "$repo/scripts/perf-report.sh" --quick --baseline="$tmp/baseline-dglsim" "$tmp/build" >"$tmp/fifth.log" 2>&1 ||
+  fail "perf-report.sh --baseline= exited non-zero: $(tail -3 "$tmp/fifth.log")"
+expect "$report" '^\| `fleet-day` \| 7 \| .* \| no \|$' "baseline: another trace hash is told"
+grep -q '^## Paired against' <(bash "$repo/scripts/perf-report.sh" --quick "$tmp/build" >/dev/null 2>&1; cat "$report") &&
+  fail "without --baseline: a paired section"
+# Bad input: a baseline that is not an executable file, an option the script does not know.
+bash "$repo/scripts/perf-report.sh" --quick --baseline "$tmp/no-such-dglsim" "$tmp/build" >"$tmp/bad.log" 2>&1
+[ $? -eq 2 ] || fail "a missing baseline: exit code not 2"
+expect "$tmp/bad.log" "--baseline $tmp/no-such-dglsim: not an executable file" "a missing baseline: its message"
+bash "$repo/scripts/perf-report.sh" --fast "$tmp/build" >"$tmp/bad.log" 2>&1
+[ $? -eq 2 ] || fail "an unknown option: exit code not 2"
+expect "$tmp/bad.log" "unknown option --fast" "an unknown option: its message"
 
 if [ "$failures" -gt 0 ]; then
   echo "perf_report_test: $failures failure(s)"
