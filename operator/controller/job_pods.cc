@@ -3,6 +3,7 @@
 #include "operator/api/vocabulary.h"
 
 #include <algorithm>
+#include <string_view>
 
 namespace dgl {
 
@@ -13,6 +14,22 @@ JobPods::JobPods(std::string job_name, std::map<std::string, std::int64_t> index
       wanted_(std::move(indexed)) {
   for (const auto& [role, count] : wanted_) prefixes_.push_back(job_name_ + "-" + role + "-");
 }
+
+namespace {
+
+// The index a pod name's tail spells in canonical decimal ("0", "12"; not "012", "+1", "1a" or
+// ""), or -1: read in place, for every pod of every pass.
+std::int64_t CanonicalIndex(std::string_view digits) {
+  if (digits.empty() || digits.size() > 18 || (digits.size() > 1 && digits[0] == '0')) return -1;
+  std::int64_t value = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return -1;
+    value = value * 10 + (c - '0');
+  }
+  return value;
+}
+
+}  // namespace
 
 void JobPods::Put(kube::ObjectPtr pod, bool node_lost) { Put(MakePodView(std::move(pod), node_lost)); }
 
@@ -30,9 +47,8 @@ void JobPods::Put(PodView v) {
   for (const auto& [role, count] : wanted_) {
     const std::string& p = *prefix++;
     if (pod_name.rfind(p, 0) != 0) continue;
-    const std::string digits = pod_name.substr(p.size());
-    const std::int64_t index = ParseIntOr(digits, -1);
-    if (index >= 0 && index < count && std::to_string(index) == digits) {
+    const std::int64_t index = CanonicalIndex(std::string_view(pod_name).substr(p.size()));
+    if (index >= 0 && index < count) {
       indexed_[role][index] = std::move(v);
       return;
     }
