@@ -4,7 +4,9 @@
 
 #include "operator/controller/pod_state.h"
 
+#include <initializer_list>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -15,6 +17,15 @@ using json = kube::Json;
 
 std::string Line(const std::string& ip, const std::string& rest) {
   return ip + " " + std::to_string(kDglPort) + " " + rest + "\n";
+}
+
+// Appends "<ip> <port> <pieces...>\n" to `out`: the lines of the files rebuilt whenever a pod of
+// the job gets its IP, built in one string rather than from temporaries.
+void AppendLine(std::string& out, std::string_view ip, std::initializer_list<std::string_view> pieces) {
+  static const std::string port = std::to_string(kDglPort);
+  out.append(ip).append(" ").append(port);
+  for (std::string_view piece : pieces) out.append(" ").append(piece);
+  out.append("\n");
 }
 
 // ipconfig: the pods that hold a partition (workers, then servers) with an IP, in the proposal's
@@ -30,7 +41,7 @@ std::string Ipconfig(const json& job, const PodAddresses& addresses) {
                                                                      : std::to_string(GetGpusPerPod(job, kReplicaServer));
     // std::map iterates in numeric index order: worker-10 follows worker-9 (the original sorted
     // names as strings and paired worker-10 with worker-2's IP).
-    for (const auto& [index, ip] : r->ips) out += Line(ip, servers + " " + ReplicaPodName(name, role, index) + " " + gpus);
+    for (const auto& [index, ip] : r->ips) AppendLine(out, ip, {servers, ReplicaPodName(name, role, index), gpus});
   }
   return out;
 }
@@ -40,10 +51,22 @@ std::string Ipconfig(const json& job, const PodAddresses& addresses) {
 std::string HostLines(const std::string& name, const PodAddresses& addresses, const char* role, const std::string& slots) {
   const RoleAddresses* r = addresses.FindRole(role);
   if (r == nullptr) return "";
-  std::map<std::int64_t, std::string> hosts = r->ips;
-  for (std::int64_t index : r->without_ip) hosts.emplace(index, "");
+  const std::string slots_field = "slots=" + slots;
   std::string out;
-  for (const auto& [index, ip] : hosts) out += Line(ip, ReplicaPodName(name, role, index) + " slots=" + slots);
+  // The two by index in one ordered walk (an index with an IP is never without one too).
+  auto with = r->ips.begin();
+  auto without = r->without_ip.begin();
+  while (with != r->ips.end() || without != r->without_ip.end()) {
+    const bool take_with = without == r->without_ip.end() || (with != r->ips.end() && with->first <= *without);
+    const std::int64_t index = take_with ? with->first : *without;
+    AppendLine(out, take_with ? std::string_view(with->second) : std::string_view(), {ReplicaPodName(name, role, index), slots_field});
+    if (take_with) {
+      if (without != r->without_ip.end() && *without == index) ++without;  // the map's emplace kept the IP
+      ++with;
+    } else {
+      ++without;
+    }
+  }
   return out;
 }
 
