@@ -78,15 +78,20 @@ scenarios=(fleet-day)
 allocator=$(ldd "$build/sim/dglsim" 2>/dev/null | grep -o -E 'lib(jemalloc|tcmalloc[a-z_]*)' | head -1 || true)
 allocator=${allocator:-glibc malloc}
 
+# timed_run BIN SCENARIO PREFIX: `BIN run` of scenarios/scale/SCENARIO.yaml under GNU time, its
+# figures in PREFIX.time and its report in PREFIX.json; a failed run ends the script with its output.
+timed_run() {
+  /usr/bin/time -f '%U %S %e %M' -o "$3.time" "$1" run --quiet --json "$3.json" "scenarios/scale/$2.yaml" >"$3.out" || {
+    echo "perf-report: $1 run scenarios/scale/$2.yaml failed:" >&2
+    cat "$3.out" >&2
+    exit 1
+  }
+}
+
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 for s in "${scenarios[@]}"; do
   echo "perf-report: dglsim run scenarios/scale/$s.yaml" >&2
-  /usr/bin/time -f '%U %S %e %M' -o "$out/$s.time" \
-    "$build/sim/dglsim" run --quiet --json "$out/$s.json" "scenarios/scale/$s.yaml" >"$out/$s.out" || {
-    echo "perf-report: scenarios/scale/$s.yaml failed:" >&2
-    cat "$out/$s.out" >&2
-    exit 1
-  }
+  timed_run "$build/sim/dglsim" "$s" "$out/$s"
 done
 echo "perf-report: benchmarks" >&2
 "$build/bench/fakeapi_bench" --benchmark_filter='StatusWrite' --benchmark_repetitions=5 \
@@ -119,12 +124,7 @@ if [[ -n $baseline ]]; then
       for who in "${order[@]}"; do
         bin=$build/sim/dglsim
         [[ $who == base ]] && bin=$baseline
-        /usr/bin/time -f '%U %S %e %M' -o "$out/pair-$s-$i-$who.time" \
-          "$bin" run --quiet --json "$out/pair-$s-$i-$who.json" "scenarios/scale/$s.yaml" >"$out/pair.out" || {
-          echo "perf-report: $bin run scenarios/scale/$s.yaml failed:" >&2
-          cat "$out/pair.out" >&2
-          exit 1
-        }
+        timed_run "$bin" "$s" "$out/pair-$s-$i-$who"
       done
     done
   done
