@@ -53,7 +53,7 @@ std::string HostLines(const std::string& name, const PodAddresses& addresses, co
   if (r == nullptr) return "";
   const std::string slots_field = "slots=" + slots;
   std::string out;
-  // The two by index in one ordered walk (an index with an IP is never without one too).
+  // The two by index in one ordered walk; an index in both is listed once, with its IP.
   auto with = r->ips.begin();
   auto without = r->without_ip.begin();
   while (with != r->ips.end() || without != r->without_ip.end()) {
@@ -61,7 +61,7 @@ std::string HostLines(const std::string& name, const PodAddresses& addresses, co
     const std::int64_t index = take_with ? with->first : *without;
     AppendLine(out, take_with ? std::string_view(with->second) : std::string_view(), {ReplicaPodName(name, role, index), slots_field});
     if (take_with) {
-      if (without != r->without_ip.end() && *without == index) ++without;  // the map's emplace kept the IP
+      if (without != r->without_ip.end() && *without == index) ++without;
       ++with;
     } else {
       ++without;
