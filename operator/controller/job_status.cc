@@ -1,8 +1,10 @@
 #include "operator/controller/job_status.h"
 
+#include "fakeapi/client/json_path.h"
 #include "operator/api/vocabulary.h"
 #include "operator/controller/pod_state.h"
 
+#include <string_view>
 #include <utility>
 
 namespace dgl {
@@ -33,10 +35,15 @@ void JobStatus::SetCondition(const std::string& type, bool true_status, const st
                              const std::string& message) {
   json& conditions = status_["conditions"];
   if (!conditions.is_array()) conditions = json::array();
-  const std::string value = true_status ? "True" : "False";
+  const std::string_view value = true_status ? "True" : "False";
+  // Read in place: every pass sets every phase condition (SetPhase), most of them as they were.
+  auto is = [](const json& c, std::string_view field, std::string_view want) {
+    const json* v = kube::Member(c, field);
+    return v != nullptr && v->is_string() && v->get_ref<const std::string&>() == want;
+  };
   for (json& c : conditions) {
-    if (StringField(c, {"type"}) != type) continue;
-    if (StringField(c, {"status"}) != value) {
+    if (!is(c, "type", type)) continue;
+    if (!is(c, "status", value)) {
       c["status"] = value;
       c["lastTransitionTime"] = kube::FormatTime(now_);
       c["reason"] = reason;
