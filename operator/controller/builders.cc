@@ -15,10 +15,6 @@ namespace {
 
 using json = kube::Json;
 
-std::string Line(const std::string& ip, const std::string& rest) {
-  return ip + " " + std::to_string(kDglPort) + " " + rest + "\n";
-}
-
 // Appends "<ip> <port> <pieces...>\n" to `out`: the lines of the files rebuilt whenever a pod of
 // the job gets its IP, built in one string rather than from temporaries.
 void AppendLine(std::string& out, std::string_view ip, std::initializer_list<std::string_view> pieces) {
@@ -26,6 +22,13 @@ void AppendLine(std::string& out, std::string_view ip, std::initializer_list<std
   out.append(ip).append(" ").append(port);
   for (std::string_view piece : pieces) out.append(" ").append(piece);
   out.append("\n");
+}
+
+// One such line on its own.
+std::string Line(std::string_view ip, std::string_view rest) {
+  std::string out;
+  AppendLine(out, ip, {rest});
+  return out;
 }
 
 // ipconfig: the pods that hold a partition (workers, then servers) with an IP, in the proposal's
