@@ -5,10 +5,10 @@
 // Why: an object's members are copied whole on every write (the store's new version), looked up by
 // every reader (metadata.name, spec.nodeName, status.phase: a tree walk per member), and freed when
 // the watch history lets a version go. In one contiguous array a copy makes one allocation per
-// object instead of one per member, a lookup is a binary search over adjacent keys, and a free is
-// one block: the fleet week ran about a fifth faster in CPU and a tenth smaller (see README,
-// "Performance at scale"). Members stay sorted by key, so iteration and serialization order are
-// std::map's: every dump, hash and trace is the same as with nlohmann::json.
+// object instead of one per member, a lookup scans a few adjacent keys (or binary-searches a large
+// object's), and a free is one block: the fleet week ran about a fifth faster in CPU and a tenth
+// smaller (see README, "Performance at scale"). Members stay sorted by key, so iteration and
+// serialization order are std::map's: every dump, hash and trace is the same as with nlohmann::json.
 //
 // The one difference a caller can meet: inserting a member into an object may move its other
 // members (as inserting into a std::vector does). A reference, pointer or iterator to a member of
@@ -20,12 +20,100 @@
 #include <boost/container/flat_map.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
 namespace kube {
 namespace detail {
+
+// A key looked up in a large object's members (a sorted flat map with the transparent std::less<>):
+// compared byte by byte inline. Keys of API objects are short and mostly differ in their first
+// bytes, so this beats std::string's compare, which calls memcmp (and, for a const char*, strlen)
+// at every step of the binary search.
+struct MemberKey {
+  std::string_view text;
+};
+inline int CompareKeys(std::string_view a, std::string_view b) {
+  const std::size_t n = a.size() < b.size() ? a.size() : b.size();
+  for (std::size_t i = 0; i < n; ++i)
+    if (a[i] != b[i]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]) ? -1 : 1;
+  return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
+}
+inline bool operator<(const std::string& a, MemberKey b) { return CompareKeys(a, b.text) < 0; }
+inline bool operator<(MemberKey a, const std::string& b) { return CompareKeys(a.text, b) < 0; }
+
+// Objects of at most this many members are searched front to back for an equal key instead of by
+// binary search. Most objects of the API are that small (a pod has 5 members at the top, 8 to 12
+// in metadata, a container 6 to 10), and their keys mostly differ in length or first byte, so a
+// miss costs two compares, where each step of a binary search is a full lexicographic compare.
+inline constexpr std::size_t kLinearMembers = 24;
+inline bool SameKey(const std::string& a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < b.size(); ++i)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+
 // nlohmann::basic_json's ObjectType parameter: (key, value, compare, allocator). The allocator it
 // names is for std::map's node type; the flat map allocates its array with the default one.
+//
+// Every lookup nlohmann makes goes through find, count or (for `obj["key"]` with a std::string
+// key) emplace(key, nullptr), so those three find a member as kube::Member does: a scan for a
+// small object, an inline binary search for a large one. Everything else is the flat map's.
 template <class Key, class Value, class Compare, class Allocator>
-using FlatMembers = boost::container::flat_map<Key, Value, Compare>;
+class FlatMembers : public boost::container::flat_map<Key, Value, Compare> {
+  using Base = boost::container::flat_map<Key, Value, Compare>;
+
+ public:
+  using Base::Base;
+  using typename Base::const_iterator;
+  using typename Base::iterator;
+  using Base::emplace;
+
+  template <class K>
+  iterator find(const K& key) {
+    if constexpr (std::is_convertible_v<const K&, std::string_view>) {
+      return this->begin() + Index(std::string_view(key));
+    } else {
+      return Base::find(key);
+    }
+  }
+  template <class K>
+  const_iterator find(const K& key) const {
+    if constexpr (std::is_convertible_v<const K&, std::string_view>) {
+      return this->cbegin() + Index(std::string_view(key));
+    } else {
+      return Base::find(key);
+    }
+  }
+  template <class K>
+  std::size_t count(const K& key) const {
+    return find(key) == this->cend() ? 0 : 1;
+  }
+  // `obj[key]`: an existing member is found without building a new one first.
+  std::pair<iterator, bool> emplace(Key&& key, std::nullptr_t) {
+    if (auto it = find(key); it != this->end()) return {it, false};
+    return Base::emplace(std::move(key), nullptr);
+  }
+
+ private:
+  // The position of `key` among the members, size() when absent.
+  std::size_t Index(std::string_view key) const {
+    const std::size_t n = this->size();
+    if (n <= kLinearMembers) {
+      std::size_t i = 0;
+      for (auto it = this->cbegin(); i < n; ++i, ++it)
+        if (SameKey(it->first, key)) return i;
+      return n;
+    }
+    auto it = Base::find(MemberKey{key});
+    return static_cast<std::size_t>(it - this->cbegin());
+  }
+};
+
 }  // namespace detail
 
 using Json = nlohmann::basic_json<detail::FlatMembers>;

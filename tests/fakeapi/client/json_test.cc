@@ -1,7 +1,7 @@
-// kube::Json (fakeapi/client/json.h) against nlohmann::json, whose std::map it replaces, and
-// kube::Member's lookup (fakeapi/client/json_path.h, a scan or a binary search by size) against
-// std::map's: the same members in the same order, the same text, the same answers, for keys that
-// share prefixes and UTF-8 bytes above 0x7f.
+// kube::Json (fakeapi/client/json.h) against nlohmann::json, whose std::map it replaces, and the
+// members' lookup (a scan or a binary search by size; through kube::Member, nlohmann's find,
+// count, contains, value and operator[]) against std::map's: the same members in the same order,
+// the same text, the same answers, for keys that share prefixes and UTF-8 bytes above 0x7f.
 #include "fakeapi/client/client.h"
 #include "fakeapi/client/json.h"
 #include "fakeapi/client/json_path.h"
@@ -10,6 +10,7 @@
 
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kube {
@@ -97,6 +98,24 @@ TEST(KubeJsonMember, FindsWhatStdMapFindsAndNothingElse) {
       if (found != nullptr) {
         EXPECT_EQ(found->dump(), it->dump()) << "seed " << seed << " key '" << probe << "'";
       }
+      // nlohmann's own lookups, by each kind of key, find the same member.
+      const bool present = it != reference.end();
+      const auto flat_it = flat.find(probe);
+      EXPECT_EQ(flat_it != flat.end(), present) << "seed " << seed << " key '" << probe << "'";
+      if (present && flat_it != flat.end()) {
+        EXPECT_EQ(&*flat_it, found);
+        EXPECT_EQ(flat_it.key(), probe);
+      }
+      EXPECT_EQ(flat.count(probe), present ? 1U : 0U);
+      EXPECT_EQ(flat.contains(std::string_view(probe)), present);
+      EXPECT_EQ(flat.contains(probe.c_str()), present);
+      EXPECT_EQ(flat.value(probe, Json("absent")).dump(), present ? it->dump() : "\"absent\"");
+      // operator[] on a copy: a member found is the one there, a member missing is added as null,
+      // in its sorted place.
+      Json edited = flat;
+      nlohmann::json edited_reference = reference;
+      EXPECT_EQ(edited[std::string(probe)].dump(), edited_reference[probe].dump());
+      EXPECT_EQ(edited.dump(), edited_reference.dump()) << "seed " << seed << " key '" << probe << "'";
     }
   }
   EXPECT_GT(scanned, 150);
