@@ -14,6 +14,13 @@ using json = kube::Json;
 
 namespace {
 
+// Adds `key` to an object whose members are added in key order: the flat map then appends it
+// without a search (a key out of order is still put in its place, only slower).
+template <class V>
+void Append(json::object_t& members, const char* key, V&& value) {
+  members.emplace_hint(members.end(), key, std::forward<V>(value));
+}
+
 using kube::JsonAt;
 using kube::JsonString;
 
@@ -97,15 +104,16 @@ struct Kubelet::Container {
   std::unique_ptr<Run> run;
   std::vector<std::string> logs, previous_logs;
 
-  json TerminatedJson() const {
+  json TerminatedJson() const {  // members in key order (Append)
     json t = json::object();
     auto& m = t.get_ref<json::object_t&>();
-    m.emplace("exitCode", exit_code);
-    m.emplace("reason", term_reason);
-    m.emplace("startedAt", kube::FormatTime(started_at));
-    m.emplace("finishedAt", kube::FormatTime(finished_at));
-    if (!container_id.empty()) m.emplace("containerID", container_id);
-    if (!term_message.empty()) m.emplace("message", term_message);
+    m.reserve(6);
+    if (!container_id.empty()) Append(m, "containerID", container_id);
+    Append(m, "exitCode", exit_code);
+    Append(m, "finishedAt", kube::FormatTime(finished_at));
+    if (!term_message.empty()) Append(m, "message", term_message);
+    Append(m, "reason", term_reason);
+    Append(m, "startedAt", kube::FormatTime(started_at));
     return t;
   }
 };
@@ -1055,16 +1063,16 @@ json Kubelet::ContainerStatus(const Container& c) {
   bool ready = c.init ? (c.state == S::kTerminated && c.exit_code == 0) : c.state == S::kRunning;
   json s = json::object();
   Object& m = AsObject(s);
-  m.reserve(9);  // one allocation for the members below, not one per growth step
-  m.emplace("name", c.name);
-  m.emplace("state", std::move(state));
-  m.emplace("lastState", c.last_state);
-  m.emplace("ready", ready);
-  m.emplace("restartCount", std::max(0, c.runs - 1));
-  m.emplace("image", c.normalized_image);
-  m.emplace("imageID", c.image_id);
-  m.emplace("started", c.state == S::kRunning);
-  if (!c.container_id.empty()) m.emplace("containerID", c.container_id);
+  m.reserve(9);  // one allocation for the members below, added in key order (Append)
+  if (!c.container_id.empty()) Append(m, "containerID", c.container_id);
+  Append(m, "image", c.normalized_image);
+  Append(m, "imageID", c.image_id);
+  Append(m, "lastState", c.last_state);
+  Append(m, "name", c.name);
+  Append(m, "ready", ready);
+  Append(m, "restartCount", std::max(0, c.runs - 1));
+  Append(m, "started", c.state == S::kRunning);
+  Append(m, "state", std::move(state));
   return s;
 }
 
@@ -1106,13 +1114,13 @@ json Kubelet::PodConditions(PodState& p, const std::string& phase) {
     if (it->second.status != value) it->second = {value, now};
     json j = json::object();
     Object& m = AsObject(j);
-    m.reserve(6);
-    m.emplace("type", c->type);
-    m.emplace("status", value);
-    m.emplace("lastProbeTime", nullptr);
-    m.emplace("lastTransitionTime", kube::FormatTime(it->second.time));
-    if (!c->reason.empty()) m.emplace("reason", c->reason);
-    if (!c->message.empty()) m.emplace("message", c->message);
+    m.reserve(6);  // added in key order (Append)
+    Append(m, "lastProbeTime", nullptr);
+    Append(m, "lastTransitionTime", kube::FormatTime(it->second.time));
+    if (!c->message.empty()) Append(m, "message", c->message);
+    if (!c->reason.empty()) Append(m, "reason", c->reason);
+    Append(m, "status", value);
+    Append(m, "type", c->type);
     conditions.push_back(std::move(j));
   }
   if (const json* existing = JsonAt(*p.pod, {"status", "conditions"}); existing && existing->is_array())
@@ -1128,26 +1136,27 @@ json Kubelet::BuildStatus(PodState& p) {
   std::string phase = ComputePhase(p);
   json status = json::object();
   Object& out = AsObject(status);
-  out.reserve(9);
-  out.emplace("phase", phase);
-  out.emplace("startTime", kube::FormatTime(p.start_time));
-  if (!p.ip.empty()) {
-    out.emplace("podIP", p.ip);
-    out.emplace("podIPs", IpList(p.ip));
-    if (!config_.host_ip.empty()) {
-      out.emplace("hostIP", config_.host_ip);
-      out.emplace("hostIPs", IpList(config_.host_ip));
-    }
-  }
-  if (!p.init.empty()) {
-    json list = json::array();
-    for (const auto& c : p.init) list.push_back(ContainerStatus(c));
-    out.emplace("initContainerStatuses", std::move(list));
-  }
+  out.reserve(9);  // added in key order (Append)
+  Append(out, "conditions", PodConditions(p, phase));
   json list = json::array();
   for (const auto& c : p.main) list.push_back(ContainerStatus(c));
-  out.emplace("containerStatuses", std::move(list));
-  out.emplace("conditions", PodConditions(p, phase));
+  Append(out, "containerStatuses", std::move(list));
+  const bool host_ip = !p.ip.empty() && !config_.host_ip.empty();
+  if (host_ip) {
+    Append(out, "hostIP", config_.host_ip);
+    Append(out, "hostIPs", IpList(config_.host_ip));
+  }
+  if (!p.init.empty()) {
+    json init = json::array();
+    for (const auto& c : p.init) init.push_back(ContainerStatus(c));
+    Append(out, "initContainerStatuses", std::move(init));
+  }
+  Append(out, "phase", std::move(phase));
+  if (!p.ip.empty()) {
+    Append(out, "podIP", p.ip);
+    Append(out, "podIPs", IpList(p.ip));
+  }
+  Append(out, "startTime", kube::FormatTime(p.start_time));
   return status;
 }
 
