@@ -122,6 +122,27 @@ TEST(KubeJsonMember, FindsWhatStdMapFindsAndNothingElse) {
   EXPECT_GT(searched, 50);
 }
 
+// Keys of the same length that differ in one byte, at every position and for every length up to
+// 20: the compare of equal-length keys reads them in chunks, and no chunk may be skipped.
+TEST(KubeJsonMember, TellsApartKeysThatDifferInOneByteAnywhere) {
+  for (std::size_t length = 1; length <= 20; ++length) {
+    const std::string base(length, 'k');
+    for (std::size_t at = 0; at < length; ++at) {
+      std::string other = base;
+      other[at] = 'j';
+      Json obj = Json::object();
+      obj[base] = 1;
+      ASSERT_NE(Member(obj, base), nullptr) << length << " " << at;
+      EXPECT_EQ(Member(obj, other), nullptr) << length << " " << at;
+      EXPECT_FALSE(obj.contains(other)) << length << " " << at;
+      obj[other] = 2;
+      EXPECT_EQ(obj.size(), 2U);
+      EXPECT_EQ(obj.at(base), 1);
+      EXPECT_EQ(obj.at(other), 2);
+    }
+  }
+}
+
 TEST(KubeJsonMember, ReadsNothingFromValuesThatAreNotObjects) {
   EXPECT_EQ(Member(Json(), "a"), nullptr);
   EXPECT_EQ(Member(Json::array({1, 2}), "a"), nullptr);
