@@ -36,11 +36,11 @@ void SetEnv(json& container, const std::string& name, const std::string& value) 
   json& env = ArrayMember(container, "env");
   for (json& e : env) {
     if (e.is_object() && StringField(e, {"name"}) == name) {
-      e = json{{"name", name}, {"value", value}};
+      e = kube::MakeObject("name", name, "value", value);
       return;
     }
   }
-  env.push_back({{"name", name}, {"value", value}});
+  env.push_back(kube::MakeObject("name", name, "value", value));
 }
 
 // Adds a volumeMount unless the container already mounts something at that path or by that name.
@@ -49,7 +49,7 @@ void AddMount(json& container, const std::string& volume, const std::string& pat
   for (const json& m : mounts) {
     if (StringField(m, {"mountPath"}) == path || StringField(m, {"name"}) == volume) return;
   }
-  mounts.push_back({{"name", volume}, {"mountPath", path}});
+  mounts.push_back(kube::MakeObject("name", volume, "mountPath", path));
 }
 
 bool HasVolume(const json& pod_spec, const std::string& name) {
@@ -68,11 +68,13 @@ void AddVolume(json& pod_spec, json volume) {
 
 json ConfigVolume(const std::string& job_name, const std::vector<const char*>& keys) {
   json items = json::array();
+  items.get_ref<json::array_t&>().reserve(keys.size());
   for (const char* key : keys) {
     const int mode = std::string_view(key) == kConfigKubexec ? kModeExecutable : kModeReadOnly;
-    items.push_back({{"key", key}, {"path", key}, {"mode", mode}});
+    items.push_back(kube::MakeObject("key", key, "mode", mode, "path", key));
   }
-  return {{"name", kConfigVolume}, {"configMap", {{"name", ConfigMapName(job_name)}, {"items", items}}}};
+  return kube::MakeObject("configMap", kube::MakeObject("items", std::move(items), "name", ConfigMapName(job_name)),
+                          "name", kConfigVolume);
 }
 
 // The ConfigMap keys a launcher reads: the tri-workload files only where those pods exist.
@@ -83,7 +85,7 @@ std::vector<const char*> LauncherConfigKeys(const json& job) {
   return keys;
 }
 
-json EmptyDir(const char* name) { return {{"name", name}, {"emptyDir", json::object()}}; }
+json EmptyDir(const char* name) { return kube::MakeObject("emptyDir", json::object(), "name", name); }
 
 // Labels and annotations of the template's metadata, under the operator's own.
 void MergeTemplateMetadata(const json* tmpl, json& meta) {
@@ -103,7 +105,7 @@ json PodFromTemplate(const json& job, const char* replica_type_key, const std::s
                      std::string_view replica_type, std::int64_t index, const BuildOptions& options,
                      std::int64_t restart_epoch) {
   const json* tmpl = GetReplicaTemplate(job, replica_type_key);
-  json pod = {{"apiVersion", "v1"}, {"kind", "Pod"}};
+  json pod = kube::MakeObject("apiVersion", "v1", "kind", "Pod");
   json meta = OwnedMetadata(job, name, replica_type);
   MergeTemplateMetadata(tmpl, meta);
   meta["labels"][kLabelReplicaIndex] = std::to_string(index);
@@ -126,8 +128,8 @@ json PodFromTemplate(const json& job, const char* replica_type_key, const std::s
 }
 
 json WatcherResources() {
-  json r = {{"cpu", "100m"}, {"memory", "512Mi"}, {"ephemeral-storage", "5Gi"}};
-  return {{"requests", r}, {"limits", r}};
+  json r = kube::MakeObject("cpu", "100m", "ephemeral-storage", "5Gi", "memory", "512Mi");
+  return kube::MakeObject("limits", r, "requests", std::move(r));
 }
 
 json KubectlDownloadContainer(const BuildOptions& options) {
@@ -187,8 +189,8 @@ bool HasResources(const json& container) {
 
 void DefaultLauncherResources(json& container) {
   if (HasResources(container)) return;
-  json r = {{"cpu", "1"}, {"memory", "2Gi"}};
-  container["resources"] = {{"requests", r}, {"limits", r}};
+  json r = kube::MakeObject("cpu", "1", "memory", "2Gi");
+  container["resources"] = kube::MakeObject("limits", r, "requests", std::move(r));
 }
 
 // The launcher's env for dglrun (original: DGL_OPERATOR_* paths).
@@ -211,7 +213,7 @@ void ApplyWorkerShape(const json& job, json& pod) {
   SetEnv(main, "DGL_OPERATOR_ENV", "1");
   AddMount(main, kShmVolume, "/dev/shm");
   AddMount(main, kConfigVolume, kConfigPath);
-  json shm = {{"name", kShmVolume}, {"emptyDir", {{"medium", "Memory"}}}};
+  json shm = kube::MakeObject("emptyDir", kube::MakeObject("medium", "Memory"), "name", kShmVolume);
   // Half the memory limit for /dev/shm (the original rounded this down to whole GB, often 0).
   const json* memory = FindField(main, {"resources", "limits", "memory"});
   if (memory != nullptr && memory->is_string()) {
@@ -361,7 +363,7 @@ json BuildReplicaPod(const json& job, const char* replica_type, std::int64_t ind
     spec["subdomain"] = RoleServiceName(job_name, role);
     json ports = json::array();
     for (std::int64_t i = 0; i < GetNumServers(job); ++i) {
-      ports.push_back({{"name", "c-port-" + std::to_string(i)}, {"containerPort", kDglPort + i}, {"protocol", "TCP"}});
+      ports.push_back(kube::MakeObject("containerPort", kDglPort + i, "name", "c-port-" + std::to_string(i), "protocol", "TCP"));
     }
     spec["containers"][0]["ports"] = std::move(ports);
   }

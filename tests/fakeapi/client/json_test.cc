@@ -78,6 +78,26 @@ TEST(KubeJson, EraseAndMergePatchBehaveAsWithStdMap) {
 
 // Small objects are scanned, large ones binary-searched (detail::kLinearMembers): both are checked,
 // the large ones with keys that sort among the tricky ones.
+TEST(KubeJson, MakeObjectIsTheInitializerListObject) {
+  const kube::Json nested = {{"medium", "Memory"}, {"sizeLimit", "1Gi"}};
+  const std::string name = "shm-volume";
+  kube::Json moved_from = kube::Json::array({1, 2, 3});
+  // Keys out of order, every kind of value, a repeated key.
+  const kube::Json made = kube::MakeObject("zeta", 1, "name", name, "emptyDir", nested, "items", std::move(moved_from),
+                                           "flag", true, std::string("mode"), 0444, "name", "second");
+  const kube::Json listed = {{"zeta", 1},     {"name", name},  {"emptyDir", nested}, {"items", {1, 2, 3}},
+                             {"flag", true}, {"mode", 0444}, {"name", "second"}};
+  EXPECT_EQ(made, listed);
+  EXPECT_EQ(made.dump(), listed.dump());
+  EXPECT_EQ(made["name"], name);  // the first of a repeated key, as the initializer list keeps it
+  EXPECT_EQ(made.size(), 6u);
+  EXPECT_TRUE(moved_from.is_null() || moved_from.empty());  // an rvalue is moved in, not copied
+  const kube::Json empty = kube::MakeObject();
+  EXPECT_TRUE(empty.is_object());
+  EXPECT_TRUE(empty.empty());
+  EXPECT_EQ(kube::MakeObject("a", kube::MakeObject("b", "c")).dump(), R"({"a":{"b":"c"}})");
+}
+
 TEST(KubeJsonMember, FindsWhatStdMapFindsAndNothingElse) {
   std::vector<std::string> keys = TrickyKeys();
   std::vector<std::string> wide = keys;
