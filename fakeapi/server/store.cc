@@ -889,8 +889,8 @@ struct Store::Impl {
       return kube::Status::Conflict("pods/binding", name, "pod " + name + " is already assigned to node \"" + NodeNameOf(*pod) + "\"");
     json next = *pod;
     next["spec"]["nodeName"] = node;
-    json condition = {{"type", "PodScheduled"}, {"status", "True"},
-                      {"lastTransitionTime", kube::FormatTime(options.clock->Now())}};
+    json condition = kube::MakeObject("lastTransitionTime", kube::FormatTime(options.clock->Now()), "status", "True",
+                                      "type", "PodScheduled");
     json& conditions = next["status"]["conditions"];
     if (!conditions.is_array()) conditions = json::array();
     bool replaced = false;

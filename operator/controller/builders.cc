@@ -79,23 +79,19 @@ std::string JobName(const json& job) {
   return StringField(job, {"metadata", "name"});
 }
 
+// (Built member by member with kube::MakeObject: these run for every object the operator creates.)
 json ControllerOwnerRef(const json& job) {
-  return {{"apiVersion", kApiVersion},
-          {"kind", kKind},
-          {"name", JobName(job)},
-          {"uid", job["metadata"].value("uid", "")},
-          {"controller", true},
-          {"blockOwnerDeletion", true}};
+  return kube::MakeObject("apiVersion", kApiVersion, "blockOwnerDeletion", true, "controller", true, "kind", kKind,
+                          "name", JobName(job), "uid", kube::UidOf(job));
 }
 
 json OwnedMetadata(const json& job, const std::string& name, std::string_view replica_type) {
-  json labels = {{kLabelJobName, JobName(job)}};
+  json labels = kube::MakeObject(kLabelJobName, JobName(job));
   if (!replica_type.empty()) labels[kLabelReplicaType] = std::string(replica_type);
-  return {{"name", name},
-          {"namespace", job["metadata"].value("namespace", "")},
-          {"labels", labels},
-          {"annotations", json::object()},
-          {"ownerReferences", json::array({ControllerOwnerRef(job)})}};
+  json owners = json::array();
+  owners.push_back(ControllerOwnerRef(job));
+  return kube::MakeObject("annotations", json::object(), "labels", std::move(labels), "name", name, "namespace",
+                          kube::NamespaceOf(job), "ownerReferences", std::move(owners));
 }
 
 const std::string& KubexecScript() {

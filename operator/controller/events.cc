@@ -42,23 +42,12 @@ Status RecordEvent(kube::Client& client, const kube::Clock& clock, const std::st
     return updated.status();
   }
   if (!existing.status().IsNotFound()) return existing.status();
-  json event = {{"apiVersion", "v1"},
-                {"kind", "Event"},
-                {"metadata", {{"name", name}, {"namespace", ns}}},
-                {"involvedObject",
-                 {{"apiVersion", object.value("apiVersion", "")},
-                  {"kind", object.value("kind", "")},
-                  {"name", kube::NameOf(object)},
-                  {"namespace", ns},
-                  {"uid", uid}}},
-                {"reason", reason},
-                {"message", message},
-                {"type", type},
-                {"count", 1},
-                {"firstTimestamp", now},
-                {"lastTimestamp", now},
-                {"source", {{"component", component}}},
-                {"reportingComponent", component}};
+  json event = kube::MakeObject(
+      "apiVersion", "v1", "count", 1, "firstTimestamp", now, "involvedObject",
+      kube::MakeObject("apiVersion", object.value("apiVersion", ""), "kind", object.value("kind", ""), "name",
+                       kube::NameOf(object), "namespace", ns, "uid", uid),
+      "kind", "Event", "lastTimestamp", now, "message", message, "metadata", kube::MakeObject("name", name, "namespace", ns),
+      "reason", reason, "reportingComponent", component, "source", kube::MakeObject("component", component), "type", type);
   auto created = client.Create("events", std::move(event), ns);
   return created.ok() || created.status().IsAlreadyExists() ? Status::Ok() : created.status();
 }

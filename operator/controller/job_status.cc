@@ -55,11 +55,8 @@ void JobStatus::SetCondition(const std::string& type, bool true_status, const st
     return;
   }
   if (!true_status) return;  // a condition that never held is not listed
-  conditions.push_back({{"type", type},
-                        {"status", value},
-                        {"reason", reason},
-                        {"message", message},
-                        {"lastTransitionTime", kube::FormatTime(now_)}});
+  conditions.push_back(kube::MakeObject("lastTransitionTime", kube::FormatTime(now_), "message", message, "reason",
+                                        reason, "status", value, "type", type));
 }
 
 void JobStatus::SetPhase(const std::string& phase, const std::string& reason, const std::string& message) {

@@ -261,7 +261,7 @@ Status ReconcilePass::WriteStatus() {
     // A status update takes only the status (and the identity and version checked against the
     // stored job): kube-apiserver's status strategy copies everything else from the stored object,
     // and so does the fake store. Sending only those saves copying the whole job for each write.
-    json object = {{"metadata", json::object()}, {"status", status_.TakeValue()}};
+    json object = kube::MakeObject("metadata", json::object(), "status", status_.TakeValue());
     for (const char* field : {"apiVersion", "kind"}) {
       if (auto it = job_->find(field); it != job_->end()) object[field] = *it;
     }

@@ -833,12 +833,11 @@ bool Scheduler::Bind(const std::string& key, const std::string& node) {
   ObjectPtr pod = it->second->pod;
   const std::string& name = kube::NameOf(*pod);
   const std::string& ns = kube::NamespaceOf(*pod);
-  auto result = client().Create("pods/binding",
-                                {{"apiVersion", "v1"},
-                                 {"kind", "Binding"},
-                                 {"metadata", {{"name", name}, {"namespace", ns}}},
-                                 {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", node}}}},
-                                ns);
+  auto result = client().Create(
+      "pods/binding",
+      kube::MakeObject("apiVersion", "v1", "kind", "Binding", "metadata", kube::MakeObject("name", name, "namespace", ns),
+                       "target", kube::MakeObject("apiVersion", "v1", "kind", "Node", "name", node)),
+      ns);
   if (!result.ok()) {
     ++stats_.bind_errors;
     Log("bind " + key + " to " + node + " failed: " + result.status().ToString());
