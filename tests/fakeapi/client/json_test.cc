@@ -76,8 +76,7 @@ TEST(KubeJson, EraseAndMergePatchBehaveAsWithStdMap) {
   }
 }
 
-// Small objects are scanned, large ones binary-searched (detail::kLinearMembers): both are checked,
-// the large ones with keys that sort among the tricky ones.
+// MakeObject gives the initializer-list form's object, and moves rvalues in.
 TEST(KubeJson, MakeObjectIsTheInitializerListObject) {
   const kube::Json nested = {{"medium", "Memory"}, {"sizeLimit", "1Gi"}};
   const std::string name = "shm-volume";
@@ -98,6 +97,8 @@ TEST(KubeJson, MakeObjectIsTheInitializerListObject) {
   EXPECT_EQ(kube::MakeObject("a", kube::MakeObject("b", "c")).dump(), R"({"a":{"b":"c"}})");
 }
 
+// Small objects are scanned, large ones binary-searched (detail::kLinearMembers): both are checked,
+// the large ones with keys that sort among the tricky ones.
 TEST(KubeJsonMember, FindsWhatStdMapFindsAndNothingElse) {
   std::vector<std::string> keys = TrickyKeys();
   std::vector<std::string> wide = keys;
