@@ -5,8 +5,9 @@
 //
 // Objects are JSON (kube::Json, json.h) and shared: a returned ObjectPtr is immutable and may be
 // kept for as long as wanted (a shared pointer hand-off, never a deep copy). To change one, copy
-// it, edit, Update. ShareObject makes one, as make_shared would, and frees it with ReleaseTree
-// when the last holder lets go.
+// it, edit, Update. ShareObject makes one, as make_shared would, seals it (kube::SealTree: copies of
+// it share its objects' members until they write to them), and frees it with ReleaseTree when the
+// last holder lets go.
 #pragma once
 
 #include "fakeapi/client/clock.h"
@@ -29,12 +30,15 @@ using ObjectPtr = std::shared_ptr<const kube::Json>;
 // destructor runs (nlohmann's basic_json moves every child through a heap stack first). For a pod-sized
 // object this takes about half the time. Below `kReleaseDepth` levels the rest is left to that
 // destructor, which does not recurse: an object from a hostile peer cannot exhaust the stack here.
+// Members another value shares (json.h: a later version that kept them) are not visited: letting
+// go of them is counting one holder fewer.
 inline constexpr int kReleaseDepth = 64;
 inline void ReleaseTree(kube::Json& value, int depth = 0) {
   if (depth >= kReleaseDepth) return;
   if (value.is_object()) {
     auto& members = value.get_ref<kube::Json::object_t&>();
-    for (auto& member : members)
+    if (members.empty() || !members.Alone()) return;  // shared members are another version's too
+    for (auto& member : members.Members())
       if (member.second.is_structured()) ReleaseTree(member.second, depth + 1);
     members.clear();
   } else if (value.is_array()) {
@@ -68,6 +72,7 @@ struct ReleasingAllocator {
 
 // (The object is made mutable and handed out const: the release may then legally empty it.)
 inline ObjectPtr ShareObject(kube::Json&& value) {
+  SealTree(value);
   return std::allocate_shared<kube::Json>(detail::ReleasingAllocator<kube::Json>(), std::move(value));
 }
 

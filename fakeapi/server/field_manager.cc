@@ -138,7 +138,8 @@ void RemoveField(json& tree, const Path& path) {
 }
 
 // The element a path step names inside `at` (an object member, a keyed list item, a set member).
-json* Step(json& at, const std::string& step) {
+template <class J>  // json, or const json for a read (a write would make shared members its own)
+J* Step(J& at, const std::string& step) {
   if (step.rfind("f:", 0) == 0) {
     if (!at.is_object()) return nullptr;
     auto it = at.find(step.substr(2));
@@ -146,7 +147,7 @@ json* Step(json& at, const std::string& step) {
   }
   if (!at.is_array() || step.size() < 2) return nullptr;
   json wanted = json::parse(step.substr(2), nullptr, false);
-  for (json& item : at) {
+  for (J& item : at) {
     if (step[0] == 'v' && item == wanted) return &item;
     if (step[0] == 'k' && item.is_object() && wanted.is_object()) {
       bool same = true;
@@ -160,7 +161,7 @@ json* Step(json& at, const std::string& step) {
 const json* ValueAt(const json& object, const Path& path) {
   const json* at = &object;
   for (const std::string& step : path) {
-    at = Step(const_cast<json&>(*at), step);
+    at = Step(*at, step);
     if (!at) return nullptr;
   }
   return at;

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -95,6 +96,136 @@ TEST(KubeJson, MakeObjectIsTheInitializerListObject) {
   EXPECT_TRUE(empty.is_object());
   EXPECT_TRUE(empty.empty());
   EXPECT_EQ(kube::MakeObject("a", kube::MakeObject("b", "c")).dump(), R"({"a":{"b":"c"}})");
+}
+
+// Structural sharing (FlatMembers' counted blocks): a copy of a sealed value shares its objects'
+// members until it writes; a write, through any non-const access, reaches only the writer.
+// Where a member lives: the same address in two values when they share the members holding it.
+const Json* At(const Json& obj, const char* key) { return Member(obj, key); }
+
+TEST(KubeJsonSharing, ACopyOfASealedValueSharesItsMembersAndAnUnsealedOneDoesNot) {
+  Json doc = {{"metadata", {{"name", "p"}, {"labels", {{"a", "1"}}}}}, {"spec", {{"containers", {{{"name", "c"}}}}}}};
+  const Json unsealed_copy = doc;
+  EXPECT_NE(At(unsealed_copy, "spec"), At(doc, "spec"));  // members copied: a reference into doc may still write
+  SealTree(doc);
+  const Json copy = doc;
+  EXPECT_EQ(At(copy, "spec"), At(doc, "spec"));  // the same members, not a copy of them
+  EXPECT_EQ(At(*At(copy, "spec"), "containers"), At(*At(doc, "spec"), "containers"));
+  EXPECT_EQ(At(*At(*At(copy, "metadata"), "labels"), "a"), At(*At(*At(doc, "metadata"), "labels"), "a"));
+  EXPECT_EQ(copy, doc);
+  // ShareObject seals what it makes immutable.
+  ObjectPtr shared = ShareObject(Json(doc));
+  Json from_shared = *shared;
+  EXPECT_EQ(At(std::as_const(from_shared), "metadata"), At(*shared, "metadata"));
+}
+
+TEST(KubeJsonSharing, WritesToACopyNeverReachTheOriginal) {
+  const std::vector<std::string> keys = TrickyKeys();
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    std::mt19937_64 a(seed), b(seed);
+    nlohmann::json reference = RandomDocument<nlohmann::json>(a, keys, 3);
+    Json original = RandomDocument<Json>(b, keys, 3);
+    SealTree(original);
+    const std::string before = original.dump();
+    Json copy = original;
+    // Every kind of write: a member set deep inside, one erased, a merge patch, an iterator's value,
+    // a reference kept across another copy and written after it.
+    std::mt19937_64 w(seed * 31);
+    const std::string& k1 = keys[w() % keys.size()];
+    const std::string& k2 = keys[w() % keys.size()];
+    if (std::as_const(copy).contains(k1) && std::as_const(copy).at(k1).is_object()) {
+      copy[k1]["deep"] = "written";
+      reference[k1]["deep"] = "written";
+    } else {
+      copy[k1] = "replaced";
+      reference[k1] = "replaced";
+    }
+    copy.erase(k2);
+    reference.erase(k2);
+    nlohmann::json patch_reference = {{keys[w() % keys.size()], nullptr}, {"added", {{"x", 1}}}};
+    Json patch = Json::parse(patch_reference.dump());
+    reference.merge_patch(patch_reference);
+    copy.merge_patch(patch);
+    for (auto it = copy.begin(); it != copy.end(); ++it)
+      if (it.value().is_number()) it.value() = -1;
+    for (auto it = reference.begin(); it != reference.end(); ++it)
+      if (it.value().is_number()) it.value() = -1;
+    Json& kept = copy["added"];
+    const Json second = copy;  // copy is unsealed: this copies what `kept` points into
+    kept["y"] = 2;
+    reference["added"]["y"] = 2;
+    EXPECT_EQ(copy.dump(), reference.dump()) << "seed " << seed;
+    EXPECT_EQ(original.dump(), before) << "seed " << seed;
+    EXPECT_FALSE(second["added"].contains("y")) << "seed " << seed;
+    // Letting a sharing copy go (its destructor, ReleaseTree) leaves the other holder whole.
+    {
+      Json shared = original;
+      ReleaseTree(shared);
+    }
+    EXPECT_EQ(original.dump(), before) << "seed " << seed;
+  }
+}
+
+// nlohmann's const member functions (at, operator[], find, contains, iteration) call the members'
+// non-const functions: on an immutable value they must not copy its members, or a reference taken
+// into it before would be left pointing into members another value then owns and writes.
+TEST(KubeJsonSharing, ReadingAnImmutableValueNeverMovesWhatItHolds) {
+  ObjectPtr v = ShareObject(Json{{"metadata", {{"name", "cpu-big-1"}, {"resourceVersion", "5"}}},
+                                 {"spec", {{"taints", Json::array({Json{{"key", "k"}}})}}}});
+  const std::string& name = NameOf(*v);
+  const std::string* where = &name;
+  Json next = Json::object();  // a new version built from v's members, as a merge patch does
+  for (auto it = v->begin(); it != v->end(); ++it) next[it.key()] = *it;
+  // Reads of v through every const path, while next shares its members.
+  EXPECT_EQ((*v)["metadata"]["resourceVersion"], "5");
+  EXPECT_TRUE(v->at("metadata").contains("name"));
+  EXPECT_NE(v->find("spec"), v->end());
+  EXPECT_EQ(v->at("spec").at("taints").at(0).at("key"), "k");
+  for (const auto& [key, value] : v->items()) EXPECT_FALSE(key.empty()) << value.dump();
+  EXPECT_EQ(&NameOf(*v), where);
+  // next writes its copy of the members; v, and the reference into it, are untouched.
+  next["metadata"]["resourceVersion"] = "6";
+  next["metadata"]["name"] = "renamed";
+  next["spec"]["taints"][0]["key"] = "changed";
+  EXPECT_EQ(name, "cpu-big-1");
+  EXPECT_EQ(&NameOf(*v), where);
+  EXPECT_EQ((*v)["metadata"]["resourceVersion"], "5");
+  EXPECT_EQ((*v)["spec"]["taints"][0]["key"], "k");
+  EXPECT_EQ(next["spec"]["taints"][0]["key"], "changed");
+}
+
+// A version that took all of another's members once the other is gone (its blocks now its own
+// alone) still copies a member before writing it when a third value shares that member.
+TEST(KubeJsonSharing, AWriterThatOutlivedTheVersionItCopiedStillCopiesSharedMembers) {
+  ObjectPtr v1 = ShareObject(Json{{"metadata", {{"name", "p"}}}, {"spec", {{"containers", {{{"image", "a"}}}}}}});
+  ObjectPtr spec_holder = ShareObject(Json(v1->at("spec")));  // shares v1's spec members
+  Json next = *v1;
+  v1.reset();  // next is now the only holder of the top-level members
+  next["spec"]["containers"][0]["image"] = "b";
+  EXPECT_EQ((*spec_holder)["containers"][0]["image"], "a");
+  EXPECT_EQ(next["spec"]["containers"][0]["image"], "b");
+}
+
+TEST(KubeJsonSharing, AVersionMadeFromAnotherSharesWhatItDidNotChange) {
+  // What the store does on a status write: the new version takes the old one's members, changes
+  // its status, and is shared in turn; the old version's release frees only what it held alone.
+  Json first = {{"metadata", {{"name", "p"}, {"resourceVersion", "1"}}},
+                {"spec", {{"nodeName", "n1"}, {"containers", {{{"name", "c"}, {"image", "i"}}}}}},
+                {"status", {{"phase", "Pending"}}}};
+  ObjectPtr v1 = ShareObject(std::move(first));
+  Json next = *v1;
+  next["metadata"]["resourceVersion"] = "2";
+  next["status"]["phase"] = "Running";
+  ObjectPtr v2 = ShareObject(std::move(next));
+  // The spec's members are v1's; the metadata's and the status's were copied before the writes.
+  EXPECT_EQ(At(*At(*v2, "spec"), "containers"), At(*At(*v1, "spec"), "containers"));
+  EXPECT_NE(At(*At(*v2, "metadata"), "name"), At(*At(*v1, "metadata"), "name"));
+  EXPECT_EQ((*v1)["status"]["phase"], "Pending");
+  EXPECT_EQ((*v1)["metadata"]["resourceVersion"], "1");
+  const std::string spec = (*v2)["spec"].dump();
+  v1.reset();
+  EXPECT_EQ((*v2)["spec"].dump(), spec);
+  EXPECT_EQ((*v2)["status"]["phase"], "Running");
 }
 
 // Small objects are scanned, large ones binary-searched (detail::kLinearMembers): both are checked,
