@@ -1169,10 +1169,11 @@ void Kubelet::MarkDirty(PodState& p) {
 
 void Kubelet::Flush(PodState& p) {
   if (!up_) return;
-  json patch = json::object();
-  json& status = patch["status"] = BuildStatus(p);
+  json status = BuildStatus(p);
   if (status == p.last_written) return;
-  auto r = client().Patch("pods", p.ns, p.name, patch, kube::PatchType::kMerge, "status");
+  // Sealed (json.h): the store's merge takes its objects by sharing them, not by copying them.
+  kube::SealTree(status);
+  auto r = client().Patch("pods", p.ns, p.name, kube::MakeObject("status", status), kube::PatchType::kMerge, "status");
   if (r.ok()) {
     ++stats_.status_writes;
     p.last_written = std::move(status);
