@@ -35,15 +35,16 @@
 
 #include <atomic>
 #include <cstddef>
-#include <initializer_list>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
+#include <iterator>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
-#include <iterator>
 
 namespace kube {
 namespace detail {
@@ -442,31 +443,18 @@ inline void kube::Json::json_value::destroy(value_t t) {
       }
     }
   }
+  // The value's own block, with kube::Json's AllocatorType (std::allocator).
+  auto release = [](auto* value) {
+    using T = std::remove_pointer_t<decltype(value)>;
+    std::allocator<T> alloc;
+    std::allocator_traits<std::allocator<T>>::destroy(alloc, value);
+    std::allocator_traits<std::allocator<T>>::deallocate(alloc, value, 1);
+  };
   switch (t) {
-    case value_t::object: {
-      std::allocator<object_t> alloc;  // kube::Json's AllocatorType
-      std::allocator_traits<decltype(alloc)>::destroy(alloc, object);
-      std::allocator_traits<decltype(alloc)>::deallocate(alloc, object, 1);
-      break;
-    }
-    case value_t::array: {
-      std::allocator<array_t> alloc;  // kube::Json's AllocatorType
-      std::allocator_traits<decltype(alloc)>::destroy(alloc, array);
-      std::allocator_traits<decltype(alloc)>::deallocate(alloc, array, 1);
-      break;
-    }
-    case value_t::string: {
-      std::allocator<string_t> alloc;  // kube::Json's AllocatorType
-      std::allocator_traits<decltype(alloc)>::destroy(alloc, string);
-      std::allocator_traits<decltype(alloc)>::deallocate(alloc, string, 1);
-      break;
-    }
-    case value_t::binary: {
-      std::allocator<binary_t> alloc;  // kube::Json's AllocatorType
-      std::allocator_traits<decltype(alloc)>::destroy(alloc, binary);
-      std::allocator_traits<decltype(alloc)>::deallocate(alloc, binary, 1);
-      break;
-    }
+    case value_t::object: release(object); break;
+    case value_t::array: release(array); break;
+    case value_t::string: release(string); break;
+    case value_t::binary: release(binary); break;
     case value_t::null:
     case value_t::boolean:
     case value_t::number_integer:
