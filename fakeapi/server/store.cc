@@ -15,7 +15,6 @@
 #include "fakeapi/server/wire.h"
 
 #include <algorithm>
-#include <tuple>
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
@@ -56,6 +55,12 @@ const json& StatusOf(const json& obj) {
 }
 
 std::string NodeNameOf(const json& pod) { return StringOr(Find(pod, "spec", "nodeName")); }
+
+// NodeNameOf without a copy: a view into `pod`, valid while it lives.
+std::string_view NodeNameView(const json& pod) {
+  const json* node = Find(pod, "spec", "nodeName");
+  return node && node->is_string() ? std::string_view(node->get_ref<const std::string&>()) : std::string_view();
+}
 
 bool HasDeletionTimestamp(const json& obj) {
   const json* ts = Find(obj, "metadata", "deletionTimestamp");
@@ -105,6 +110,15 @@ std::vector<std::string> OwnerUids(const json& obj) {
       if (!uid.empty()) out.push_back(uid);
     }
   return out;
+}
+
+// Whether two versions of an object name different owners (OwnerUids(a) != OwnerUids(b)), without
+// building the lists when their ownerReferences are equal (shared between versions, usually).
+bool OwnersDiffer(const json& a, const json& b) {
+  const json* ra = Find(a, "metadata", "ownerReferences");
+  const json* rb = Find(b, "metadata", "ownerReferences");
+  if (ra == rb || (ra && rb && *ra == *rb)) return false;
+  return OwnerUids(a) != OwnerUids(b);
 }
 
 bool BlocksOwnerDeletion(const json& obj, const std::string& owner_uid) {
@@ -317,25 +331,18 @@ kube::Status DecodeContinue(const std::string& token, std::int64_t* rv, std::str
   return kube::Status::Ok();
 }
 
-// Everything of `current` but its status is copied; the status is built from the old one and the
-// merge patch's status without copying what the patch replaces.
+// `current` with the merge patch's status applied to its status; the rest of the patch is ignored
+// (a status write changes nothing else). A null status removes it.
 json StatusPatched(const json& current, const json& patch) {
+  // A copy of a stored (sealed) object shares its members: writing the status copies the top
+  // level only, and the merge below shares the status members the patch leaves alone.
+  json next = current;
   const json* status = Find(patch, "status");
-  json next = json::object();
-  // Its members, and a status it lacked: one allocation, none wasted in the version kept.
-  next.get_ref<json::object_t&>().reserve(current.size() + (status && !Find(current, "status") ? 1 : 0));
-  for (auto it = current.begin(); it != current.end(); ++it) {
-    if (it.key() != "status") {
-      next[it.key()] = *it;
-    } else if (!status) {
-      next["status"] = *it;
-    }
-  }
-  if (status && !status->is_null()) {
-    static const json kAbsent;
-    auto old = current.find("status");
-    next["status"] = MergePatched(old != current.end() ? *old : kAbsent, *status);
-  }
+  if (!status) return next;
+  if (status->is_null())
+    next.erase("status");
+  else
+    next["status"] = MergePatched(StatusOf(current), *status);
   return next;
 }
 
@@ -355,7 +362,7 @@ struct ResourceData {
   std::size_t history_capacity = 0;  // with StoreOptions::history_fresh: events kept now (0: not set yet)
   std::int64_t compacted_rv = 0;  // watches from versions older than this get 410
   std::vector<std::shared_ptr<StoreWatch>> watchers;  // not indexed by node
-  std::map<std::string, std::vector<std::shared_ptr<StoreWatch>>> node_watchers;
+  std::map<std::string, std::vector<std::shared_ptr<StoreWatch>>, std::less<>> node_watchers;
   std::vector<Defaulter> defaulters;
   std::vector<Validator> validators;
 };
@@ -409,6 +416,9 @@ struct Store::Impl {
   std::int64_t rv = 0;
   std::uint64_t uid_counter = 0;
   std::map<const kube::ResourceType*, ResourceData, TypeOrder> data;
+  // Resource names as requests spell them -> their data, filled as names resolve (the registry is
+  // fixed, so an entry never goes stale; names that resolve to nothing are not kept). Lookups only.
+  std::unordered_map<std::string, ResourceData*> resolved;
   std::unordered_map<std::string, ObjectRef> by_uid;  // lookups only, never iterated
   std::unordered_map<std::string, std::set<std::pair<const kube::ResourceType*, std::string>, TypeOrder>> dependents;
   std::deque<GcItem> gc_queue;
@@ -432,9 +442,12 @@ struct Store::Impl {
   // ---- lookups -------------------------------------------------------------------------------
 
   kube::Result<ResourceData*> Resolve(const std::string& resource) {
+    if (auto it = resolved.find(resource); it != resolved.end()) return it->second;
     const kube::ResourceType* type = registry.Find(resource);
     if (!type) return kube::Status::NotFound("resource", resource);
-    return &data.at(type);
+    ResourceData* found = &data.at(type);
+    resolved.emplace(resource, found);
+    return found;
   }
 
   ResourceData& DataOf(const std::string& plural) { return data.at(registry.Find(plural)); }
@@ -523,8 +536,8 @@ struct Store::Impl {
     }
     Broadcast(d.watchers, type, obj, old);
     if (!d.node_watchers.empty()) {
-      std::string now = NodeNameOf(*obj), before = old ? NodeNameOf(*old) : now;
-      for (const std::string& node : {now, before}) {
+      const std::string_view now = NodeNameView(*obj), before = old ? NodeNameView(*old) : now;
+      for (std::string_view node : {now, before}) {
         auto it = d.node_watchers.find(node);
         if (it != d.node_watchers.end()) Broadcast(it->second, type, obj, old);
         if (before == now) break;
@@ -616,9 +629,9 @@ struct Store::Impl {
     kube::ObjectPtr old = it->second;
     auto next = kube::ShareObject(std::move(obj));
     it->second = next;
-    const bool owners_changed = OwnerUids(*next) != OwnerUids(*old);
+    const bool owners_changed = OwnersDiffer(*next, *old);
     // An update keeps the uid; the indexes change only where owners or the node did (a bind).
-    if (owners_changed || (IsCorePods(d) && NodeNameOf(*next) != NodeNameOf(*old))) {
+    if (owners_changed || (IsCorePods(d) && NodeNameView(*next) != NodeNameView(*old))) {
       IndexRemove(d, key, *old);
       IndexAdd(d, key, *next);
     }
@@ -757,12 +770,10 @@ struct Store::Impl {
     return stored;
   }
 
-  // Shared by update, status update and both patch forms: `incoming` is the full desired object.
-  // `prebuilt`: a status update whose `incoming` is already the current object with only its
-  // status changed (the status-patch path), so it is used as is instead of copied again.
+  // Shared by update, status update and the merge patch: `incoming` is the full desired object.
   // `managed_fields`: a status update's new managedFields (WriteOptions::managed_fields).
   kube::Result<kube::ObjectPtr> UpdateLocked(ResourceData& d, json incoming, bool status_only, const char* verb,
-                                 bool prebuilt = false, const json* managed_fields = nullptr) {
+                                             const json* managed_fields = nullptr) {
     if (!incoming.is_object()) return kube::Status::BadRequest("the object to update must be a JSON object");
     const kube::ResourceType& type = *d.type;
     std::string name = StringOr(Find(incoming, "metadata", "name"));
@@ -785,9 +796,7 @@ struct Store::Impl {
                                                      ", UID in object meta: " + kube::UidOf(current));
 
     json next;
-    if (status_only && prebuilt) {
-      next = std::move(incoming);
-    } else if (status_only) {
+    if (status_only) {
       next = current;
       if (incoming.contains("status"))
         next["status"] = std::move(incoming["status"]);
@@ -827,11 +836,21 @@ struct Store::Impl {
       }
     }
 
+    return CommitUpdateLocked(d, key, old, std::move(next), status_only, verb);
+  }
+
+  // The second half of every update: admission, the generation, the no-op check and the write.
+  // `old` is the stored version under `key`, `next` the whole new object (its resourceVersion is
+  // replaced here); `status_only`: a write to the status subresource.
+  kube::Result<kube::ObjectPtr> CommitUpdateLocked(ResourceData& d, const std::string& key, const kube::ObjectPtr& old,
+                                                   json next, bool status_only, const char* verb) {
+    const kube::ResourceType& type = *d.type;
+    const json& current = *old;
     std::vector<kube::StatusCause> causes;
-    if (type.plural == "pods" && type.group.empty() && !status_only) CheckPodSpecUpdate(current, next, causes);
+    if (IsCorePods(d) && !status_only) CheckPodSpecUpdate(current, next, causes);
     if (causes.empty())
       RunAdmission(d, Operation::kUpdate, status_only ? "status" : "", next, &current, causes);
-    if (!causes.empty()) return kube::Status::Invalid(KindOf(d), name, std::move(causes));
+    if (!causes.empty()) return kube::Status::Invalid(KindOf(d), kube::NameOf(current), std::move(causes));
 
     if (!status_only && type.has_generation && SpecChanged(current, next)) {
       const json* g = Find(current, "metadata", "generation");
@@ -839,7 +858,7 @@ struct Store::Impl {
     }
     // An update that changes nothing is not a write: no new version, no event (as kube-apiserver).
     // (A status update leaves the rest as it was, so comparing the status is enough there.)
-    next["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"];
+    if (!status_only) next["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"];
     if (status_only ? StatusOf(next) == StatusOf(current) : next == current) return old;
     if (dry_run) return kube::ShareObject(std::move(next));
     if (kube::Status s = Fits(Bytes(next) - Bytes(current)); !s.ok()) return s;
@@ -1456,7 +1475,7 @@ kube::Result<kube::ObjectPtr> Store::UpdateStatus(const std::string& resource, k
   Impl::DryRun scope(*impl_, write.dry_run);
   auto d = impl_->Resolve(resource);
   if (!d.ok()) return d.status();
-  auto result = impl_->UpdateLocked(**d, std::move(object), true, "updateStatus", false, write.managed_fields);
+  auto result = impl_->UpdateLocked(**d, std::move(object), true, "updateStatus", write.managed_fields);
   if (result.ok() && !write.dry_run) impl_->AfterWrite();
   impl_->FireNotifications(lock);
   return result;
@@ -1473,16 +1492,19 @@ kube::Result<kube::ObjectPtr> Store::Patch(const std::string& resource, const st
   if (!subresource.empty() && subresource != "status")
     return kube::Status::NotFound((*d)->type->plural + "/" + subresource, name);
   const kube::ResourceType& type = *(*d)->type;
-  kube::ObjectPtr current = impl_->Lookup(**d, MakeKey(type, type.namespaced ? (ns.empty() ? "default" : ns) : "", name));
+  const std::string key = MakeKey(type, type.namespaced ? (ns.empty() ? "default" : ns) : "", name);
+  kube::ObjectPtr current = impl_->Lookup(**d, key);
   if (!current) return kube::Status::NotFound(type.plural, name);
   if (subresource == "status" && !type.has_status) return kube::Status::NotFound(type.plural + "/status", name);
   const json* want = Find(patch, "metadata", "resourceVersion");
   kube::Result<kube::ObjectPtr> result = kube::Status::Ok();
   if (subresource == "status") {
-    // The hot path of kubelets: one copy of the object, the patch applied to its status only.
-    json next = StatusPatched(*current, patch);
-    next["metadata"]["resourceVersion"] = want && want->is_string() ? *want : (*current)["metadata"]["resourceVersion"];
-    result = impl_->UpdateLocked(**d, std::move(next), true, "patch", /*prebuilt=*/true);
+    // The hot path of kubelets: the stored object with its status patched (sharing the rest),
+    // committed under the key and version just looked up.
+    if (want && want->is_string() && *want != (*current)["metadata"]["resourceVersion"])
+      return kube::Status::Conflict(type.plural, name,
+                                    "the object has been modified; please apply your changes to the latest version and try again");
+    result = impl_->CommitUpdateLocked(**d, key, current, StatusPatched(*current, patch), true, "patch");
   } else {
     json next = MergePatched(*current, patch);
     // The patch may carry a resourceVersion precondition; without one it applies to the current version.

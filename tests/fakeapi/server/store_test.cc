@@ -152,6 +152,28 @@ TEST_F(StoreTest, MergePatchOfStatusSubresourceChangesOnlyStatus) {
   EXPECT_EQ((**main)["status"]["phase"], "Running");
 }
 
+// The status-patch path commits under the key and version it looked up: its own precondition
+// check, its no-op check and a null status that removes the status.
+TEST_F(StoreTest, StatusMergePatchChecksItsPreconditionSkipsNoOpsAndNullRemoves) {
+  auto created = MustCreate("pods", Pod("a"));
+  const std::string first = kube::ResourceVersionOf(*created);
+  auto running = store.Patch("pods", "default", "a", {{"status", {{"phase", "Running"}}}}, kube::PatchType::kMerge, "status");
+  ASSERT_TRUE(running.ok()) << running.status().ToString();
+  auto stale = store.Patch("pods", "default", "a", {{"metadata", {{"resourceVersion", first}}}, {"status", {{"phase", "Failed"}}}},
+                           kube::PatchType::kMerge, "status");
+  EXPECT_EQ(stale.status().code(), 409);
+  EXPECT_EQ((**store.Get("pods", "default", "a"))["status"]["phase"], "Running");
+  auto same = store.Patch("pods", "default", "a", {{"status", {{"phase", "Running"}}}}, kube::PatchType::kMerge, "status");
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ(kube::ResourceVersionOf(**same), kube::ResourceVersionOf(**running));
+  EXPECT_EQ(same->get(), running->get());  // the stored version itself: nothing was written
+  auto removed = store.Patch("pods", "default", "a", {{"status", nullptr}}, kube::PatchType::kMerge, "status");
+  ASSERT_TRUE(removed.ok());
+  EXPECT_FALSE((**removed).contains("status"));
+  EXPECT_NE(kube::ResourceVersionOf(**removed), kube::ResourceVersionOf(**running));
+  EXPECT_EQ((**removed)["spec"], (**running)["spec"]);
+}
+
 TEST_F(StoreTest, PatchWithAStaleResourceVersionIsAConflict) {
   auto cm = MustCreate("configmaps", ConfigMap("c"));
   std::string stale = kube::ResourceVersionOf(*cm);
