@@ -24,6 +24,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <system_error>
 #include <vector>
 
 namespace harness {
@@ -34,14 +35,21 @@ using Edit = std::function<void(json&)>;
 
 const std::string kSchemaDataDir = std::string(DGLSIM_SOURCE_DIR) + "/tests/sim/data";
 
-// A scratch folder for the files some cases name (manifests, edge lists, a calibration).
+// A scratch folder for the files some cases name (manifests, edge lists, a calibration), one per
+// test process, removed when the process exits (CTest runs each case in a process of its own).
+struct ScratchDir {
+  std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("dglsim-schema-test-" + std::to_string(::getpid()));
+  ScratchDir() { std::filesystem::create_directories(path); }
+  ~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+};
+
 std::string Scratch() {
-  static const std::string dir = [] {
-    auto path = std::filesystem::temp_directory_path() / ("dglsim-schema-test-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(path);
-    return path.string();
-  }();
-  return dir;
+  static const ScratchDir dir;
+  return dir.path.string();
 }
 
 std::string WriteScratch(const std::string& name, const std::string& text) {
