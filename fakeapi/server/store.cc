@@ -56,6 +56,12 @@ const json& StatusOf(const json& obj) {
 
 std::string NodeNameOf(const json& pod) { return StringOr(Find(pod, "spec", "nodeName")); }
 
+// A write whose resourceVersion precondition names a version that is no longer the current one.
+kube::Status StaleVersion(const kube::ResourceType& type, const std::string& name) {
+  return kube::Status::Conflict(type.plural, name,
+                                "the object has been modified; please apply your changes to the latest version and try again");
+}
+
 // NodeNameOf without a copy: a view into `pod`, valid while it lives.
 std::string_view NodeNameView(const json& pod) {
   const json* node = Find(pod, "spec", "nodeName");
@@ -788,8 +794,7 @@ struct Store::Impl {
 
     std::string want_rv = StringOr(Find(incoming, "metadata", "resourceVersion"));
     if (!want_rv.empty() && want_rv != kube::ResourceVersionOf(current))
-      return kube::Status::Conflict(type.plural, name,
-                              "the object has been modified; please apply your changes to the latest version and try again");
+      return StaleVersion(type, name);
     std::string want_uid = StringOr(Find(incoming, "metadata", "uid"));
     if (!want_uid.empty() && want_uid != kube::UidOf(current))
       return kube::Status::Conflict(type.plural, name, "Precondition failed: UID in precondition: " + want_uid +
@@ -1502,8 +1507,7 @@ kube::Result<kube::ObjectPtr> Store::Patch(const std::string& resource, const st
     // The hot path of kubelets: the stored object with its status patched (sharing the rest),
     // committed under the key and version just looked up.
     if (want && want->is_string() && *want != (*current)["metadata"]["resourceVersion"])
-      return kube::Status::Conflict(type.plural, name,
-                                    "the object has been modified; please apply your changes to the latest version and try again");
+      return StaleVersion(type, name);
     result = impl_->CommitUpdateLocked(**d, key, current, StatusPatched(*current, patch), true, "patch");
   } else {
     json next = MergePatched(*current, patch);
