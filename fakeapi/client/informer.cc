@@ -71,7 +71,7 @@ Status Informer::AddIndex(const std::string& name, IndexFunc func) {
   if (indexes_.contains(name)) return Status::BadRequest("informer index already registered: " + name);
   Index& index = indexes_[name];
   index.func = std::move(func);
-  for (const auto& [key, object] : cache_) IndexObject(index, key, *object);
+  for (const CacheEntry& entry : cache_) IndexObject(index, entry);
   return Status::Ok();
 }
 
@@ -236,14 +236,14 @@ void Informer::Apply(const WatchEvent& event) {
       // One walk of the cache: its position serves the insertion or the replacement.
       auto it = cache_.lower_bound(ScratchKey(*event.object));
       if (it == cache_.end() || it->first != key_scratch_) {
-        Reindex(key_scratch_, nullptr, *event.object);
-        cache_.emplace_hint(it, key_scratch_, event.object);
+        it = cache_.emplace_hint(it, key_scratch_, event.object);
+        Reindex(*it, nullptr, *event.object);
         ++changes_;
         NotifyAdd(event.object);
       } else {
         ObjectPtr old_object = std::move(it->second);
-        Reindex(it->first, old_object.get(), *event.object);
         it->second = event.object;
+        Reindex(*it, old_object.get(), *event.object);
         ++changes_;
         NotifyUpdate(old_object, event.object);
       }
@@ -276,21 +276,21 @@ void Informer::NoteResourceVersion(const kube::Json& object) {
 }
 
 void Informer::Put(const std::string& key, const ObjectPtr& old_object, const ObjectPtr& new_object) {
-  Reindex(key, old_object.get(), *new_object);
-  cache_.insert_or_assign(key, new_object);
+  auto it = cache_.insert_or_assign(key, new_object).first;
+  Reindex(*it, old_object.get(), *new_object);
   ++changes_;
 }
 
-void Informer::Reindex(const std::string& key, const kube::Json* old_object, const kube::Json& new_object) {
+void Informer::Reindex(const CacheEntry& entry, const kube::Json* old_object, const kube::Json& new_object) {
   for (auto& [name, index] : indexes_) {
     std::vector<std::string> values = index.func(new_object);
     if (old_object) {
       // Most updates (a status change) leave every index value as it was: nothing to move.
       std::vector<std::string> before = index.func(*old_object);
       if (before == values) continue;
-      Unindex(index, key, before);
+      Unindex(index, entry.first, before);
     }
-    for (std::string& value : values) index.keys_by_value[std::move(value)].insert(key);
+    for (std::string& value : values) index.entries_by_value[std::move(value)].emplace(entry.first, &entry);
   }
 }
 
@@ -300,20 +300,20 @@ void Informer::Remove(const std::string& key, const ObjectPtr& old_object) {
   ++changes_;
 }
 
-void Informer::IndexObject(Index& index, const std::string& key, const kube::Json& object) {
-  for (std::string& value : index.func(object)) index.keys_by_value[std::move(value)].insert(key);
+void Informer::IndexObject(Index& index, const CacheEntry& entry) {
+  for (std::string& value : index.func(*entry.second)) index.entries_by_value[std::move(value)].emplace(entry.first, &entry);
 }
 
-void Informer::UnindexObject(Index& index, const std::string& key, const kube::Json& object) {
+void Informer::UnindexObject(Index& index, std::string_view key, const kube::Json& object) {
   Unindex(index, key, index.func(object));
 }
 
-void Informer::Unindex(Index& index, const std::string& key, const std::vector<std::string>& values) {
+void Informer::Unindex(Index& index, std::string_view key, const std::vector<std::string>& values) {
   for (const std::string& value : values) {
-    auto it = index.keys_by_value.find(value);
-    if (it == index.keys_by_value.end()) continue;
+    auto it = index.entries_by_value.find(value);
+    if (it == index.entries_by_value.end()) continue;
     it->second.erase(key);
-    if (it->second.empty()) index.keys_by_value.erase(it);
+    if (it->second.empty()) index.entries_by_value.erase(it);
   }
 }
 
@@ -377,10 +377,10 @@ std::vector<ObjectPtr> Informer::ByIndex(std::string_view index_name, std::strin
   std::vector<ObjectPtr> out;
   auto index = indexes_.find(index_name);
   if (index == indexes_.end()) return out;
-  auto keys = index->second.keys_by_value.find(value);
-  if (keys == index->second.keys_by_value.end()) return out;
-  out.reserve(keys->second.size());
-  for (const std::string& key : keys->second) out.push_back(cache_.find(key)->second);
+  auto entries = index->second.entries_by_value.find(value);
+  if (entries == index->second.entries_by_value.end()) return out;
+  out.reserve(entries->second.size());
+  for (const auto& [key, entry] : entries->second) out.push_back(entry->second);
   return out;
 }
 

@@ -32,9 +32,9 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace kube {
@@ -128,9 +128,13 @@ class Informer {
 
  private:
   enum class Pending { kNone, kRewatch, kRelist };
+  // An entry of cache_: its key and object. std::map nodes stay put until erased, so an index
+  // holds them by address and reads the current object from them without a lookup.
+  using CacheEntry = std::pair<const std::string, ObjectPtr>;
   struct Index {
     IndexFunc func;
-    std::map<std::string, std::set<std::string>, std::less<>> keys_by_value;
+    // Index value -> the cache entries indexed under it, by key (their keys viewed in place).
+    std::map<std::string, std::map<std::string_view, const CacheEntry*>, std::less<>> entries_by_value;
   };
 
   // Re-opens the watch or relists according to pending_. Returns false when an API call failed.
@@ -138,14 +142,15 @@ class Informer {
   bool Relist(std::size_t* processed);
   bool OpenWatch();
   void Apply(const WatchEvent& event);
-  // Cache mutations keep every index in step. Reindex moves `key` from the index values of
-  // `old_object` (none when null) to those of `new_object`, leaving the cache to the caller.
+  // Cache mutations keep every index in step. Reindex moves `entry` (already in the cache, holding
+  // the new object or about to) from the index values of `old_object` (none when null) to those of
+  // `new_object`; an entry is unindexed before it is erased.
   void Put(const std::string& key, const ObjectPtr& old_object, const ObjectPtr& new_object);
-  void Reindex(const std::string& key, const kube::Json* old_object, const kube::Json& new_object);
+  void Reindex(const CacheEntry& entry, const kube::Json* old_object, const kube::Json& new_object);
   void Remove(const std::string& key, const ObjectPtr& old_object);
-  void IndexObject(Index& index, const std::string& key, const kube::Json& object);
-  void UnindexObject(Index& index, const std::string& key, const kube::Json& object);
-  void Unindex(Index& index, const std::string& key, const std::vector<std::string>& values);
+  void IndexObject(Index& index, const CacheEntry& entry);
+  void UnindexObject(Index& index, std::string_view key, const kube::Json& object);
+  void Unindex(Index& index, std::string_view key, const std::vector<std::string>& values);
   void NotifyAdd(const ObjectPtr& object);
   void NotifyUpdate(const ObjectPtr& old_object, const ObjectPtr& new_object);
   void NotifyDelete(const ObjectPtr& object);

@@ -7,6 +7,7 @@
 #include "operator/controller/failure_policy.h"
 
 #include <map>
+#include <string_view>
 #include <utility>
 
 namespace dgl {
@@ -35,7 +36,7 @@ void ReconcilePass::LoadPods() {
   const std::string& uid = kube::UidOf(*job_);
   auto& seen = r_.seen_pods_[ns_ + "/" + name_];
   const std::uint64_t pass = ++r_.passes_;
-  std::map<std::string, bool> lost_nodes;  // node name -> NotReady, each read once
+  std::map<std::string_view, bool> lost_nodes;  // node name (in the pod) -> NotReady, each read once
   const std::optional<std::uint64_t> nodes_changes = r_.reader_.Changes("nodes");
   for (const ObjectPtr& pod : r_.reader_.PodsOfJob(ns_, name_)) {
     auto [entry, fresh] = seen.try_emplace(pod.get());

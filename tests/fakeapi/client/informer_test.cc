@@ -392,6 +392,45 @@ TEST_F(InformerTest, IndexServesTheNewVersionAfterAnUpdateKeepingTheIndexedValue
   EXPECT_TRUE(informer.ByIndex("app", "db").empty());
 }
 
+// An index holds cache entries by address: a relist that adds, relabels, updates and removes
+// objects leaves it serving exactly the objects the cache holds, the same shared versions, and
+// nothing of what the relist removed (whose entries are gone from the cache).
+TEST_F(InformerTest, IndexFollowsARelistServingTheCachedVersions) {
+  Store store(StoreOptions{.clock = &clock_, .history_limit = 3});
+  MustCreate(store, InformedConfigMap("a", {{"app", "web"}}));
+  MustCreate(store, InformedConfigMap("b", {{"app", "web"}}));
+  MustCreate(store, InformedConfigMap("c", {{"app", "db"}}));
+  Informer informer(store, "configmaps");
+  ASSERT_TRUE(informer.AddIndex("app", IndexByLabel("app")).ok());
+  ASSERT_TRUE(informer.Start().ok());
+
+  store.DropWatches();
+  MustDelete(store, "a");
+  ASSERT_TRUE(store.Patch("configmaps", "default", "b", json{{"metadata", {{"labels", {{"app", "db"}}}}}}).ok());
+  MustSetData(store, "c", "2");
+  MustCreate(store, InformedConfigMap("d", {{"app", "web"}}));
+  MustCreate(store, InformedConfigMap("e", {{"app", "db"}}));
+  EXPECT_EQ(informer.Pump(), 5u);
+  ASSERT_EQ(informer.stats().relists, 1);
+
+  auto names = [](const std::vector<ObjectPtr>& objects) {
+    std::vector<std::string> out;
+    for (const auto& o : objects) out.push_back(NameOf(*o));
+    return out;
+  };
+  EXPECT_EQ(names(informer.ByIndex("app", "web")), (std::vector<std::string>{"d"}));
+  EXPECT_EQ(names(informer.ByIndex("app", "db")), (std::vector<std::string>{"b", "c", "e"}));
+  for (const auto& o : informer.ByIndex("app", "db")) EXPECT_EQ(o, informer.Get("default", NameOf(*o)));
+  EXPECT_EQ((*informer.ByIndex("app", "db")[1])["data"]["k"], "2");
+
+  // The watch opened after the relist keeps the index in step with the entries it made.
+  MustDelete(store, "d");
+  MustSetData(store, "e", "3");
+  EXPECT_EQ(informer.Pump(), 2u);
+  EXPECT_TRUE(informer.ByIndex("app", "web").empty());
+  EXPECT_EQ((*informer.ByIndex("app", "db")[2])["data"]["k"], "3");
+}
+
 TEST_F(InformerTest, IndexAddedLaterCoversCachedObjectsAndNamesAreUnique) {
   MustCreate(store_, InformedConfigMap("a", {{"tier", "x"}}));
   Informer informer(store_, "configmaps");
