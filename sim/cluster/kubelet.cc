@@ -98,6 +98,32 @@ struct Kubelet::Container {
   json last_state = json::object();
   int runs = 0;
 
+  // What the container's status (Kubelet::ContainerStatus) is built from, but for what never
+  // changes (name, image, init): the JSON last built is reused, sealed, while they stay the same.
+  struct StatusInputs {
+    State state = State::kWaiting;
+    std::string reason, message;
+    Micros started_at = 0, finished_at = 0;
+    int exit_code = 0;
+    std::string term_reason, term_message;
+    std::string container_id, image_id;
+    json last_state;
+    int runs = 0;
+    bool operator==(const StatusInputs&) const = default;
+  };
+  StatusInputs StatusNow() const {
+    return {state, reason, message, started_at, finished_at, exit_code, term_reason, term_message,
+            container_id, image_id, last_state, runs};
+  }
+  bool StatusIs(const StatusInputs& in) const {
+    return state == in.state && reason == in.reason && message == in.message && started_at == in.started_at &&
+           finished_at == in.finished_at && exit_code == in.exit_code && term_reason == in.term_reason &&
+           term_message == in.term_message && container_id == in.container_id && image_id == in.image_id &&
+           last_state == in.last_state && runs == in.runs;
+  }
+  StatusInputs status_inputs;
+  json status_built;  // null until first built
+
   bool busy = false;          // a pull, a start or a back-off timer is pending
   std::uint64_t attempt = 0;  // bumped to invalidate pending pulls and timers
   Backoff crash, pull;
@@ -142,9 +168,14 @@ struct Kubelet::PodState {
 
   EventId sandbox_timer, kill_timer, flush;
   json last_written;
+  // A condition the kubelet computes: its status and when that last changed, and the JSON last
+  // built for it with the reason and message it was built with (sealed, json.h: each status
+  // written shares it until one of them changes, instead of a copy of its own).
   struct Condition {
     std::string status;
     Micros time;
+    std::string reason, message;
+    json built;
   };
   std::map<std::string, Condition> conditions;
 
@@ -1045,7 +1076,15 @@ json IpList(const std::string& ip) {
 
 // Built member by member: this runs for every status write, and brace-initialized objects cost a
 // temporary array per member.
-json Kubelet::ContainerStatus(const Container& c) {
+json Kubelet::ContainerStatus(Container& c) {
+  if (!c.status_built.is_null() && c.StatusIs(c.status_inputs)) return c.status_built;
+  c.status_inputs = c.StatusNow();
+  c.status_built = BuildContainerStatus(c);
+  kube::SealTree(c.status_built);
+  return c.status_built;
+}
+
+json Kubelet::BuildContainerStatus(const Container& c) {
   using S = Container::State;
   json state = json::object();
   if (c.state == S::kRunning) {
@@ -1110,18 +1149,28 @@ json Kubelet::PodConditions(PodState& p, const std::string& phase) {
   Micros now = sim().engine().clock().Now();
   for (const Computed* c : {&initialized, &ready, &containers_ready}) {
     const char* value = c->ok ? "True" : "False";
-    auto [it, inserted] = p.conditions.try_emplace(c->type, PodState::Condition{value, now});
-    if (it->second.status != value) it->second = {value, now};
-    json j = json::object();
-    Object& m = AsObject(j);
-    m.reserve(6);  // added in key order (Append)
-    Append(m, "lastProbeTime", nullptr);
-    Append(m, "lastTransitionTime", kube::FormatTime(it->second.time));
-    if (!c->message.empty()) Append(m, "message", c->message);
-    if (!c->reason.empty()) Append(m, "reason", c->reason);
-    Append(m, "status", value);
-    Append(m, "type", c->type);
-    conditions.push_back(std::move(j));
+    PodState::Condition& known = p.conditions.try_emplace(c->type, PodState::Condition{value, now}).first->second;
+    if (known.status != value) {
+      known.status = value;
+      known.time = now;
+      known.built = nullptr;
+    }
+    if (known.built.is_null() || known.reason != c->reason || known.message != c->message) {
+      json j = json::object();
+      Object& m = AsObject(j);
+      m.reserve(6);  // added in key order (Append)
+      Append(m, "lastProbeTime", nullptr);
+      Append(m, "lastTransitionTime", kube::FormatTime(known.time));
+      if (!c->message.empty()) Append(m, "message", c->message);
+      if (!c->reason.empty()) Append(m, "reason", c->reason);
+      Append(m, "status", value);
+      Append(m, "type", c->type);
+      kube::SealTree(j);
+      known.reason = c->reason;
+      known.message = c->message;
+      known.built = std::move(j);
+    }
+    conditions.push_back(known.built);
   }
   if (const json* existing = JsonAt(*p.pod, {"status", "conditions"}); existing && existing->is_array())
     for (const auto& c : *existing) {
@@ -1139,7 +1188,7 @@ json Kubelet::BuildStatus(PodState& p) {
   out.reserve(9);  // added in key order (Append)
   Append(out, "conditions", PodConditions(p, phase));
   json list = json::array();
-  for (const auto& c : p.main) list.push_back(ContainerStatus(c));
+  for (auto& c : p.main) list.push_back(ContainerStatus(c));
   Append(out, "containerStatuses", std::move(list));
   const bool host_ip = !p.ip.empty() && !config_.host_ip.empty();
   if (host_ip) {
@@ -1148,7 +1197,7 @@ json Kubelet::BuildStatus(PodState& p) {
   }
   if (!p.init.empty()) {
     json init = json::array();
-    for (const auto& c : p.init) init.push_back(ContainerStatus(c));
+    for (auto& c : p.init) init.push_back(ContainerStatus(c));
     Append(out, "initContainerStatuses", std::move(init));
   }
   Append(out, "phase", std::move(phase));

@@ -202,7 +202,10 @@ class Kubelet : public Actor {
   void MarkDirty(PodState& p);
   void Flush(PodState& p);
   kube::Json BuildStatus(PodState& p);
-  static kube::Json ContainerStatus(const Container& c);
+  // The container's status: the JSON built for it last time (sealed, shared by every status that
+  // carries it) while what it is built from is unchanged, else built anew (BuildContainerStatus).
+  static kube::Json ContainerStatus(Container& c);
+  static kube::Json BuildContainerStatus(const Container& c);
   kube::Json PodConditions(PodState& p, const std::string& phase);
   std::string ComputePhase(const PodState& p) const;
 
