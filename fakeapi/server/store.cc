@@ -531,8 +531,10 @@ struct Store::Impl {
     if (stale) std::erase_if(list, [](const auto& w) { return w->EndedUnlocked(); });
   }
 
-  // Appends to the history and queues the event for every watcher it concerns.
-  void Publish(ResourceData& d, kube::WatchEventType type, const kube::ObjectPtr& obj, const kube::ObjectPtr& old) {
+  // Appends to the history and queues the event for every watcher it concerns. `same_node`: `old`
+  // is bound where `obj` is (a status write), so the node watchers of one node are all it reaches.
+  void Publish(ResourceData& d, kube::WatchEventType type, const kube::ObjectPtr& obj, const kube::ObjectPtr& old,
+               bool same_node = false) {
     const kube::Micros now = options.clock->Now();
     if (options.history_fresh > 0) ResizeHistory(d, now);
     d.history.push_back(HistoryEvent{rv, type, obj, old, now});
@@ -542,7 +544,7 @@ struct Store::Impl {
     }
     Broadcast(d.watchers, type, obj, old);
     if (!d.node_watchers.empty()) {
-      const std::string_view now = NodeNameView(*obj), before = old ? NodeNameView(*old) : now;
+      const std::string_view now = NodeNameView(*obj), before = old && !same_node ? NodeNameView(*old) : now;
       for (std::string_view node : {now, before}) {
         auto it = d.node_watchers.find(node);
         if (it != d.node_watchers.end()) Broadcast(it->second, type, obj, old);
@@ -630,21 +632,25 @@ struct Store::Impl {
   }
 
   // Stores a new version of an existing object (which already carries its new resourceVersion).
-  kube::ObjectPtr Replace(ResourceData& d, const std::string& key, json obj, const char* verb) {
+  // `status_only`: a write to the status subresource, which keeps the metadata (but for the
+  // resourceVersion and managedFields) and the spec of the version before: owners and node are
+  // as they were, so neither is compared.
+  kube::ObjectPtr Replace(ResourceData& d, const std::string& key, json obj, const char* verb,
+                          bool status_only = false) {
     auto it = d.objects.find(key);
     kube::ObjectPtr old = it->second;
     auto next = kube::ShareObject(std::move(obj));
     it->second = next;
-    const bool owners_changed = OwnersDiffer(*next, *old);
+    const bool owners_changed = !status_only && OwnersDiffer(*next, *old);
     // An update keeps the uid; the indexes change only where owners or the node did (a bind).
-    if (owners_changed || (IsCorePods(d) && NodeNameView(*next) != NodeNameView(*old))) {
+    if (owners_changed || (!status_only && IsCorePods(d) && NodeNameView(*next) != NodeNameView(*old))) {
       IndexRemove(d, key, *old);
       IndexAdd(d, key, *next);
     }
     stats.stored_bytes += Bytes(*next) - Bytes(*old);
     orphaned = owners_changed && NamesMissingOwner(*next);
     Record(verb, d, key, kube::WatchEventType::kModified);
-    Publish(d, kube::WatchEventType::kModified, next, old);
+    Publish(d, kube::WatchEventType::kModified, next, old, status_only);
     // Owners, finalizers and deletion state may have changed: let the collector look again.
     if (HasDeletionTimestamp(*next)) gc_queue.push_back({GcKind::kOwnerDeleting, kube::UidOf(*next)});
     if (owners_changed) gc_queue.push_back({GcKind::kDependent, kube::UidOf(*next)});
@@ -869,10 +875,10 @@ struct Store::Impl {
     if (kube::Status s = Fits(Bytes(next) - Bytes(current)); !s.ok()) return s;
     next["metadata"]["resourceVersion"] = NextRv();
     if (ReadyToRemove(next)) {
-      Replace(d, key, std::move(next), verb);
+      Replace(d, key, std::move(next), verb, status_only);
       return Remove(d, key, "delete");
     }
-    return Replace(d, key, std::move(next), verb);
+    return Replace(d, key, std::move(next), verb, status_only);
   }
 
   // Real pods are immutable apart from a few fields; binding goes through pods/binding.
