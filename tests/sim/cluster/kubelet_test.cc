@@ -161,6 +161,61 @@ TEST_F(KubeletTest, RunsAPodToSucceededWithTheStatusTheRealKubeletWrites) {
   EXPECT_EQ(kubelet().stats().status_writes, 4);
 }
 
+// Each stored version of the pod, as the store shared it (immutable, frozen: reads never copy).
+class VersionLog : public Actor {
+ public:
+  explicit VersionLog(Simulation& sim) : Actor(sim, "version-log") {}
+  void Start() override {
+    AddInformer("pods", {},
+                {.on_add = [this](const ObjectPtr& pod) { versions.push_back(pod); },
+                 .on_update = [this](const ObjectPtr&, const ObjectPtr& pod) { versions.push_back(pod); }});
+  }
+  std::vector<ObjectPtr> versions;
+};
+
+// Where the member `key` of the element of `list` named (or typed) `name` lives. A status the
+// kubelet did not rebuild shares its objects with the version before (json.h), so the member is
+// the very same one: the same address.
+const json* MemberOf(const ObjectPtr& pod, const char* list, const char* id, const std::string& name, const char* key) {
+  const json& status = pod->at("status");
+  if (!status.contains(list)) return nullptr;
+  for (const json& e : status.at(list))
+    if (e.at(id) == name) return &e.at(key);
+  return nullptr;
+}
+
+// A flush builds a condition or a container status only when it changed; otherwise every status
+// written carries the one built before, shared, instead of a copy of its own.
+TEST_F(KubeletTest, AStatusWriteSharesTheConditionsAndContainerStatusesThatDidNotChange) {
+  auto& versions = sim().AddActor<VersionLog>();  // started at once: the run has started
+  Run(KubeletPod("p", json::array({KubeletContainer("short"), KubeletContainer("long")}),
+                 {{"dglsim.io/duration.short", "10s"}, {"dglsim.io/duration.long", "60s"}},
+                 "Never"));
+  sim().RunUntilIdle();
+  ASSERT_EQ(Phase("p"), "Succeeded");
+  // The versions the kubelet wrote with both containers running, then with "short" ended.
+  ObjectPtr both_running, short_ended;
+  for (const ObjectPtr& v : versions.versions) {
+    const json* short_state = MemberOf(v, "containerStatuses", "name", "short", "state");
+    const json* long_state = MemberOf(v, "containerStatuses", "name", "long", "state");
+    if (!short_state || !long_state || !long_state->contains("running")) continue;
+    if (short_state->contains("running") && !both_running) both_running = v;
+    if (short_state->contains("terminated") && !short_ended) short_ended = v;
+  }
+  ASSERT_TRUE(both_running && short_ended);
+  // "long" kept running: its status is the one built before; "short" ended: built anew.
+  EXPECT_EQ(MemberOf(both_running, "containerStatuses", "name", "long", "state"),
+            MemberOf(short_ended, "containerStatuses", "name", "long", "state"));
+  EXPECT_NE(MemberOf(both_running, "containerStatuses", "name", "short", "state"),
+            MemberOf(short_ended, "containerStatuses", "name", "short", "state"));
+  // Initialized stayed True; Ready went from True to False.
+  EXPECT_EQ(MemberOf(both_running, "conditions", "type", "Initialized", "lastTransitionTime"),
+            MemberOf(short_ended, "conditions", "type", "Initialized", "lastTransitionTime"));
+  EXPECT_NE(MemberOf(both_running, "conditions", "type", "Ready", "status"),
+            MemberOf(short_ended, "conditions", "type", "Ready", "status"));
+  EXPECT_EQ(*MemberOf(short_ended, "conditions", "type", "Ready", "status"), "False");
+}
+
 // Found auditing the reads of client JSON after tests/fuzz/fuzz_api_server's first finds: a pod
 // created over HTTP (`dglsim serve`) with a number where the kubelet reads a string
 // (imagePullPolicy: 5) threw inside the simulation and ended the whole server. The kubelet reads
