@@ -109,12 +109,12 @@ struct Kubelet::Container {
     std::string container_id, image_id;
     json last_state;
     int runs = 0;
-    bool operator==(const StatusInputs&) const = default;
   };
   StatusInputs StatusNow() const {
     return {state, reason, message, started_at, finished_at, exit_code, term_reason, term_message,
             container_id, image_id, last_state, runs};
   }
+  // Compared field by field, not by building StatusNow(): no copies on the path of every flush.
   bool StatusIs(const StatusInputs& in) const {
     return state == in.state && reason == in.reason && message == in.message && started_at == in.started_at &&
            finished_at == in.finished_at && exit_code == in.exit_code && term_reason == in.term_reason &&
@@ -1074,8 +1074,6 @@ json IpList(const std::string& ip) {
 
 }  // namespace
 
-// Built member by member: this runs for every status write, and brace-initialized objects cost a
-// temporary array per member.
 json Kubelet::ContainerStatus(Container& c) {
   if (!c.status_built.is_null() && c.StatusIs(c.status_inputs)) return c.status_built;
   c.status_inputs = c.StatusNow();
@@ -1084,6 +1082,8 @@ json Kubelet::ContainerStatus(Container& c) {
   return c.status_built;
 }
 
+// Built member by member: this runs for every change of a container, and brace-initialized objects
+// cost a temporary array per member.
 json Kubelet::BuildContainerStatus(const Container& c) {
   using S = Container::State;
   json state = json::object();
