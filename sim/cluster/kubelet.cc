@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <tuple>
+#include <utility>
 
 namespace sim {
 
@@ -110,17 +112,15 @@ struct Kubelet::Container {
     json last_state;
     int runs = 0;
   };
-  StatusInputs StatusNow() const {
-    return {state, reason, message, started_at, finished_at, exit_code, term_reason, term_message,
-            container_id, image_id, last_state, runs};
+  // The fields above as references, of a Container or of StatusInputs (they share the names): one
+  // list for the copy and the comparison, which reads in place (no copies on every flush).
+  template <class T>
+  static auto StatusFields(T& x) {
+    return std::tie(x.state, x.reason, x.message, x.started_at, x.finished_at, x.exit_code, x.term_reason,
+                    x.term_message, x.container_id, x.image_id, x.last_state, x.runs);
   }
-  // Compared field by field, not by building StatusNow(): no copies on the path of every flush.
-  bool StatusIs(const StatusInputs& in) const {
-    return state == in.state && reason == in.reason && message == in.message && started_at == in.started_at &&
-           finished_at == in.finished_at && exit_code == in.exit_code && term_reason == in.term_reason &&
-           term_message == in.term_message && container_id == in.container_id && image_id == in.image_id &&
-           last_state == in.last_state && runs == in.runs;
-  }
+  void NoteStatusInputs() { StatusFields(status_inputs) = StatusFields(std::as_const(*this)); }
+  bool StatusUnchanged() const { return StatusFields(*this) == StatusFields(status_inputs); }
   StatusInputs status_inputs;
   json status_built;  // null until first built
 
@@ -1075,8 +1075,8 @@ json IpList(const std::string& ip) {
 }  // namespace
 
 json Kubelet::ContainerStatus(Container& c) {
-  if (!c.status_built.is_null() && c.StatusIs(c.status_inputs)) return c.status_built;
-  c.status_inputs = c.StatusNow();
+  if (!c.status_built.is_null() && c.StatusUnchanged()) return c.status_built;
+  c.NoteStatusInputs();
   c.status_built = BuildContainerStatus(c);
   kube::SealTree(c.status_built);
   return c.status_built;
