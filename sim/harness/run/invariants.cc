@@ -91,7 +91,7 @@ void InvariantChecker::OnPodGone(const json& pod) {
 }
 
 std::size_t InvariantChecker::PodsTracked() const {
-  std::set<std::string> uids = checked_;
+  std::set<std::string> uids(checked_.begin(), checked_.end());
   uids.insert(released_.begin(), released_.end());
   for (const auto& [uid, node] : bound_) uids.insert(uid);
   return uids.size();

@@ -44,6 +44,8 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace harness {
@@ -88,9 +90,10 @@ class InvariantChecker : public sim::Actor {
   RunRecord& record_;
   std::map<std::string, std::string> node_ready_;  // node -> Ready condition status as last seen
   std::map<std::string, NodeUse> node_use_;        // node -> requests of the pods bound to it
-  std::map<std::string, std::string> bound_;       // pod uid -> node, for pods bound and not released
-  std::set<std::string> checked_;                  // pod uids whose binding was checked
-  std::set<std::string> released_;                 // pod uids that finished or were deleted
+  // By pod uid, looked up on every pod event and never walked in an order that shows: hashed.
+  std::unordered_map<std::string, std::string> bound_;  // pod uid -> node, for pods bound and not released
+  std::unordered_set<std::string> checked_;             // pod uids whose binding was checked
+  std::unordered_set<std::string> released_;            // pod uids that finished or were deleted
   std::map<std::string, JobSeen> jobs_;            // by job uid
   std::set<JobKey> launcher_succeeded_;            // jobs with a launcher pod seen Succeeded
   // Job -> end times of the stages that delivered its partitions, in report order.

@@ -9,7 +9,9 @@
 #include "sim/harness/run/invariants.h"
 
 #include <algorithm>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace harness {
 
@@ -21,9 +23,8 @@ using kube::JsonString;
 
 // A pod in a phase it never leaves.
 
-// The pod's record, with its identity filled in from the object when first seen.
-PodRecord& NotePod(RunRecord& record, const json& pod) {
-  PodRecord& p = record.Pod(kube::UidOf(pod));
+// The pod's record `p`, with its identity filled in from the object when first seen.
+PodRecord& Identify(PodRecord& p, const json& pod) {
   if (p.name.empty()) {
     p.ns = kube::NamespaceOf(pod);
     p.name = kube::NameOf(pod);
@@ -34,6 +35,8 @@ PodRecord& NotePod(RunRecord& record, const json& pod) {
   }
   return p;
 }
+
+PodRecord& NotePod(RunRecord& record, const json& pod) { return Identify(record.Pod(kube::UidOf(pod)), pod); }
 
 // The terminated or running state of a container status's `which` ("state", "lastState").
 const json* StateOf(const json& container, const char* which, bool* terminated) {
@@ -152,7 +155,12 @@ JobRecord& Recorder::Job(const JobKey& key) {
 }
 
 void Recorder::Finish() {
-  for (auto& [uid, pod] : pods_) Stop(pod);
+  // In uid order, as the GPU-seconds have always been summed (floating point: the order shows).
+  std::vector<std::pair<const std::string*, PodInfo*>> open;
+  open.reserve(pods_.size());
+  for (auto& [uid, pod] : pods_) open.emplace_back(&uid, &pod);
+  std::sort(open.begin(), open.end(), [](const auto& a, const auto& b) { return *a.first < *b.first; });
+  for (auto& [uid, pod] : open) Stop(*pod);
   record_.gpus_in_use = GpuTimeline(record_.pods);
 }
 
@@ -193,7 +201,7 @@ void Recorder::OnPod(const json& pod) {
   auto [it, inserted] = pods_.try_emplace(uid);
   PodInfo& info = it->second;
   if (inserted) {
-    info.uid = uid;
+    info.record = record_.PodIndex(uid);
     info.gpus = GpusOf(pod);
     std::string job = JsonString(pod, {"metadata", "labels", dgl::kLabelJobName});
     if (!job.empty()) {
@@ -201,7 +209,7 @@ void Recorder::OnPod(const json& pod) {
       ++Job(*info.job).pods_created;
     }
   }
-  RecordPod(pod);
+  RecordPod(record_.pods[info.record], pod);
   if (info.ended) return;
   std::string phase = JsonString(pod, {"status", "phase"});
   // Queueing: from the job's submission until its first pod is bound.
@@ -216,14 +224,20 @@ void Recorder::OnPod(const json& pod) {
   }
 }
 
+// A deleted pod sends no more events: its PodInfo goes (its record stays, for the reports).
 void Recorder::OnPodDeleted(const json& pod) {
   auto it = pods_.find(kube::UidOf(pod));
-  if (it != pods_.end()) Stop(it->second);
-  NotePod(record_, pod).deleted = Now();
+  if (it == pods_.end()) {
+    NotePod(record_, pod).deleted = Now();
+    return;
+  }
+  Stop(it->second);
+  Identify(record_.pods[it->second.record], pod).deleted = Now();
+  pods_.erase(it);
 }
 
-void Recorder::RecordPod(const json& pod) {
-  PodRecord& p = NotePod(record_, pod);
+void Recorder::RecordPod(PodRecord& p, const json& pod) {
+  Identify(p, pod);
   if (!p.created) p.created = Now();
   const std::string node = kube::NodeNameOf(pod);
   if (!node.empty() && p.node.empty()) {
@@ -251,7 +265,7 @@ std::optional<Micros> Recorder::StatusTime(const json& pod, const char* state, b
 void Recorder::Stop(PodInfo& info, std::optional<Micros> end) {
   if (info.ended) return;
   info.ended = true;
-  PodRecord& p = record_.Pod(info.uid);
+  PodRecord& p = record_.pods[info.record];
   p.started = info.running_since;
   p.released = info.running_since ? std::max(end.value_or(Now()), *info.running_since) : end.value_or(Now());
   if (end) p.finished = end;

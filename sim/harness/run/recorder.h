@@ -20,6 +20,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 namespace harness {
 
@@ -38,10 +39,13 @@ class Recorder : public sim::Actor {
   void Finish();
   // Snapshots every ConfigMap in the API into the record.
   void SnapshotConfigMaps();
+  // The pods it follows: those seen and not yet deleted (a deleted pod's record stays in the
+  // RunRecord; what the recorder kept to account for it goes).
+  std::size_t PodsTracked() const { return pods_.size(); }
 
  private:
   struct PodInfo {
-    std::string uid;
+    std::size_t record = 0;  // the pod's index in RunRecord::pods
     std::optional<JobKey> job;
     std::int64_t gpus = 0;
     std::optional<Micros> running_since;
@@ -54,7 +58,7 @@ class Recorder : public sim::Actor {
   void OnPodDeleted(const kube::Json& pod);
   void OnConfigMap(const kube::Json& cm);
   // The pod's record for the reports: when it was first seen and bound, its phase, its containers.
-  void RecordPod(const kube::Json& pod);
+  void RecordPod(PodRecord& record, const kube::Json& pod);
   // The earliest startedAt (or, with `finished`, the latest finishedAt) of the app containers in
   // `state` ("running", "terminated"), in simulated time; nullopt when none is written.
   std::optional<Micros> StatusTime(const kube::Json& pod, const char* state, bool finished);
@@ -63,7 +67,9 @@ class Recorder : public sim::Actor {
 
   RunRecord& record_;
   FaultInjector& faults_;
-  std::map<std::string, PodInfo> pods_;  // by uid
+  // The pods seen and not deleted, by uid: looked up once per pod event, so hashed (Finish, the
+  // one walk over them, takes them in uid order).
+  std::unordered_map<std::string, PodInfo> pods_;
 };
 
 class StageObserver : public sim::WorkloadObserver {

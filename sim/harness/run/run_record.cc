@@ -4,10 +4,10 @@
 
 namespace harness {
 
-PodRecord& RunRecord::Pod(const std::string& uid) {
+std::size_t RunRecord::PodIndex(const std::string& uid) {
   auto [it, inserted] = pod_index.try_emplace(uid, pods.size());
   if (inserted) pods.emplace_back().uid = uid;
-  return pods[it->second];
+  return it->second;
 }
 
 std::map<std::string, Micros> JobRecord::Breakdown() const {

@@ -28,6 +28,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -174,16 +175,20 @@ struct RunRecord {
   double gpu_seconds = 0;  // every pod's, jobs or not
   double price_per_hour = 0;  // the cluster's (ClusterSpec::PricePerHour); 0 = unpriced
   // For the visual reports (--html, --trace).
-  std::vector<PodRecord> pods;                   // every pod seen, in the order first seen
-  std::map<std::string, std::size_t> pod_index;  // uid -> index into pods
+  std::vector<PodRecord> pods;  // every pod seen, in the order first seen
+  // uid -> index into pods. Hashed: looked up on every pod event, and a tree of 100,000 uids costs
+  // a cache miss per level; never iterated, so its order reaches no result.
+  std::unordered_map<std::string, std::size_t> pod_index;
   std::vector<NodeRecord> node_list;             // the nodes at the end of the run, in API order
   std::vector<NodeOutage> node_outages;          // in the order they began
   // GPUs in use over time, from each pod's [started, released) times its GPUs: a step at each
   // change, in time order, starting at 0 with 0; its integral is gpu_seconds.
   std::vector<GpuStep> gpus_in_use;
 
-  // The pod with this uid, added (uid only) when unknown.
-  PodRecord& Pod(const std::string& uid);
+  // The pod with this uid, added (uid only) when unknown; PodIndex is its index in `pods` (which
+  // stays valid as pods are added, where a reference does not).
+  PodRecord& Pod(const std::string& uid) { return pods[PodIndex(uid)]; }
+  std::size_t PodIndex(const std::string& uid);
 };
 
 }  // namespace harness
