@@ -21,8 +21,6 @@ namespace {
 
 using kube::JsonString;
 
-// A pod in a phase it never leaves.
-
 // The pod's record `p`, with its identity filled in from the object when first seen.
 PodRecord& Identify(PodRecord& p, const json& pod) {
   if (p.name.empty()) {
