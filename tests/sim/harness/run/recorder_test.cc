@@ -52,11 +52,11 @@ class RecorderTest : public ::testing::Test {
     ASSERT_TRUE(sim_.store().Delete("pods", "default", name, now).ok());
   }
   void RunFor(kube::Micros d) { sim_.RunUntil(sim_.Now() + d); }
-  const PodRecord& Record(const std::string& name) const {
+  // The record of the pod named `name`; nullptr when there is none.
+  const PodRecord* Record(const std::string& name) const {
     for (const PodRecord& p : record_.pods)
-      if (p.name == name) return p;
-    ADD_FAILURE() << "no record of pod " << name;
-    return record_.pods.front();
+      if (p.name == name) return &p;
+    return nullptr;
   }
 
   sim::Simulation sim_;
@@ -79,7 +79,8 @@ TEST_F(RecorderTest, ADeletedPodKeepsItsRecordAndLeavesTheRecorder) {
   Delete("a");
   RunFor(10 * kSecond);
   EXPECT_EQ(recorder_->PodsTracked(), 1u);
-  const PodRecord& a = Record("a");
+  ASSERT_NE(Record("a"), nullptr);
+  const PodRecord& a = *Record("a");
   ASSERT_TRUE(a.deleted.has_value());
   ASSERT_TRUE(a.started.has_value());
   EXPECT_EQ(*a.started, started);
@@ -91,7 +92,8 @@ TEST_F(RecorderTest, ADeletedPodKeepsItsRecordAndLeavesTheRecorder) {
 
   // Finish closes the pod still running; the deleted one counted until its deletion was seen.
   recorder_->Finish();
-  const PodRecord& b = Record("b");
+  ASSERT_NE(Record("b"), nullptr);
+  const PodRecord& b = *Record("b");
   ASSERT_TRUE(b.released.has_value());
   EXPECT_EQ(*b.released, sim_.Now());
   ASSERT_TRUE(a.released.has_value());
@@ -105,7 +107,8 @@ TEST_F(RecorderTest, ADeletedPodKeepsItsRecordAndLeavesTheRecorder) {
   RunFor(kSecond);
   EXPECT_EQ(recorder_->PodsTracked(), 0u);
   EXPECT_EQ(record_.pods.size(), 2u);
-  EXPECT_TRUE(Record("b").deleted.has_value());
+  ASSERT_NE(Record("b"), nullptr);
+  EXPECT_TRUE(Record("b")->deleted.has_value());
   // Its GPU-seconds were closed by Finish and are not counted again.
   EXPECT_DOUBLE_EQ(record_.gpu_seconds, 2 * a_seconds + 4 * b_seconds);
 }
