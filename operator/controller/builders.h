@@ -123,6 +123,14 @@ kube::Json BuildLauncherPod(const kube::Json& job, const BuildOptions& options, 
 // also get numServers ports and their Service's DNS name.
 kube::Json BuildReplicaPod(const kube::Json& job, const char* replica_type, std::int64_t index,
                                const BuildOptions& options, std::int64_t restart_epoch);
+// BuildReplicaPod in two steps, for a pass that creates many pods of one replica type: the pods of
+// a replica type differ only in their name, their replica-index label and (workers, servers) their
+// hostname, so ReplicaPodBase builds the rest once (sealed by the caller, kube::SealTree, copies of
+// it share its containers, volumes and metadata) and SetReplicaIndex makes a copy pod `index`:
+// SetReplicaIndex(ReplicaPodBase(job, t, o, e), job, t, i) is BuildReplicaPod(job, t, i, o, e).
+kube::Json ReplicaPodBase(const kube::Json& job, const char* replica_type, const BuildOptions& options,
+                          std::int64_t restart_epoch);
+void SetReplicaIndex(kube::Json& pod, const kube::Json& job, const char* replica_type, std::int64_t index);
 kube::Json BuildWorkerPod(const kube::Json& job, std::int64_t index, const BuildOptions& options,
                               std::int64_t restart_epoch);
 // The partitioner's container runs the Launcher's command line when its template gives no command

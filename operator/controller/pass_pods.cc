@@ -7,6 +7,7 @@
 #include "operator/controller/failure_policy.h"
 
 #include <map>
+#include <optional>
 #include <string_view>
 #include <utility>
 
@@ -151,11 +152,23 @@ Result<bool> ReconcilePass::EnsurePods(bool workers_stage) {
   if (!workers_stage) return complete;
   for (const IndexedReplica& r : kIndexedReplicas) {
     const auto& pods = pods_.Indexed(r.role);
+    // Built at the first missing pod of the type and shared by the rest (sealed: each pod's copy
+    // shares its containers and volumes, and makes its own only of what SetReplicaIndex and the
+    // API server's defaulting write).
+    std::optional<json> base;
+    auto make = [&](std::int64_t i) {
+      if (!base) {
+        base = ReplicaPodBase(*job_, r.type, build, restart_count_);
+        kube::SealTree(*base);
+      }
+      json pod = *base;
+      SetReplicaIndex(pod, *job_, r.type, i);
+      return pod;
+    };
     for (std::int64_t i = 0; i < pods_.Wanted(r.role); ++i) {
       auto it = pods.find(i);
       std::optional<PodView> current = it == pods.end() ? std::nullopt : std::optional<PodView>(it->second);
-      if (Status s = ensure(current, [&] { return BuildReplicaPod(*job_, r.type, i, build, restart_count_); });
-          !s.ok()) {
+      if (Status s = ensure(current, [&] { return make(i); }); !s.ok()) {
         return s;
       }
     }

@@ -349,17 +349,17 @@ json BuildLauncherPod(const json& job, const BuildOptions& options, std::int64_t
   return pod;
 }
 
-json BuildReplicaPod(const json& job, const char* replica_type, std::int64_t index, const BuildOptions& options,
-                     std::int64_t restart_epoch) {
+// The index-free part of an indexed pod: BuildReplicaPod's pod but for the three fields
+// SetReplicaIndex sets (built here for index 0, then overwritten).
+json ReplicaPodBase(const json& job, const char* replica_type, const BuildOptions& options,
+                    std::int64_t restart_epoch) {
   const std::string job_name = JobName(job);
   const std::string role = ReplicaRole(replica_type);
-  json pod = PodFromTemplate(job, replica_type, ReplicaPodName(job_name, role, index), role, index, options,
-                             restart_epoch);
+  json pod = PodFromTemplate(job, replica_type, ReplicaPodName(job_name, role, 0), role, 0, options, restart_epoch);
   ApplyWorkerShape(job, pod);
   json& spec = pod["spec"];
   if (role == kRoleWorker || role == kRoleServer) {
     // DNS J-<role>-i.J-<role>.<ns> through the role's headless Service; the DGL server ports.
-    spec["hostname"] = ReplicaPodName(job_name, role, index);
     spec["subdomain"] = RoleServiceName(job_name, role);
     json ports = json::array();
     for (std::int64_t i = 0; i < GetNumServers(job); ++i) {
@@ -368,6 +368,23 @@ json BuildReplicaPod(const json& job, const char* replica_type, std::int64_t ind
     spec["containers"][0]["ports"] = std::move(ports);
   }
   SetEnv(spec["containers"][0], kEnvPartitionMode, ToString(GetPartitionMode(job)));
+  return pod;
+}
+
+// Everything of a pod that depends on its index (PodFromTemplate's name and label, the hostname).
+void SetReplicaIndex(json& pod, const json& job, const char* replica_type, std::int64_t index) {
+  const std::string role = ReplicaRole(replica_type);
+  const std::string name = ReplicaPodName(JobName(job), role, index);
+  json& meta = pod["metadata"];
+  meta["name"] = name;
+  meta["labels"][kLabelReplicaIndex] = std::to_string(index);
+  if (role == kRoleWorker || role == kRoleServer) pod["spec"]["hostname"] = name;
+}
+
+json BuildReplicaPod(const json& job, const char* replica_type, std::int64_t index, const BuildOptions& options,
+                     std::int64_t restart_epoch) {
+  json pod = ReplicaPodBase(job, replica_type, options, restart_epoch);
+  SetReplicaIndex(pod, job, replica_type, index);
   return pod;
 }
 

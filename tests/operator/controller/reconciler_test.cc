@@ -62,6 +62,27 @@ TEST_F(ReconcilerTest, PhaseFollowsCurrentPodsInTheSameReconcile) {  // defect 4
   EXPECT_TRUE(Exists("pods", "j-worker-1"));
 }
 
+// The workers one pass creates are copies of one pod built once: the stored pods share what the
+// builders made alike (here the DGL server port they add), instead of holding a copy each.
+TEST_F(ReconcilerTest, WorkersCreatedInOnePassShareWhatTheyHaveAlike) {
+  CreateJob(MakeJob("DGL-API", 3));
+  Reconcile();
+  SetPod("j-partitioner", "Succeeded", "10.0.0.2");
+  Reconcile();
+  json w0 = Get("pods", "j-worker-0");
+  json w2 = Get("pods", "j-worker-2");
+  ASSERT_FALSE(w0.is_null());
+  ASSERT_FALSE(w2.is_null());
+  EXPECT_EQ(w0["spec"]["containers"][0]["ports"], w2["spec"]["containers"][0]["ports"]);
+  EXPECT_EQ(w2["spec"]["hostname"], "j-worker-2");
+  w0 = json();  // (copies of a stored object share its members too)
+  w2 = json();
+  auto stored = store_.Get("pods", "ns", "j-worker-1");
+  ASSERT_TRUE(stored.ok());
+  const json& port = (**stored)["spec"]["containers"][0]["ports"][0];
+  EXPECT_FALSE(port.get_ref<const json::object_t&>().Alone()) << "each worker holds its own copy";
+}
+
 TEST_F(ReconcilerTest, WorkersAreCreatedOnlyAfterThePartitionerSucceeded) {
   CreateJob(MakeJob("DGL-API", 3));
   Reconcile();

@@ -106,6 +106,37 @@ TEST(TriWorkloadBuilders, ServerPodsServeDglAndTrainerPodsDoNot) {
   EXPECT_EQ(service["spec"]["selector"][kLabelReplicaType], "server");
 }
 
+// What lets a pass build the pods of a replica type once (ReplicaPodBase) and copy the result for
+// each index (SetReplicaIndex): nothing but the name, the replica-index label and (servers and
+// workers, which have DNS names) the hostname depends on the index.
+TEST(TriWorkloadBuilders, IndexedPodsDifferOnlyInTheirNameIndexLabelAndHostname) {
+  json job = DefaultedRoles(TriJob(3, 2, 1, 2));
+  for (const char* type : {"Worker", "Server", "Trainer"}) {
+    SCOPED_TRACE(type);
+    const std::string role = ReplicaRole(type);
+    json first = BuildReplicaPod(job, type, 0, BuildOptions{}, 2);
+    json second = BuildReplicaPod(job, type, 1, BuildOptions{}, 2);
+    EXPECT_EQ(second["metadata"]["name"], "j-" + role + "-1");
+    EXPECT_EQ(second["metadata"]["labels"][kLabelReplicaIndex], "1");
+    const bool dns = role == kRoleWorker || role == kRoleServer;
+    EXPECT_EQ(second["spec"].contains("hostname"), dns);
+    if (dns) EXPECT_EQ(second["spec"]["hostname"], "j-" + role + "-1");
+    for (json* pod : {&first, &second}) {
+      (*pod)["metadata"].erase("name");
+      (*pod)["metadata"]["labels"].erase(kLabelReplicaIndex);
+      (*pod)["spec"].erase("hostname");
+    }
+    EXPECT_EQ(first, second);
+    // Built from a sealed base, a pod is the one built on its own.
+    json base = ReplicaPodBase(job, type, BuildOptions{}, 2);
+    kube::SealTree(base);
+    json copy = base;
+    SetReplicaIndex(copy, job, type, 1);
+    EXPECT_EQ(copy, BuildReplicaPod(job, type, 1, BuildOptions{}, 2));
+    EXPECT_EQ(base["metadata"]["name"], "j-" + role + "-0");  // the copy's writes left the base alone
+  }
+}
+
 class TriWorkloadTest : public ReconcileFixture {
  protected:
   // Partitioner done, every role pod and the launcher running: Training.
