@@ -7,7 +7,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 namespace sim {
 
@@ -149,22 +151,31 @@ Cluster::Cluster(Simulation& sim, ClusterOptions options) : sim_(sim), options_(
   if (options_.default_toleration_seconds >= 0) {
     // DefaultTolerationSeconds (plugin/pkg/admission/defaulttolerationseconds): a pod that does not
     // already tolerate the taint (same key or empty key, NoExecute or empty effect) gets one.
-    std::int64_t seconds = options_.default_toleration_seconds;
-    sim_.store().AddDefaulter("pods", [seconds](fakeapi::AdmissionRequest& r) {
+    // The two tolerations are built once, sealed: every pod's copy shares them (json.h).
+    std::vector<std::pair<const char*, json>> added;
+    for (const char* key : {kTaintNotReady, kTaintUnreachable}) {
+      json t = kube::MakeObject("effect", "NoExecute", "key", key, "operator", "Exists", "tolerationSeconds",
+                                options_.default_toleration_seconds);
+      kube::SealTree(t);
+      added.emplace_back(key, std::move(t));
+    }
+    sim_.store().AddDefaulter("pods", [added = std::move(added)](fakeapi::AdmissionRequest& r) {
       if (r.operation != fakeapi::Operation::kCreate || !r.subresource.empty()) return;
       json& spec = (*r.object)["spec"];
       if (!spec.is_object()) return;
       json& tolerations = spec["tolerations"];
       if (!tolerations.is_array()) tolerations = json::array();
-      for (const char* key : {kTaintNotReady, kTaintUnreachable}) {
+      for (const auto& [key, toleration] : added) {
         bool tolerated = false;
-        for (const auto& t : tolerations) {
-          std::string k = StringAt(t, "key"), effect = StringAt(t, "effect");
-          if ((k == key || k.empty()) && (effect == "NoExecute" || effect.empty())) tolerated = true;
+        for (const auto& t : std::as_const(tolerations)) {
+          const json* k = kube::JsonAt(t, {"key"});
+          const json* effect = kube::JsonAt(t, {"effect"});
+          const std::string_view kv = k != nullptr && k->is_string() ? std::string_view(k->get_ref<const std::string&>()) : "";
+          const std::string_view ev =
+              effect != nullptr && effect->is_string() ? std::string_view(effect->get_ref<const std::string&>()) : "";
+          if ((kv == key || kv.empty()) && (ev == "NoExecute" || ev.empty())) tolerated = true;
         }
-        if (!tolerated)
-          tolerations.push_back(
-              {{"key", key}, {"operator", "Exists"}, {"effect", "NoExecute"}, {"tolerationSeconds", seconds}});
+        if (!tolerated) tolerations.push_back(toleration);
       }
     });
   }
