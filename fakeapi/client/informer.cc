@@ -1,5 +1,8 @@
 #include "fakeapi/client/informer.h"
 
+#include "fakeapi/client/json_path.h"
+
+#include <string_view>
 #include <utility>
 
 namespace kube {
@@ -227,14 +230,16 @@ void Informer::Apply(const WatchEvent& event) {
     }
     case WatchEventType::kBookmark:
       ++stats_.events;
-      NoteResourceVersion(*event.object);
+      NoteResourceVersion(Member(*event.object, "metadata"));
       return;
     case WatchEventType::kAdded:
     case WatchEventType::kModified: {
       ++stats_.events;
-      NoteResourceVersion(*event.object);
+      // One lookup of the metadata serves the resourceVersion and the key.
+      const kube::Json* meta = Member(*event.object, "metadata");
+      NoteResourceVersion(meta);
       // One walk of the cache: its position serves the insertion or the replacement.
-      auto it = cache_.lower_bound(ScratchKey(*event.object));
+      auto it = cache_.lower_bound(ScratchKey(meta));
       if (it == cache_.end() || it->first != key_scratch_) {
         it = cache_.emplace_hint(it, key_scratch_, event.object);
         Reindex(*it, nullptr, *event.object);
@@ -251,8 +256,9 @@ void Informer::Apply(const WatchEvent& event) {
     }
     case WatchEventType::kDeleted: {
       ++stats_.events;
-      NoteResourceVersion(*event.object);
-      auto it = cache_.find(ScratchKey(*event.object));
+      const kube::Json* meta = Member(*event.object, "metadata");
+      NoteResourceVersion(meta);
+      auto it = cache_.find(ScratchKey(meta));
       if (it == cache_.end()) return;  // never seen, nothing to forget
       ObjectPtr old_object = it->second;
       Remove(key_scratch_, old_object);
@@ -262,16 +268,25 @@ void Informer::Apply(const WatchEvent& event) {
   }
 }
 
-const std::string& Informer::ScratchKey(const kube::Json& object) {
-  const std::string& ns = NamespaceOf(object);
+namespace {
+// The string member `key` of an object's metadata (nullptr: none); "" when absent or not a string.
+std::string_view MetaString(const kube::Json* meta, std::string_view key) {
+  const kube::Json* value = meta != nullptr ? Member(*meta, key) : nullptr;
+  return value != nullptr && value->is_string() ? std::string_view(value->get_ref<const std::string&>())
+                                                : std::string_view();
+}
+}  // namespace
+
+const std::string& Informer::ScratchKey(const kube::Json* meta) {
+  const std::string_view ns = MetaString(meta, "namespace");
   key_scratch_.clear();
   if (!ns.empty()) key_scratch_.append(ns).push_back('/');
-  key_scratch_.append(NameOf(object));
+  key_scratch_.append(MetaString(meta, "name"));
   return key_scratch_;
 }
 
-void Informer::NoteResourceVersion(const kube::Json& object) {
-  const std::string& rv = ResourceVersionOf(object);
+void Informer::NoteResourceVersion(const kube::Json* meta) {
+  const std::string_view rv = MetaString(meta, "resourceVersion");
   if (!rv.empty()) last_resource_version_ = rv;
 }
 

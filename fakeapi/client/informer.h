@@ -154,8 +154,9 @@ class Informer {
   void NotifyAdd(const ObjectPtr& object);
   void NotifyUpdate(const ObjectPtr& old_object, const ObjectPtr& new_object);
   void NotifyDelete(const ObjectPtr& object);
-  const std::string& ScratchKey(const kube::Json& object);
-  void NoteResourceVersion(const kube::Json& object);
+  // From an object's metadata (nullptr: it has none), looked up once by the caller.
+  const std::string& ScratchKey(const kube::Json* meta);
+  void NoteResourceVersion(const kube::Json* meta);
 
   Client& client_;
   const std::string resource_;
