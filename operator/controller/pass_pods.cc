@@ -6,9 +6,9 @@
 #include "operator/controller/events.h"
 #include "operator/controller/failure_policy.h"
 
-#include <map>
 #include <optional>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 
 namespace dgl {
@@ -37,8 +37,10 @@ void ReconcilePass::LoadPods() {
   const std::string& uid = kube::UidOf(*job_);
   auto& seen = r_.seen_pods_[ns_ + "/" + name_];
   const std::uint64_t pass = ++r_.passes_;
-  std::map<std::string_view, bool> lost_nodes;  // node name (in the pod) -> NotReady, each read once
   const std::optional<std::uint64_t> nodes_changes = r_.reader_.Changes("nodes");
+  // Without a change counter every call reads the node again: remember each node's answer for the
+  // pass (nothing writes a node while it runs).
+  std::unordered_map<std::string_view, bool> lost_nodes;
   for (const ObjectPtr& pod : r_.reader_.PodsOfJob(ns_, name_)) {
     auto [entry, fresh] = seen.try_emplace(pod.get());
     Reconciler::SeenPod& s = entry->second;
@@ -52,7 +54,9 @@ void ReconcilePass::LoadPods() {
     if (!s.owned || s.owner_uid != uid) continue;  // a previous job's pod
     bool lost = false;
     const std::string& node = s.view.NodeName();
-    if (!node.empty()) {
+    if (!node.empty() && nodes_changes) {
+      lost = NodeNotReady(node, nodes_changes);
+    } else if (!node.empty()) {
       auto [it, inserted] = lost_nodes.try_emplace(node, false);
       if (inserted) it->second = NodeNotReady(node, nodes_changes);
       lost = it->second;

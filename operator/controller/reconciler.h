@@ -145,13 +145,14 @@ class Reconciler {
   std::map<std::string, std::unordered_map<const kube::Json*, SeenPod>> seen_pods_;
   // Whether a node is NotReady, as read from the version held (by node name): the node is read
   // again only when the reader's nodes may have changed since (ObjectReader::Changes), and the
-  // answer derived again only when the reader holds another version.
+  // answer derived again only when the reader holds another version. Hashed: looked up once per pod
+  // of every pass, never iterated.
   struct NodeReadiness {
     kube::ObjectPtr node;
     bool not_ready = false;
     std::optional<std::uint64_t> checked_at;  // the reader's Changes("nodes") when read
   };
-  std::map<std::string, NodeReadiness, std::less<>> node_not_ready_;
+  std::unordered_map<std::string, NodeReadiness> node_not_ready_;
   std::uint64_t passes_ = 0;  // LoadPods calls so far: each stamps the entries it meets
 };
 
