@@ -5,7 +5,6 @@
 #include "fakeapi/client/quantity.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <tuple>
 #include <utility>
 
@@ -41,12 +40,13 @@ std::uint64_t Fnv1a(std::string_view text, std::uint64_t salt) {
 }
 
 // 64 hex digits derived from `text`: stands in for sha256 digests and container ids.
+// (Four FNV-1a hashes, each as 16 lowercase hex digits, most significant first.)
 std::string Hex64(std::string_view text) {
-  std::string out;
-  char buf[17];
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out(64, '0');
   for (std::uint64_t salt = 1; salt <= 4; ++salt) {
-    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(Fnv1a(text, salt)));
-    out += buf;
+    std::uint64_t h = Fnv1a(text, salt);
+    for (int i = 15; i >= 0; --i, h >>= 4) out[(salt - 1) * 16 + i] = kDigits[h & 0xf];
   }
   return out;
 }

@@ -351,10 +351,12 @@ void ProgramRegistry::Register(std::string name, ProgramFactory factory) {
 
 void ProgramRegistry::MatchImage(std::string glob, std::string program) {
   rules_.push_back({true, std::move(glob), std::move(program)});
+  resolved_.clear();
 }
 
 void ProgramRegistry::MatchCommand(std::string glob, std::string program) {
   rules_.push_back({false, std::move(glob), std::move(program)});
+  resolved_.clear();
 }
 
 std::string ProgramRegistry::Resolve(const json& pod, const json& container) const {
@@ -364,11 +366,21 @@ std::string ProgramRegistry::Resolve(const json& pod, const json& container) con
   std::string line;
   for (const auto& w : Strings(container, "command")) line += (line.empty() ? "" : " ") + w;
   for (const auto& w : Strings(container, "args")) line += (line.empty() ? "" : " ") + w;
+  std::string key = std::move(image);
+  const std::size_t image_size = key.size();
+  key += '\0';
+  key += line;
+  if (auto hit = resolved_.find(key); hit != resolved_.end()) return hit->second;
+  const std::string_view image_text = std::string_view(key).substr(0, image_size);
+  std::string program(kGeneric);
   for (auto it = rules_.rbegin(); it != rules_.rend(); ++it) {
-    if (it->image ? GlobMatch(it->glob, image) : (!line.empty() && GlobMatch(it->glob, line)))
-      return it->program;
+    if (it->image ? GlobMatch(it->glob, image_text) : (!line.empty() && GlobMatch(it->glob, line))) {
+      program = it->program;
+      break;
+    }
   }
-  return std::string(kGeneric);
+  resolved_.emplace(std::move(key), program);
+  return program;
 }
 
 std::unique_ptr<ContainerProgram> ProgramRegistry::Create(std::string_view name) const {

@@ -36,6 +36,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace sim {
@@ -182,7 +183,8 @@ class ProgramRegistry {
   // Containers whose command line (command then args, joined by spaces) matches `glob`.
   void MatchCommand(std::string glob, std::string program);
 
-  // The program name for `container` of `pod` (see the file comment).
+  // The program name for `container` of `pod` (see the file comment). It remembers what the rules
+  // answered (resolved_), so one registry is not for two threads at once.
   std::string Resolve(const kube::Json& pod, const kube::Json& container) const;
   // A new instance of program `name`; nullptr when no such program is registered.
   std::unique_ptr<ContainerProgram> Create(std::string_view name) const;
@@ -196,6 +198,9 @@ class ProgramRegistry {
   };
   std::map<std::string, ProgramFactory, std::less<>> factories_;
   std::vector<Rule> rules_;
+  // What the rules gave each image and command line met so far (image, a NUL, the line): every
+  // pod of a job runs the same few containers. Cleared when a rule is added.
+  mutable std::unordered_map<std::string, std::string> resolved_;
 };
 
 // --- Built-in programs (exposed for tests and for models that build on them). ---

@@ -124,6 +124,12 @@ TEST_F(KubeletTest, RunsAPodToSucceededWithTheStatusTheRealKubeletWrites) {
   EXPECT_EQ(c["image"], "docker.io/library/busybox:1.36");
   EXPECT_TRUE(c["imageID"].get<std::string>().starts_with("docker.io/library/busybox@sha256:"));
   EXPECT_TRUE(c["containerID"].get<std::string>().starts_with("containerd://"));
+  // Both end in 64 lowercase hex digits, as a sha256 digest and a containerd id do.
+  const auto hex64 = [](const std::string& s, std::size_t from) {
+    return s.size() == from + 64 && s.find_first_not_of("0123456789abcdef", from) == std::string::npos;
+  };
+  EXPECT_TRUE(hex64(c["imageID"].get<std::string>(), std::string("docker.io/library/busybox@sha256:").size()));
+  EXPECT_TRUE(hex64(c["containerID"].get<std::string>(), std::string("containerd://").size()));
   EXPECT_EQ(c["ready"], false);
   EXPECT_EQ(c["started"], false);
   EXPECT_EQ(c["restartCount"], 0);

@@ -59,6 +59,22 @@ TEST(ProgramRegistryTest, PicksByAnnotationThenImageOrCommandThenGeneric) {
   EXPECT_EQ(registry.Create("nope"), nullptr);
 }
 
+TEST(ProgramRegistryTest, AnswersAreRememberedPerImageAndCommandLineAndForgottenWhenARuleIsAdded) {
+  ProgramRegistry registry;
+  json sleeper = {{"name", "a"}, {"image", "busybox:1.36"}, {"command", {"sleep"}}, {"args", {"10"}}};
+  json echoer = {{"name", "a"}, {"image", "busybox:1.36"}, {"command", {"echo"}}, {"args", {"10"}}};
+  // The same image with another command line is another answer, asked in either order and again.
+  for (int round = 0; round < 2; ++round) {
+    EXPECT_EQ(registry.Resolve(PodWith({}), sleeper), "sleep");
+    EXPECT_EQ(registry.Resolve(PodWith({}), echoer), "generic");
+  }
+  // A command rule added after both were answered takes effect at once.
+  registry.MatchCommand("echo *", "sleep");
+  EXPECT_EQ(registry.Resolve(PodWith({}), echoer), "sleep");
+  registry.MatchImage("busybox:*", "generic");
+  EXPECT_EQ(registry.Resolve(PodWith({}), sleeper), "generic");
+}
+
 TEST(ProgramWatcherLoopTest, ReadsField3OfEachLineAndSkipsTheLauncher) {
   EXPECT_EQ(WatcherLoopPodNames("10.0.0.1 30050 job-worker-0 slots=1\n10.0.0.2 30050 job-worker-1 slots=1\n"),
             (std::vector<std::string>{"job-worker-0", "job-worker-1"}));
