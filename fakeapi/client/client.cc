@@ -38,9 +38,19 @@ const std::string& NodeNameOf(const kube::Json& pod) {
 }
 
 std::string KeyOf(const kube::Json& obj) {
-  const std::string& ns = NamespaceOf(obj);
-  if (ns.empty()) return NameOf(obj);
-  return ns + "/" + NameOf(obj);
+  // One lookup of the metadata, one allocation for the key.
+  static const std::string empty;
+  const kube::Json* meta = Member(obj, "metadata");
+  const kube::Json* ns_value = meta ? Member(*meta, "namespace") : nullptr;
+  const kube::Json* name_value = meta ? Member(*meta, "name") : nullptr;
+  const std::string& ns = ns_value && ns_value->is_string() ? ns_value->get_ref<const std::string&>() : empty;
+  const std::string& name = name_value && name_value->is_string() ? name_value->get_ref<const std::string&>() : empty;
+  if (ns.empty()) return name;
+  std::string key;
+  key.reserve(ns.size() + 1 + name.size());
+  key.append(ns).push_back('/');
+  key.append(name);
+  return key;
 }
 
 const kube::Json* ControllerRefOf(const kube::Json& obj) {

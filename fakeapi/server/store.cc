@@ -16,7 +16,6 @@
 
 #include <algorithm>
 #include <condition_variable>
-#include <cstdio>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -469,12 +468,22 @@ struct Store::Impl {
 
   std::string NewUid() {
     std::uint64_t a = Mix(++uid_counter), b = Mix(a ^ uid_counter);
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%08x-%04x-4%03x-8%03x-%012llx", static_cast<unsigned>(a >> 32),
-                  static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xfff),
-                  static_cast<unsigned>((b >> 48) & 0xfff),
-                  static_cast<unsigned long long>(b & 0xffffffffffffULL));
-    return buf;
+    // A version-4 UUID's layout, 8-4-4-4-12 lowercase hex digits: (a >> 32), (a >> 16) & 0xffff,
+    // "4" then a & 0xfff, "8" then (b >> 48) & 0xfff, b & 0xffffffffffff. Written digit by digit
+    // (snprintf took 2,600 instructions of every create).
+    std::string out(36, '-');
+    const auto put = [&out](std::size_t at, std::uint64_t value, int digits) {
+      static constexpr char kDigits[] = "0123456789abcdef";
+      for (int i = digits - 1; i >= 0; --i, value >>= 4) out[at + i] = kDigits[value & 0xf];
+    };
+    put(0, a >> 32, 8);
+    put(9, (a >> 16) & 0xffff, 4);
+    out[14] = '4';
+    put(15, a & 0xfff, 3);
+    out[19] = '8';
+    put(20, (b >> 48) & 0xfff, 3);
+    put(24, b & 0xffffffffffffULL, 12);
+    return out;
   }
 
   std::string GeneratedSuffix() {

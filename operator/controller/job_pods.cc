@@ -84,6 +84,9 @@ bool JobPods::AllRunning(const std::string& role) const {
 
 std::vector<PodView> JobPods::All() const {
   std::vector<PodView> out;
+  std::size_t n = other_.size() + (partitioner_ ? 1 : 0) + (launcher_ ? 1 : 0);
+  for (const auto& [role, pods] : indexed_) n += pods.size();
+  out.reserve(n);
   if (partitioner_) out.push_back(*partitioner_);
   if (launcher_) out.push_back(*launcher_);
   for (const auto& [role, pods] : indexed_) {

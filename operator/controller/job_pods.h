@@ -40,6 +40,19 @@ class JobPods {
 
   // A snapshot (copies) of every pod: deleting pods while iterating must not invalidate it.
   std::vector<PodView> All() const;
+  // Whether some pod satisfies `pred`, asked without a snapshot: the cheap test a pass makes before
+  // it takes one to act on.
+  template <class Pred>
+  bool AnyOf(Pred pred) const {
+    if (partitioner_ && pred(*partitioner_)) return true;
+    if (launcher_ && pred(*launcher_)) return true;
+    for (const auto& [role, pods] : indexed_)
+      for (const auto& [index, pod] : pods)
+        if (pred(pod)) return true;
+    for (const auto& p : other_)
+      if (pred(p)) return true;
+    return false;
+  }
   bool IsLauncher(const PodView& p) const { return p.Name() == launcher_name_; }
   bool IsPartitioner(const PodView& p) const { return p.Name() == partitioner_name_; }
 

@@ -107,7 +107,7 @@ PodAddresses ReconcilePass::Addresses(bool workers_stage) const {
     return p->Ip();
   };
   a.partitioner = ip_of(pods_.partitioner());
-  a.partitioner_wanted = RunsPartitionerPod(*job_);
+  a.partitioner_wanted = PartitionerPod();
   a.launcher = ip_of(pods_.launcher());
   for (const auto& [role, wanted] : pods_.wanted()) {
     RoleAddresses& r = a.Role(role);
@@ -131,7 +131,7 @@ std::int64_t ReconcilePass::StageSize(bool workers_stage) const {
     for (const auto& [role, wanted] : pods_.wanted()) pods += wanted;
     return pods;
   }
-  return RunsPartitionerPod(*job_) ? 2 : 1;  // partitioner + launcher, or the launcher partitioning
+  return PartitionerPod() ? 2 : 1;  // partitioner + launcher, or the launcher partitioning
 }
 
 Status ReconcilePass::EnsureSupportObjects(bool workers_stage) {
@@ -194,7 +194,7 @@ Status ReconcilePass::EnsureEachSupportObject(bool workers_stage, const PodAddre
   if (Status s = EnsureConfigMap(addresses); !s.ok()) return s;
   if (mode_ != PartitionMode::kSkip) {
     for (const char* role : {kRoleLauncher, kRolePartitioner}) {
-      if (std::string_view(role) == kRolePartitioner && !RunsPartitionerPod(*job_)) continue;
+      if (std::string_view(role) == kRolePartitioner && !PartitionerPod()) continue;
       const std::string rbac_name = name_ + "-" + role;  // the builders' name of the role's RBAC
       if (Status s = EnsureCreated("serviceaccounts", rbac_name, [&] { return BuildServiceAccount(*job_, role); });
           !s.ok()) {

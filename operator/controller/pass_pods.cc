@@ -124,7 +124,7 @@ bool ReconcilePass::PartitionsOnClaim() const {
 }
 
 bool ReconcilePass::PartitionsDelivered() const {
-  if (!RunsPartitionerPod(*job_)) return false;
+  if (!PartitionerPod()) return false;
   const auto& launcher = pods_.launcher();
   return launcher && !launcher->terminating && !launcher->Down() &&
          InitContainerState(launcher->obj(), kWatcherPartitioner) == "succeeded";
@@ -141,7 +141,7 @@ Result<bool> ReconcilePass::EnsurePods(bool workers_stage) {
     return CreatePod(make());
   };
   // Kept partitions need no partitioner: one that succeeded and is gone since is not run again.
-  if (RunsPartitionerPod(*job_) && !PartitionsKept()) {
+  if (PartitionerPod() && !PartitionsKept()) {
     if (Status s = ensure(pods_.partitioner(), [&] { return BuildPartitionerPod(*job_, build, restart_count_); });
         !s.ok()) {
       return s;
@@ -191,6 +191,9 @@ Result<bool> ReconcilePass::EnsurePods(bool workers_stage) {
 Status ReconcilePass::DeleteReplacedPods() {
   const bool restarting = status_.Phase() == kPhaseRestarting;
   const bool adopt = restarting && ScopeOfRestart(status_.ConditionReason(kPhaseRestarting)) == RestartScope::kTrainers;
+  // Only a pod that is down or from an earlier epoch is adopted or replaced below.
+  if (!pods_.AnyOf([this](const PodView& p) { return !p.terminating && (p.Down() || p.epoch < restart_count_); }))
+    return Status::Ok();
   for (const PodView& pod : pods_.All()) {
     if (pod.terminating) continue;
     const bool partitioner = pods_.IsPartitioner(pod);
@@ -220,6 +223,7 @@ Status ReconcilePass::AdoptIntoEpoch(const PodView& pod) {
 
 // Pods past their deletion grace on a NotReady node have no kubelet to confirm: force-delete.
 Status ReconcilePass::ForceDeleteStuckPods() {
+  if (!pods_.AnyOf([](const PodView& p) { return p.terminating && !p.NodeName().empty(); })) return Status::Ok();
   for (const PodView& pod : pods_.All()) {
     if (!pod.terminating) continue;
     const std::string node = StringField(pod.obj(), {"spec", "nodeName"});

@@ -319,8 +319,8 @@ void ReconcilePass::ComputeReplicaStatuses() {
     for (const auto& [i, p] : pods_.Indexed(r.role)) pods.push_back(&p);
     add(r.type, pods_.Wanted(r.role), pods);
   }
-  if (RunsPartitionerPod(*job_)) add(kReplicaPartitioner, 1, one(pods_.partitioner()));
-  if (RunsPartitionerInLauncher(*job_)) statuses[kReplicaPartitioner] = LauncherPartitionerStatus(pods_.launcher());
+  if (PartitionerPod()) add(kReplicaPartitioner, 1, one(pods_.partitioner()));
+  if (PartitionerInLauncher()) statuses[kReplicaPartitioner] = LauncherPartitionerStatus(pods_.launcher());
   status_.value()["replicaStatuses"] = std::move(statuses);
 }
 

@@ -114,6 +114,12 @@ class ReconcilePass {
   kube::Status EnsureEachSupportObject(bool workers_stage, const PodAddresses& addresses);
   PodAddresses Addresses(bool workers_stage) const;
   std::int64_t StageSize(bool workers_stage) const;
+  // RunsPartitionerPod and RunsPartitionerInLauncher (operator/api/types.h) of this pass's job, from
+  // the mode and placement read once at its start (a pass writes the status, never the spec).
+  bool PartitionerPod() const { return RunsPartitioner(mode_) && placement_ == PartitionerPlacement::kPod; }
+  bool PartitionerInLauncher() const {
+    return RunsPartitioner(mode_) && placement_ == PartitionerPlacement::kLauncherInit;
+  }
 
   Reconciler& r_;
   kube::ObjectPtr job_;  // the job as read, or as this pass last wrote it: shared, never copied

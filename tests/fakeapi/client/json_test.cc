@@ -310,5 +310,15 @@ TEST(KubeJsonMember, ReadsNothingFromValuesThatAreNotObjects) {
   EXPECT_EQ(NodeNameOf(pod), "n1");
 }
 
+TEST(KubeJson, KeyOfIsNamespaceSlashNameOrTheNameAlone) {
+  EXPECT_EQ(KeyOf(Json{{"metadata", {{"namespace", "team-a"}, {"name", "job-7"}}}}), "team-a/job-7");
+  EXPECT_EQ(KeyOf(Json{{"metadata", {{"name", "gpu-0"}}}}), "gpu-0");  // cluster-scoped
+  EXPECT_EQ(KeyOf(Json{{"metadata", {{"namespace", ""}, {"name", "gpu-1"}}}}), "gpu-1");
+  EXPECT_EQ(KeyOf(Json{{"metadata", {{"namespace", "ns"}}}}), "ns/");
+  EXPECT_EQ(KeyOf(Json{{"metadata", {{"namespace", 3}, {"name", "x"}}}}), "x");  // not a string: absent
+  EXPECT_EQ(KeyOf(Json::object()), "");
+  EXPECT_EQ(KeyOf(Json("not an object")), "");
+}
+
 }  // namespace
 }  // namespace kube

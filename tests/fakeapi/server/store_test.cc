@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -62,6 +63,22 @@ TEST_F(StoreTest, CreateThenGetReturnsTheStoredObjectWithKindFilledIn) {
   EXPECT_EQ((**got)["apiVersion"], "v1");
   EXPECT_EQ((**got)["status"]["phase"], "Pending");  // the pod defaults of a real API server
   EXPECT_EQ((**got)["spec"]["restartPolicy"], "Always");
+}
+
+TEST_F(StoreTest, UidsAreDistinctVersionFourUuidsInLowercaseHex) {
+  std::set<std::string> seen;
+  for (int i = 0; i < 50; ++i) {
+    const std::string uid = kube::UidOf(*MustCreate("pods", Pod("u" + std::to_string(i))));
+    ASSERT_EQ(uid.size(), 36u) << uid;
+    for (std::size_t at : {8u, 13u, 18u, 23u}) EXPECT_EQ(uid[at], '-') << uid;
+    EXPECT_EQ(uid[14], '4') << uid;  // the version
+    EXPECT_EQ(uid[19], '8') << uid;  // the variant
+    std::string digits = uid;
+    std::erase(digits, '-');
+    EXPECT_EQ(digits.size(), 32u) << uid;
+    EXPECT_EQ(digits.find_first_not_of("0123456789abcdef"), std::string::npos) << uid;
+    EXPECT_TRUE(seen.insert(uid).second) << "repeated: " << uid;
+  }
 }
 
 TEST_F(StoreTest, GetOfAMissingObjectIsNotFoundWithAKubernetesMessage) {

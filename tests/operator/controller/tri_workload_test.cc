@@ -120,7 +120,9 @@ TEST(TriWorkloadBuilders, IndexedPodsDifferOnlyInTheirNameIndexLabelAndHostname)
     EXPECT_EQ(second["metadata"]["labels"][kLabelReplicaIndex], "1");
     const bool dns = role == kRoleWorker || role == kRoleServer;
     EXPECT_EQ(second["spec"].contains("hostname"), dns);
-    if (dns) EXPECT_EQ(second["spec"]["hostname"], "j-" + role + "-1");
+    if (dns) {
+      EXPECT_EQ(second["spec"]["hostname"], "j-" + role + "-1");
+    }
     for (json* pod : {&first, &second}) {
       (*pod)["metadata"].erase("name");
       (*pod)["metadata"]["labels"].erase(kLabelReplicaIndex);
