@@ -9,6 +9,8 @@
 #     frames of every sample (the event loop) left out;
 #   - a dglsim linked with glibc's malloc (no allocator library in ldd's answer) is reported as such
 #     instead of ending the script;
+#   - a floor that measured more than the write, or spread over its repetitions, is said to be
+#     untrustworthy and the API-write verdicts unknown; a steady one is not;
 #   - --baseline BIN: the paired section (seven fleet-day pairs under --quick, whether the trace
 #     hashes agree), none without it; exit code 2 and a message for a baseline that is not an
 #     executable file and for an unknown option.
@@ -47,16 +49,19 @@ case $1 in
   sweep) ;;
 esac
 SCRIPT
-bench_json() {  # name cpu_time unit extra-json, as a median and a stddev
+bench_json() {  # name cpu_time unit extra-json [stddev], as a median and a stddev (default 1)
   printf '{"run_name": "%s", "aggregate_name": "median", "cpu_time": %s, "time_unit": "%s"%s},' "$1" "$2" "$3" "$4"
-  printf '{"run_name": "%s", "aggregate_name": "stddev", "cpu_time": 1, "time_unit": "%s"%s}' "$1" "$3" "$4"
+  printf '{"run_name": "%s", "aggregate_name": "stddev", "cpu_time": %s, "time_unit": "%s"%s}' "$1" "${5:-1}" "$3" "$4"
 }
-{
-  echo 'cat <<JSON'
-  echo "{\"benchmarks\": [$(bench_json BM_StatusWriteFanOut/1 3000 ns ''), $(bench_json BM_StatusWriteFloor/1 2000 ns ''),"
-  echo "$(bench_json BM_StatusWriteFanOut/5 4000 ns ''), $(bench_json BM_StatusWriteFloor/5 2500 ns '')]}"
-  echo 'JSON'
-} >"$tmp/build/bench/fakeapi_bench"
+fakeapi_bench() {  # floor-1 floor-1-stddev: the API-write benchmark's stand-in, its one-watcher floor as given
+  {
+    echo 'cat <<JSON'
+    echo "{\"benchmarks\": [$(bench_json BM_StatusWriteFanOut/1 3000 ns ''), $(bench_json BM_StatusWriteFloor/1 "$1" ns '' "$2"),"
+    echo "$(bench_json BM_StatusWriteFanOut/5 4000 ns ''), $(bench_json BM_StatusWriteFloor/5 2500 ns '')]}"
+    echo 'JSON'
+  } >"$tmp/build/bench/fakeapi_bench"
+}
+fakeapi_bench 2000 1
 {
   echo 'cat <<JSON'
   echo "{\"benchmarks\": [$(bench_json BM_OneLinkRerate/5000 40 us ', "rerates_per_s": 25000, "flows_per_rerate": 5000'),"
@@ -103,7 +108,16 @@ expect "$report" '^\| 33\.3 % \| `kube::Informer::Pump` \|$' "first run: an incl
 expect "$report" '^\| 33\.3 % \| `sim::Kubelet::Flush` \|$' "first run: an inclusive share"
 grep -q '`sim::Engine::RunTop`' "$report" && fail "first run: the event loop, in every sample, is listed"
 grep -q "^Before and after" "$report" && fail "first run: a comparison without a report before it"
+grep -q "not trustworthy" "$report" && fail "first run: a steady floor called untrustworthy"
+expect "$report" '^\| API write within 2x of the floor, 1 watcher\(s\) \| 1\.50x \| yes \|$' "first run: the API write's verdict"
 grep -q "^Before: the report" "$report" && fail "first run: a previous profile without a report before it"
+
+# 1b. A floor measured above the write it is the floor of, and spread over its repetitions.
+fakeapi_bench 3300 500
+run "$tmp/noisy.log"
+expect "$report" "floor's own figure is not trustworthy.*with 1 watcher\(s\) the floor measured more \(3,300 ns\) than the write \(3,000 ns\).*spread by ±500 ns, 15 % of its median.*more for one watcher than for five" "noisy floor: each doubt said"
+expect "$report" '^\| API write within 2x of the floor, 5 watcher\(s\) \| 1\.60x \| unknown: the floor was noisy \(above\) \|$' "noisy floor: no verdict"
+fakeapi_bench 2000 1
 
 # 2. A report before it, written as an earlier run would have: commit, fleet-day CPU 2.00, profile.
 cat >"$report" <<'MD'
