@@ -3,6 +3,7 @@
 
 #include "fakeapi/client/json_path.h"
 #include "fakeapi/client/quantity.h"
+#include "sim/kernel/trace.h"
 
 #include <algorithm>
 #include <tuple>
@@ -39,15 +40,12 @@ std::uint64_t Fnv1a(std::string_view text, std::uint64_t salt) {
   return h;
 }
 
-// 64 hex digits derived from `text`: stands in for sha256 digests and container ids.
-// (Four FNV-1a hashes, each as 16 lowercase hex digits, most significant first.)
+// 64 hex digits derived from `text`: stands in for sha256 digests and container ids (four FNV-1a
+// hashes, each as the trace's 16 lowercase hex digits).
 std::string Hex64(std::string_view text) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out(64, '0');
-  for (std::uint64_t salt = 1; salt <= 4; ++salt) {
-    std::uint64_t h = Fnv1a(text, salt);
-    for (int i = 15; i >= 0; --i, h >>= 4) out[(salt - 1) * 16 + i] = kDigits[h & 0xf];
-  }
+  std::string out;
+  out.reserve(64);
+  for (std::uint64_t salt = 1; salt <= 4; ++salt) out += sim::Hex64(Fnv1a(text, salt));
   return out;
 }
 
