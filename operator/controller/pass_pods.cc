@@ -8,7 +8,6 @@
 
 #include <optional>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 
 namespace dgl {
@@ -38,9 +37,6 @@ void ReconcilePass::LoadPods() {
   auto& seen = r_.seen_pods_[ns_ + "/" + name_];
   const std::uint64_t pass = ++r_.passes_;
   const std::optional<std::uint64_t> nodes_changes = r_.reader_.Changes("nodes");
-  // Without a change counter every call reads the node again: remember each node's answer for the
-  // pass (nothing writes a node while it runs).
-  std::unordered_map<std::string_view, bool> lost_nodes;
   for (const ObjectPtr& pod : r_.reader_.PodsOfJob(ns_, name_)) {
     auto [entry, fresh] = seen.try_emplace(pod.get());
     Reconciler::SeenPod& s = entry->second;
@@ -54,13 +50,7 @@ void ReconcilePass::LoadPods() {
     if (!s.owned || s.owner_uid != uid) continue;  // a previous job's pod
     bool lost = false;
     const std::string& node = s.view.NodeName();
-    if (!node.empty() && nodes_changes) {
-      lost = NodeNotReady(node, nodes_changes);
-    } else if (!node.empty()) {
-      auto [it, inserted] = lost_nodes.try_emplace(node, false);
-      if (inserted) it->second = NodeNotReady(node, nodes_changes);
-      lost = it->second;
-    }
+    if (!node.empty()) lost = NodeNotReady(node, nodes_changes);
     PodView view = s.view;
     view.node_lost = lost;
     pods_.Put(std::move(view));

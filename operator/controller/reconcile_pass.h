@@ -59,7 +59,7 @@ class ReconcilePass {
   void ComputeReplicaStatuses();
 
   // ---- pods (pass_pods.cc) ----
-  // Reads the job's pods, each marked lost when its node is NotReady (each node read once).
+  // Reads the job's pods, each marked lost when its node is NotReady (NodeNotReady, per pod).
   void LoadPods();
   // The node is NotReady (NodeNotReady of pod_state.h, remembered per node version held and not
   // read again while `nodes_changes`, the reader's Changes("nodes"), stays the same).

@@ -366,15 +366,11 @@ std::string ProgramRegistry::Resolve(const json& pod, const json& container) con
   std::string line;
   for (const auto& w : Strings(container, "command")) line += (line.empty() ? "" : " ") + w;
   for (const auto& w : Strings(container, "args")) line += (line.empty() ? "" : " ") + w;
-  std::string key = std::move(image);
-  const std::size_t image_size = key.size();
-  key += '\0';
-  key += line;
+  std::string key = image + '\0' + line;
   if (auto hit = resolved_.find(key); hit != resolved_.end()) return hit->second;
-  const std::string_view image_text = std::string_view(key).substr(0, image_size);
   std::string program(kGeneric);
   for (auto it = rules_.rbegin(); it != rules_.rend(); ++it) {
-    if (it->image ? GlobMatch(it->glob, image_text) : (!line.empty() && GlobMatch(it->glob, line))) {
+    if (it->image ? GlobMatch(it->glob, image) : (!line.empty() && GlobMatch(it->glob, line))) {
       program = it->program;
       break;
     }
