@@ -11,6 +11,9 @@
 #     instead of ending the script;
 #   - a floor that measured more than the write, or spread over its repetitions, is said to be
 #     untrustworthy and the API-write verdicts unknown; a steady one is not;
+#   - without --quick, the fleet week's own profile: each sample's part (the innermost frame that
+#     belongs to one) and kind (its leaf function or library) as shares, and, when the week took
+#     more than its 1 s target, the reasons computed from them; none under --quick;
 #   - --baseline BIN: the paired section (seven fleet-day pairs under --quick, whether the trace
 #     hashes agree), none without it; exit code 2 and a message for a baseline that is not an
 #     executable file and for an unknown option.
@@ -41,6 +44,8 @@ cat >"$tmp/build/sim/dglsim" <<'SCRIPT'
 case $1 in
   run)
     json=""
+    # With BURN_WEEK set, the fleet week spends 1.1 s of CPU (read from /proc, not slept): above its target.
+    case "$*" in *fleet-week.yaml*) [ -n "${BURN_WEEK:-}" ] && while read -r -a f </proc/$$/stat && ((f[13] + f[14] < 110)); do :; done ;; esac
     while [ $# -gt 0 ]; do [ "$1" = --json ] && json=$2; shift; done
     [ -n "$json" ] && echo '{"events": 1000, "apiWrites": 200, "simulatedSeconds": 86400, "traceHash": "feedc0de",
       "passed": true, "watchEvents": 800, "jobs": [{"podsCreated": 10}, {"podsCreated": 20}]}' >"$json"
@@ -80,6 +85,16 @@ perf() {
     record) return 0 ;;
     report) echo "    42.00%  dglsim  dglsim  [.] stand_in::Hottest" ;;
     script)
+      if [[ $* == *dso* ]]; then  # the fleet week's stacks, each frame with its library
+        printf '\n\tffff01 kube::ReleaseTree(x, int) (/b/dglsim)\n\tffff02 fakeapi::Store::Impl::Publish(y) (/b/dglsim)\n'
+        printf '\tffff03 sim::Kubelet::Flush(x) (/b/dglsim)\n\tffff04 sim::Engine::RunTop() (/b/dglsim)\n'
+        printf '\n\tffff05 [unknown] (/usr/lib/libjemalloc.so.2)\n\tffff06 dgl::ReconcilePass::Run(int) (/b/dglsim)\n'
+        printf '\tffff04 sim::Engine::RunTop() (/b/dglsim)\n'
+        printf '\n\tffff03 sim::Kubelet::Flush(x) (/b/dglsim)\n\tffff04 sim::Engine::RunTop() (/b/dglsim)\n'
+        printf '\n\tffff07 __memcmp_evex_movbe (/usr/lib/libc.so.6)\n\tffff08 kube::Member(a, b) (/b/dglsim)\n'
+        printf '\tffff09 dgl::JobPods::All() const (/b/dglsim)\n\tffff04 sim::Engine::RunTop() (/b/dglsim)\n\n'
+        return 0
+      fi
       printf '\n\tffff01 memcmp\n\tffff02 dgl::ReconcilePass::Run(int)\n\tffff03 sim::Engine::RunTop()\n'
       printf '\n\tffff04 operator new\n\tffff05 kube::Informer<std::map<a, b> >::Pump[abi:cxx11](long)\n'
       printf '\tffff06 dgl::ReconcilePass::Run(int)\n\tffff03 sim::Engine::RunTop()\n'
@@ -171,6 +186,24 @@ expect "$tmp/bad.log" "--baseline $tmp/no-such-dglsim: not an executable file" "
 bash "$repo/scripts/perf-report.sh" --fast "$tmp/build" >"$tmp/bad.log" 2>&1
 [ $? -eq 2 ] || fail "an unknown option: exit code not 2"
 expect "$tmp/bad.log" "unknown option --fast" "an unknown option: its message"
+
+# 5. Without --quick: the fleet week's own profile, by part and by kind; over its 1 s, the reasons.
+BURN_WEEK=1 bash "$repo/scripts/perf-report.sh" "$tmp/build" >"$tmp/week.log" 2>&1 ||
+  fail "perf-report.sh without --quick exited non-zero: $(tail -3 "$tmp/week.log")"
+expect "$report" "^## Where the fleet week's CPU goes" "week: its section"
+expect "$report" '^\| 50\.0 % \| operator: reconciles \|$' "week: a part, through a JSON helper that belongs to none"
+expect "$report" '^\| 25\.0 % \| API server: store, admission, watch fan-out, garbage collector \|$' "week: the innermost part decides"
+expect "$report" '^\| 25\.0 % \| kubelets and container programs \|$' "week: a part"
+expect "$report" '^\| 25\.0 % \| JSON object code' "week: a kind by its function"
+expect "$report" '^\| 25\.0 % \| memory allocation \(the malloc\) \|$' "week: a kind by its library"
+expect "$report" '^\| 25\.0 % \| byte compares and copies' "week: libc's compares"
+expect "$report" "^\\| 25\\.0 % \\| the simulator's own code \\|$" "week: the simulator's own"
+expect "$report" "^Why the fleet week misses its 1 s: it took 1\.[0-9] s.*The largest part, the operator, holds 50 %.*would still take 0\.[0-9] s\. 75 % of the samples.*against 25 % in the simulator's own logic.*\(25 % of the samples free JSON trees\)" "week: the reasons, from the figures"
+bash "$repo/scripts/perf-report.sh" "$tmp/build" >"$tmp/week2.log" 2>&1 || fail "perf-report.sh without --quick exited non-zero"
+grep -q "^## Where the fleet week's CPU goes" "$report" || fail "week under its target: the breakdown left out"
+grep -q "^Why the fleet week misses" "$report" && fail "week under its target: reasons for a miss"
+run "$tmp/quick.log"
+grep -q "^## Where the fleet week's CPU goes" "$report" && fail "--quick: a fleet week profile without a fleet week run"
 
 if [ "$failures" -gt 0 ]; then
   echo "perf_report_test: $failures failure(s)"
