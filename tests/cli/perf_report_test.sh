@@ -13,7 +13,9 @@
 #     untrustworthy and the API-write verdicts unknown; a steady one is not;
 #   - without --quick, the fleet week's own profile: each sample's part (the innermost frame that
 #     belongs to one) and kind (its leaf function or library) as shares, and, when the week took
-#     more than its 1 s target, the reasons computed from them; none under --quick;
+#     more than its 1 s target, the reasons computed from them; with --large, the ten-times week's
+#     CPU per job against the fleet week's, split into engine events per job and CPU per event;
+#     none of it under --quick;
 #   - --baseline BIN: the paired section (seven fleet-day pairs under --quick, whether the trace
 #     hashes agree), none without it; exit code 2 and a message for a baseline that is not an
 #     executable file and for an unknown option.
@@ -202,6 +204,9 @@ expect "$report" "^Why the fleet week misses its 1 s: it took 1\.[0-9] s.*The la
 bash "$repo/scripts/perf-report.sh" "$tmp/build" >"$tmp/week2.log" 2>&1 || fail "perf-report.sh without --quick exited non-zero"
 grep -q "^## Where the fleet week's CPU goes" "$report" || fail "week under its target: the breakdown left out"
 grep -q "^Why the fleet week misses" "$report" && fail "week under its target: reasons for a miss"
+BURN_WEEK=1 bash "$repo/scripts/perf-report.sh" --large "$tmp/build" >"$tmp/large.log" 2>&1 ||
+  fail "perf-report.sh --large exited non-zero: $(tail -3 "$tmp/large.log")"
+expect "$report" "^\`fleet-week-10x\` took 0\.[0-9] s \(target 10 s\): [0-9.]+ ms of CPU per job against the fleet week's 5[0-9]{2}\.[0-9] ms \(0\.[0-9]{2}x\), that is 1\.00x the engine events per job \(4\.0 watch events per API write against 4\.0: .*\) and 0\.[0-9]{2}x the CPU per engine event\. At the fleet week's cost per job it would take 1 s, under its 10 s\.$" "--large: the ten-times week against the fleet week"
 run "$tmp/quick.log"
 grep -q "^## Where the fleet week's CPU goes" "$report" && fail "--quick: a fleet week profile without a fleet week run"
 
