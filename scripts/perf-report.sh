@@ -475,7 +475,7 @@ if week_row and os.path.exists(week_stacks) and os.path.getsize(week_stacks) > 0
             representation = sum(c for name, c in kinds.items() if not name.startswith(("the simulator", "kernel", "other")))
             own = kinds.get("the simulator's own code", 0)
             w(f"Why the fleet week misses its 1 s: it took {week_row['cpu']:.1f} s, so every part must become "
-              f"{week_row['cpu']:.1f}x cheaper, not one. The largest part, the {top_name.split(':')[0]}, holds "
+              f"{week_row['cpu']:.1f}x cheaper, not just one of them. The largest part, the {top_name.split(':')[0]}, holds "
               f"{100 * share(top_c):.0f} % of the samples: without it at all the week would still take "
               f"{week_row['cpu'] * (1 - share(top_c)):.1f} s. {100 * share(representation):.0f} % of the samples are in "
               f"JSON object code, the malloc, byte compares and copies or standard containers, against "
