@@ -14,6 +14,7 @@ void WorkQueue::Add(const std::string& key) {
 void WorkQueue::Enqueue(const std::string& key) {
   if (shutting_down_) return;
   if (!dirty_.insert(key).second) return;  // already waiting: de-duplicated
+  if (observer_ != nullptr) observer_->OnAdd(key);
   if (processing_.contains(key)) return;   // queued again by Done
   ready_.push_back(key);
 }
@@ -24,6 +25,7 @@ bool WorkQueue::WouldEnqueue(std::string_view key) const {
 
 void WorkQueue::AddAfter(const std::string& key, Micros delay) {
   if (shutting_down_) return;
+  if (observer_ != nullptr) observer_->OnRetry();
   if (delay <= 0) {
     Add(key);
     return;
@@ -76,6 +78,7 @@ std::optional<std::string> WorkQueue::Pop() {
   ready_.pop_front();
   dirty_.erase(key);
   processing_.insert(key);
+  if (observer_ != nullptr) observer_->OnGet(key);
   return key;
 }
 
@@ -84,6 +87,7 @@ void WorkQueue::Done(const std::string& key) {
   auto it = processing_.find(key);
   if (it == processing_.end()) return;
   processing_.erase(it);
+  if (observer_ != nullptr) observer_->OnDone(key);
   if (dirty_.contains(key)) ready_.push_back(key);
 }
 

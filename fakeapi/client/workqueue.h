@@ -15,6 +15,11 @@
 // Time comes only from the injected Clock, so the queue behaves the same under a ManualClock, the
 // simulator's clock or the system clock.
 //
+// Metrics: an optional WorkQueueObserver hears what client-go's queue tells its metrics provider
+// (client_metrics.h turns that into the workqueue_* series): an add when a key becomes dirty (not
+// when it is de-duplicated), a get on Pop, a done on Done, and a retry on every AddAfter and
+// AddRateLimited, as client-go's delaying queue counts them.
+//
 // REQUIRES: external synchronization. The queue is single-threaded by design (a simulated actor or
 // one controller loop owns it); Pop() never blocks: it returns nullopt when nothing is ready.
 #pragma once
@@ -36,6 +41,17 @@ namespace kube {
 struct WorkQueueOptions {
   Micros base_delay = 5 * kMillisecond;  // first back-off (client-go's default)
   Micros max_delay = 1000 * kSecond;     // back-off cap (client-go's default)
+};
+
+// What the queue reports (client-go's queueMetrics hooks). Called synchronously from the queue's
+// methods, with the queue's clock reading the same time.
+class WorkQueueObserver {
+ public:
+  virtual ~WorkQueueObserver() = default;
+  virtual void OnAdd(const std::string& key) = 0;
+  virtual void OnGet(const std::string& key) = 0;
+  virtual void OnDone(const std::string& key) = 0;
+  virtual void OnRetry() = 0;
 };
 
 class WorkQueue {
@@ -73,6 +89,9 @@ class WorkQueue {
   std::size_t NumDelayed() const { return delayed_.size(); }
   bool IsProcessing(std::string_view key) const { return processing_.contains(key); }
 
+  // `observer` (nullptr: none) must outlive the queue or be replaced first.
+  void SetObserver(WorkQueueObserver* observer) { observer_ = observer; }
+
   // Refuses later adds and drops delayed keys; keys already ready can still be popped.
   void ShutDown();
   bool ShuttingDown() const { return shutting_down_; }
@@ -98,6 +117,7 @@ class WorkQueue {
   std::set<std::tuple<Micros, std::uint64_t, std::string>> delayed_order_;
   std::uint64_t next_seq_ = 0;
   std::map<std::string, int, std::less<>> requeues_;
+  WorkQueueObserver* observer_ = nullptr;
 };
 
 }  // namespace kube
