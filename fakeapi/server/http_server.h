@@ -11,8 +11,8 @@
 //
 // It is generic: it knows the kinds only through the store's Registry. Anything specific to a
 // deployment comes in through hooks: Table converters per resource, OpenAPI schemas per resource,
-// a provider of container logs, a YAML decoder (fakeapi has no YAML parser of its own) and an
-// executor that serialises store access with whatever else drives the store (the simulator).
+// a provider of container logs, a YAML decoder (fakeapi has no YAML parser of its own), the text
+// of GET /metrics (the simulated operator's metrics in `dglsim serve`) and an executor that serialises store access with whatever else drives the store (the simulator).
 //
 // Patches:
 // - application/merge-patch+json: RFC 7386, exactly.
@@ -114,6 +114,9 @@ struct HttpServerOptions {
   // Called with the exception's message when a handler throws (a defect: the client gets 500
   // InternalError); on the request's thread, outside the executor. Unset: nothing.
   std::function<void(const std::string& what)> on_internal_error;
+  // GET /metrics: called inside the executor, its text served as the Prometheus text format
+  // (kube::kMetricsContentType). Unset: /metrics is 404, as any unknown path.
+  std::function<std::string()> metrics;
 };
 
 class HttpServer {

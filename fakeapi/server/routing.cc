@@ -1,5 +1,6 @@
 // Routing: which handler a request's method and path go to, the discovery and OpenAPI documents,
 // and request bodies.
+#include "fakeapi/client/metrics.h"
 #include "fakeapi/server/http_server_impl.h"
 #include "fakeapi/server/json_bounds.h"
 #include "fakeapi/server/openapi_proto.h"
@@ -58,6 +59,14 @@ void HttpServer::Impl::Dispatch(const httplib::Request& req, httplib::Response& 
   if (segs[0] == "openapi") {
     if (!get) return SendStatus(res, wire::MethodNotAllowed());
     return OpenApi(req, res, segs);
+  }
+  if (segs[0] == "metrics" && segs.size() == 1 && options.metrics) {
+    if (!get) return SendStatus(res, wire::MethodNotAllowed());
+    std::string text;
+    Run([&] { text = options.metrics(); });
+    res.status = 200;
+    res.set_content(text, kube::kMetricsContentType);
+    return;
   }
   if (segs[0] != "api" && segs[0] != "apis") return SendStatus(res, wire::PathNotFound());
   DispatchApi(req, res, segs);

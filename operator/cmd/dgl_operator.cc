@@ -20,14 +20,22 @@
 // deadline exits 1 (its supervisor restarts it as a candidate); one stopped by SIGTERM releases
 // the Lease first, so another replica takes over at its next try.
 //
+// Observability (operator/cmd/observability.h, docs/observability.md): --metrics-bind-address serves
+// Prometheus metrics (controller-runtime's controller and work queue series, client-go's REST client
+// and leader election series, DGLJob counters as the Kubeflow training operator names them),
+// --health-probe-bind-address serves /healthz and /readyz (ready once the informers have listed, or
+// while waiting for the Lease); --log-format json writes one JSON object per line.
+//
 // Exit codes: 0 after SIGTERM/SIGINT (or for `crd` and --help), 1 after losing leadership, 2 for
 // bad flags or configuration.
 #include "fakeapi/client/client.h"
+#include "fakeapi/client/client_metrics.h"
 #include "fakeapi/client/clock.h"
 #include "fakeapi/client/http_client.h"
 #include "fakeapi/client/json.h"
 #include "fakeapi/client/leader_election.h"
 #include "operator/api/dgljob_api.h"
+#include "operator/cmd/observability.h"
 #include "operator/controller/controller.h"
 
 #include <CLI/CLI.hpp>
@@ -116,16 +124,26 @@ std::string ToYaml(const json& value) {
 // --- logging ------------------------------------------------------------------------------------
 
 std::mutex log_mu;
+dgl_operator::LogFormat log_format = dgl_operator::LogFormat::kText;
 
-void Log(const kube::Clock& clock, const std::string& line) {
+void Log(const kube::Clock& clock, const dgl_operator::LogLine& line) {
   std::lock_guard<std::mutex> lock(log_mu);
-  std::cerr << kube::FormatMicroTime(clock.Now()) << " " << line << std::endl;
+  std::cerr << dgl_operator::FormatLogLine(log_format, clock.Now(), line) << std::endl;
+}
+
+void Log(const kube::Clock& clock, const std::string& msg) { Log(clock, dgl_operator::LogLine{.msg = msg}); }
+
+void LogError(const kube::Clock& clock, const std::string& msg, const std::string& failure,
+              const std::string& job_key = "") {
+  Log(clock, dgl_operator::LogLine{.error = true, .msg = msg, .job_key = job_key, .failure = failure});
 }
 
 // Forwards every call and logs each write with its outcome: one line per reconcile action.
 class LoggingClient : public kube::Client {
  public:
   LoggingClient(kube::Client& inner, const kube::Clock& clock) : inner_(inner), clock_(clock) {}
+  // Lines written during a reconcile name its DGLJob (nullptr: none).
+  void SetController(const dgl::Controller* controller) { controller_ = controller; }
 
   Result<ObjectPtr> Create(const std::string& resource, json object, const std::string& ns) override {
     std::string key = (ns.empty() ? kube::NamespaceOf(object) : ns) + "/" + kube::NameOf(object);
@@ -171,10 +189,16 @@ class LoggingClient : public kube::Client {
 
  private:
   void Note(const std::string& verb, const std::string& resource, const std::string& key, const Result<ObjectPtr>& r) {
-    Log(clock_, verb + " " + resource + " " + key + ": " + (r.ok() ? "ok" : r.status().ToString()));
+    const std::string job = controller_ != nullptr ? controller_->reconciling() : "";
+    if (r.ok()) {
+      Log(clock_, dgl_operator::LogLine{.msg = verb + " " + resource + " " + key + ": ok", .job_key = job});
+    } else {
+      LogError(clock_, verb + " " + resource + " " + key, r.status().ToString(), job);
+    }
   }
   kube::Client& inner_;
   const kube::Clock& clock_;
+  const dgl::Controller* controller_ = nullptr;
 };
 
 // --- flags --------------------------------------------------------------------------------------
@@ -231,6 +255,9 @@ struct Flags {
   std::string lease_name = "dgl-operator";
   std::string lease_namespace;  // "" = $POD_NAMESPACE, else "default"
   std::string identity;         // "" = hostname_random
+  std::string metrics_address = "0";
+  std::string probe_address = "0";
+  std::string log_format = "text";
 };
 
 // Everything the flags say, checked.
@@ -239,6 +266,8 @@ struct Settings {
   kube::HttpClientOptions http;
   dgl::ControllerOptions controller;
   std::optional<kube::LeaderElectionConfig> election;
+  dgl_operator::BindAddress metrics_address;
+  dgl_operator::BindAddress probe_address;
 };
 
 // --- the loop -----------------------------------------------------------------------------------
@@ -335,6 +364,16 @@ std::optional<Settings> SettingsFrom(const Flags& flags) {
   std::optional<kube::HttpClientOptions> http;
   if (error.empty()) http = ConnectionFrom(flags, &error);
   if (error.empty() && flags.leader_elect) s.election = ElectionFrom(flags, &error);
+  if (error.empty()) {
+    auto metrics = dgl_operator::ParseBindAddress(flags.metrics_address, &error);
+    if (metrics) s.metrics_address = *metrics;
+    else error = "--metrics-bind-address: " + error;
+  }
+  if (error.empty()) {
+    auto probes = dgl_operator::ParseBindAddress(flags.probe_address, &error);
+    if (probes) s.probe_address = *probes;
+    else error = "--health-probe-bind-address: " + error;
+  }
   if (!error.empty()) {
     std::cerr << "dgl-operator: " << error << "\n";
     return std::nullopt;
@@ -374,20 +413,44 @@ void ReportInformers(dgl::Controller& controller, const kube::Clock& clock, std:
     if (informer == nullptr) continue;
     const std::string error = informer->last_error().ok() ? "" : informer->last_error().ToString();
     if (error != seen[resource]) {
-      Log(clock, std::string("informer ") + resource + ": " + (error.empty() ? "recovered" : error));
+      if (error.empty()) Log(clock, std::string("informer ") + resource + ": recovered");
+      else LogError(clock, std::string("informer ") + resource, error);
       seen[resource] = error;
     }
   }
 }
 
+// What the process shows of itself: its metrics and what its probes answer.
+struct Observed {
+  kube::MetricsRegistry metrics;
+  dgl_operator::ProbeState probes;
+};
+
+// Probes: ready once every informer has listed; the detail names those that have not.
+void ReportSync(dgl::Controller& controller, dgl_operator::ProbeState& probes) {
+  if (controller.HasSynced()) {
+    probes.Set(dgl_operator::ProbeState::Phase::kSynced);
+    return;
+  }
+  std::string pending;
+  for (const char* resource : kInformed) {
+    kube::Informer* informer = controller.informer(resource);
+    if (informer != nullptr && !informer->HasSynced()) pending += (pending.empty() ? "" : ", ") + std::string(resource);
+  }
+  probes.Set(dgl_operator::ProbeState::Phase::kSyncing, pending);
+}
+
 // Waits, trying every retry period, until this candidate leads (true) or a signal stops it (false).
-bool AwaitLeadership(kube::LeaderElector& elector, const kube::Clock& clock, Wakeup& wakeup) {
+bool AwaitLeadership(kube::LeaderElector& elector, const kube::Clock& clock, Wakeup& wakeup, Observed& observed) {
   const auto& c = elector.config();
+  kube::SetLeaderStatus(observed.metrics, c.lease_name, false);
+  observed.probes.Set(dgl_operator::ProbeState::Phase::kCandidate);
   Log(clock, "leader election: candidate " + c.identity + " for lease " + c.lease_namespace + "/" + c.lease_name);
   std::string reported;
   while (!wakeup.Stopping()) {
     if (elector.Step() == kube::LeaderElector::Event::kStartedLeading) {
       Log(clock, "leader election: became the leader");
+      kube::SetLeaderStatus(observed.metrics, c.lease_name, true);
       return true;
     }
     const std::string now = elector.last_error().ok() ? "held by " + elector.observed_holder() : elector.last_error().ToString();
@@ -400,14 +463,15 @@ bool AwaitLeadership(kube::LeaderElector& elector, const kube::Clock& clock, Wak
 
 // Reconciles until a signal (0) or, with an elector, until leadership is lost (1).
 int ControllerLoop(dgl::Controller& controller, const kube::Clock& clock, Micros resync, Wakeup& wakeup,
-                   kube::LeaderElector* elector) {
+                   kube::LeaderElector* elector, Observed& observed) {
   std::map<std::string, std::string> informer_errors;
   Micros next_resync = clock.Now() + resync;
   Micros next_renew = elector ? clock.Now() + elector->config().retry_period : 0;
   while (!wakeup.Stopping()) {
     if (elector && clock.Now() >= next_renew) {
       if (elector->Step() == kube::LeaderElector::Event::kStoppedLeading) {
-        Log(clock, "leader election: lost the lease (" + elector->last_error().ToString() + "); stopping");
+        LogError(clock, "leader election: lost the lease; stopping", elector->last_error().ToString());
+        kube::SetLeaderStatus(observed.metrics, elector->config().lease_name, false);
         return 1;
       }
       next_renew = clock.Now() + elector->config().retry_period;
@@ -416,9 +480,12 @@ int ControllerLoop(dgl::Controller& controller, const kube::Clock& clock, Micros
     for (int i = 0; i < 100; ++i) {
       const std::int64_t errors = controller.stats().errors;
       if (!controller.ProcessNext()) break;
-      if (controller.stats().errors != errors) Log(clock, "reconcile failed; retrying with back-off");
+      if (controller.stats().errors != errors)
+        LogError(clock, "reconcile failed; retrying with back-off", controller.last_error().ToString(),
+                 controller.last_error_key());
     }
     ReportInformers(controller, clock, informer_errors);
+    ReportSync(controller, observed.probes);
     // controller-runtime's SyncPeriod: every job is reconciled again now and then, so a missed
     // event (or a change outside the operator's informers) is noticed.
     if (clock.Now() >= next_resync) {
@@ -444,9 +511,19 @@ int RunOperator(const Flags& flags) {
     std::cerr << "dgl-operator: " << http.status().message() << "\n";
     return 2;
   }
-  LoggingClient client(**http, clock);
+  Observed observed;
+  kube::MeasuredClient measured(**http, observed.metrics, clock, kube::HostOfUrl(settings->http.server));
+  LoggingClient client(measured, clock);
   Wakeup wakeup;
   std::thread signal_thread = WatchSignals(wakeup);
+  // After WatchSignals: the server's threads inherit the blocked signals.
+  dgl_operator::ObservabilityServer server(observed.metrics, observed.probes);
+  std::vector<std::string> serving;
+  if (kube::Status s = server.Start(settings->metrics_address, settings->probe_address, &serving); !s.ok()) {
+    std::cerr << "dgl-operator: " << s.message() << "\n";
+    std::_Exit(2);
+  }
+  for (const std::string& line : serving) Log(clock, "serving " + line);
   Log(clock, "dgl-operator starting: server " + settings->http.server +
                  (flags.namespace_.empty() ? ", all namespaces" : ", namespace " + flags.namespace_) + ", resync " +
                  flags.resync + (settings->election ? ", leader election on" : ""));
@@ -458,12 +535,17 @@ int RunOperator(const Flags& flags) {
   int exit_code = 0;
   std::optional<kube::LeaderElector> elector;
   // The elector's Lease writes are not reconciles: they bypass the write log.
-  if (settings->election) elector.emplace(**http, clock, *settings->election);
-  if (!elector || AwaitLeadership(*elector, clock, wakeup)) {
+  if (settings->election) elector.emplace(measured, clock, *settings->election);
+  if (!elector || AwaitLeadership(*elector, clock, wakeup, observed)) {
+    settings->controller.metrics = &observed.metrics;
     dgl::Controller controller(client, clock, settings->controller);
+    client.SetController(&controller);
     controller.SetNotifier([&wakeup] { wakeup.Notify(); });
-    if (kube::Status s = controller.Start(); !s.ok()) Log(clock, "initial list failed, retrying: " + s.ToString());
-    exit_code = ControllerLoop(controller, clock, settings->resync, wakeup, elector ? &*elector : nullptr);
+    observed.probes.Set(dgl_operator::ProbeState::Phase::kSyncing, "starting");
+    if (kube::Status s = controller.Start(); !s.ok()) LogError(clock, "initial list failed, retrying", s.ToString());
+    ReportSync(controller, observed.probes);
+    exit_code = ControllerLoop(controller, clock, settings->resync, wakeup, elector ? &*elector : nullptr, observed);
+    client.SetController(nullptr);
     Log(clock, "stopping after " + std::to_string(controller.stats().reconciles) + " reconciles");
   }
   if (elector && elector->leading() && exit_code == 0) {
@@ -518,6 +600,15 @@ int main(int argc, char** argv) {
   app.add_option("--leader-elect-resource-namespace", flags.lease_namespace,
                  "Namespace of the Lease (default: $POD_NAMESPACE, else default)");
   app.add_option("--leader-elect-identity", flags.identity, "This replica's identity (default: hostname_random)");
+  app.add_option("--metrics-bind-address", flags.metrics_address,
+                 "Serve Prometheus metrics at /metrics on this address (\":8080\", \"127.0.0.1:8080\"; 0: off)")
+      ->capture_default_str();
+  app.add_option("--health-probe-bind-address", flags.probe_address,
+                 "Serve /healthz and /readyz on this address (\":8081\"; 0: off)")
+      ->capture_default_str();
+  app.add_option("--log-format", flags.log_format, "text, or json: one JSON object per line")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
   CLI::App* crd = app.add_subcommand("crd", "Print the DGLJob CustomResourceDefinition as YAML (deploy/crd.yaml)");
   try {
     app.parse(argc, argv);
@@ -530,5 +621,6 @@ int main(int argc, char** argv) {
     std::cout << ToYaml(dgl::DGLJobCrd());
     return 0;
   }
+  log_format = *dgl_operator::ParseLogFormat(flags.log_format);
   return RunOperator(flags);
 }

@@ -67,10 +67,27 @@ Controller::Controller(kube::Client& client, const kube::Clock& clock, Controlle
   (void)informers_[kPods]->AddIndex(kIndexJobName, NamespacedJobName);
   (void)informers_[kPods]->AddIndex(kIndexNode, kube::IndexByNodeName());
 
+  if (options_.metrics != nullptr) {
+    metrics_ = std::make_unique<ControllerMetrics>(*options_.metrics);
+    queue_metrics_ = std::make_unique<kube::WorkQueueMetrics>(*options_.metrics, clock_, kControllerName);
+    queue_.SetObserver(queue_metrics_.get());
+  }
   auto enqueue_job = [this](const ObjectPtr& job) { queue_.Add(kube::KeyOf(*job)); };
-  informers_[kJobs]->AddEventHandler({.on_add = enqueue_job,
-                                      .on_update = [enqueue_job](const ObjectPtr&, const ObjectPtr& job) { enqueue_job(job); },
-                                      .on_delete = enqueue_job});
+  informers_[kJobs]->AddEventHandler({.on_add =
+                                          [this, enqueue_job](const ObjectPtr& job) {
+                                            if (metrics_) metrics_->ObserveJob(nullptr, job.get());
+                                            enqueue_job(job);
+                                          },
+                                      .on_update =
+                                          [this, enqueue_job](const ObjectPtr& old_job, const ObjectPtr& job) {
+                                            if (metrics_) metrics_->ObserveJob(old_job.get(), job.get());
+                                            enqueue_job(job);
+                                          },
+                                      .on_delete =
+                                          [this, enqueue_job](const ObjectPtr& job) {
+                                            if (metrics_) metrics_->ObserveJob(job.get(), nullptr);
+                                            enqueue_job(job);
+                                          }});
   for (auto& [resource, informer] : informers_) {
     if (resource == kJobs || resource == kNodes) continue;
     informer->AddEventHandler({.on_add = [this](const ObjectPtr& o) { EnqueueOwner(o); },
@@ -87,6 +104,13 @@ Controller::Controller(kube::Client& client, const kube::Clock& clock, Controlle
 
 Controller::~Controller() {
   for (auto& [resource, informer] : informers_) informer->Stop();
+  queue_.SetObserver(nullptr);
+}
+
+bool Controller::HasSynced() const {
+  for (const auto& [resource, informer] : informers_)
+    if (!informer->HasSynced()) return false;
+  return true;
 }
 
 kube::Informer* Controller::informer(const std::string& resource) {
@@ -132,14 +156,26 @@ bool Controller::ProcessNext() {
   std::optional<std::string> key = queue_.Pop();
   if (!key) return false;
   ++stats_.reconciles;
+  const kube::Micros started = clock_.Now();
+  if (metrics_) metrics_->ReconcileStarted();
+  reconciling_ = *key;
   auto result = reconciler_->Reconcile(*key);
+  reconciling_.clear();
+  ReconcileOutcome outcome = ReconcileOutcome::kSuccess;
   if (!result.ok()) {
     ++stats_.errors;
+    last_error_key_ = *key;
+    last_error_ = result.status();
+    outcome = ReconcileOutcome::kError;
     queue_.AddRateLimited(*key);
   } else {
     queue_.Forget(*key);
-    if (result->requeue_after) queue_.AddAfter(*key, *result->requeue_after);
+    if (result->requeue_after) {
+      outcome = ReconcileOutcome::kRequeueAfter;
+      queue_.AddAfter(*key, *result->requeue_after);
+    }
   }
+  if (metrics_) metrics_->ReconcileFinished(outcome, clock_.Now() - started);
   queue_.Done(*key);
   return true;
 }

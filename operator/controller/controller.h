@@ -10,14 +10,22 @@
 // back-off; a success Forgets the back-off and honours requeue_after. Dropped watches are resumed
 // by the informers; a new Controller (an operator restart) rebuilds everything from lists.
 //
+// Metrics (ControllerOptions::metrics): controller-runtime's controller and work queue series and
+// the DGLJob series of metrics.h, on a registry the host serves (dgl-operator's /metrics) or keeps
+// (the simulator's). For logs, reconciling() names the key being reconciled while Reconcile runs
+// and last_error() the error of the last failed reconcile.
+//
 // REQUIRES: external synchronization; the notifier may fire on any thread and must only schedule.
 #pragma once
 
 #include "fakeapi/client/client.h"
+#include "fakeapi/client/client_metrics.h"
 #include "fakeapi/client/clock.h"
 #include "fakeapi/client/informer.h"
+#include "fakeapi/client/metrics.h"
 #include "fakeapi/client/status.h"
 #include "fakeapi/client/workqueue.h"
+#include "operator/controller/metrics.h"
 #include "operator/controller/reconciler.h"
 
 #include <cstdint>
@@ -36,6 +44,8 @@ struct ControllerOptions {
   std::string namespace_;
   // How soon to retry an informer whose list or watch failed.
   kube::Micros resync_retry = kube::kSecond;
+  // Where to count (nullptr: no metrics). Must outlive the controller.
+  kube::MetricsRegistry* metrics = nullptr;
 };
 
 struct ControllerStats {
@@ -69,6 +79,12 @@ class Controller {
   const ControllerStats& stats() const { return stats_; }
   // The informer of `resource` (dgljobs, pods, configmaps, ...), nullptr if none.
   kube::Informer* informer(const std::string& resource);
+  // Every informer has listed at least once (what a readiness probe waits for).
+  bool HasSynced() const;
+  // The key being reconciled ("" outside Reconcile), and the last failed reconcile's key and error.
+  const std::string& reconciling() const { return reconciling_; }
+  const std::string& last_error_key() const { return last_error_key_; }
+  const kube::Status& last_error() const { return last_error_; }
 
  private:
   class CacheReader;
@@ -82,8 +98,13 @@ class Controller {
   std::map<std::string, std::unique_ptr<kube::Informer>> informers_;
   std::unique_ptr<CacheReader> reader_;
   std::unique_ptr<Reconciler> reconciler_;
+  std::unique_ptr<ControllerMetrics> metrics_;
+  std::unique_ptr<kube::WorkQueueMetrics> queue_metrics_;
   kube::WorkQueue queue_;
   ControllerStats stats_;
+  std::string reconciling_;
+  std::string last_error_key_;
+  kube::Status last_error_;
 };
 
 }  // namespace dgl

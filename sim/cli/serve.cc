@@ -1,7 +1,9 @@
 // `dglsim serve SCENARIO.yaml [--port P] [--address A] [--speed X|max] [--no-operator] [--seed N]
 //  [--storage-quota 1Gi] [--watch-history N] [--max-connections 512] [--max-watches 256]`:
 // the simulated cluster of a scenario, live, behind the fake API over HTTP, so that kubectl (or
-// the operator binary, with --no-operator) can look at it and write to it while it runs.
+// the operator binary, with --no-operator) can look at it and write to it while it runs. GET
+// /metrics answers with the in-simulation operator's metrics (Prometheus text format, values in
+// simulated time), as dgl-operator's --metrics-bind-address does on a real cluster.
 //
 // The simulation is the one `dglsim run` builds (harness::RunLive), paced to the wall clock. The
 // server is fakeapi::HttpServer; what it knows of DGL and of the simulator comes from here: the
@@ -17,6 +19,7 @@
 #include "operator/api/dgljob_api.h"
 #include "sim/cli/commands.h"
 #include "sim/cluster/kubelet.h"
+#include "sim/cluster/operator_actor.h"
 #include "sim/cluster/simulation.h"
 #include "sim/harness/config/scenario.h"
 #include "sim/harness/config/yaml_json.h"
@@ -198,6 +201,9 @@ int Serve(const ServeArgs& args) {
     };
     options.max_connections = static_cast<std::size_t>(args.max_connections);
     options.max_watches = static_cast<std::size_t>(args.max_watches);
+    // The in-simulation operator's metrics, read under the simulation's lock (simulated time).
+    if (auto* op = dynamic_cast<sim::OperatorActor*>(sim.FindActor("dgl-operator")))
+      options.metrics = [op] { return op->metrics().Expose(); };
     sim.store().SetStorageQuota(static_cast<std::size_t>(quota));
     if (args.watch_history > 0) sim.store().SetHistoryLimit(static_cast<std::size_t>(args.watch_history));
     server = std::make_unique<fakeapi::HttpServer>(sim.store(), options);

@@ -4,14 +4,17 @@
 namespace sim {
 
 OperatorActor::OperatorActor(Simulation& sim, OperatorActorOptions options)
-    : Actor(sim, "dgl-operator"), options_(std::move(options)) {}
+    : Actor(sim, "dgl-operator"), options_(std::move(options)) {
+  options_.controller.metrics = &metrics_;
+  measured_ = std::make_unique<kube::MeasuredClient>(client(), metrics_, sim.engine().clock(), "simulation");
+}
 
 OperatorActor::~OperatorActor() = default;
 
 void OperatorActor::Start() { Boot(); }
 
 void OperatorActor::Boot() {
-  controller_ = std::make_unique<dgl::Controller>(client(), sim().engine().clock(), options_.controller);
+  controller_ = std::make_unique<dgl::Controller>(*measured_, sim().engine().clock(), options_.controller);
   Micros latency = sim().options().watch_latency;
   // The notifier lives in the controller's informers: it dies with the controller.
   controller_->SetNotifier([this, latency] { WakeAt(Now() + latency); });

@@ -6,11 +6,19 @@
 // Restart() models an operator crash and restart: the controller, its caches and its work queue
 // are thrown away and a new one starts from lists after `restart_delay` (or the downtime given).
 //
+// Metrics: the actor keeps one kube::MetricsRegistry for the whole run, so its controllers (one
+// per incarnation) count where the previous one left off, as Prometheus's increase() sums a
+// restarted process's counters; gauges start over with each incarnation. The API calls are counted
+// under host="simulation" with their simulated duration. `dglsim serve` serves metrics().Expose()
+// at /metrics and `dglsim run --metrics FILE` writes the last scrape.
+//
 // Pending work (Actor::HasPendingWork): while it is down, and while its work queue holds a key
 // due later (a requeue-after the reconciler armed: ttlSecondsAfterFinished, activeDeadlineSeconds,
 // scheduleTimeoutSeconds, a stuck pod's grace period) or a failed reconcile's retry.
 #pragma once
 
+#include "fakeapi/client/client_metrics.h"
+#include "fakeapi/client/metrics.h"
 #include "operator/controller/controller.h"
 #include "sim/cluster/simulation.h"
 
@@ -41,6 +49,8 @@ class OperatorActor : public Actor {
   std::int64_t restarts() const { return restarts_; }
   std::int64_t reconciles() const;
   dgl::Controller* controller() { return controller_.get(); }
+  // The operator's metrics (thread-safe to Expose() while the simulation is held still).
+  kube::MetricsRegistry& metrics() { return metrics_; }
 
  private:
   void Boot();
@@ -49,6 +59,8 @@ class OperatorActor : public Actor {
   void Wake();
 
   OperatorActorOptions options_;
+  kube::MetricsRegistry metrics_;
+  std::unique_ptr<kube::MeasuredClient> measured_;
   std::unique_ptr<dgl::Controller> controller_;
   EventId wake_;
   Micros wake_time_ = -1;

@@ -61,7 +61,7 @@ int RunScenarioCommand(const std::string& path, const RunCommandOptions& options
 int RunScenarioCommand(const std::string& path, const RunCommandOptions& options, std::ostream& out, std::ostream& err) {
   try {
     for (const auto& [file, what] : {std::pair{options.json_path, "JSON report"}, std::pair{options.html_path, "HTML report"},
-                                     std::pair{options.trace_path, "trace"}}) {
+                                     std::pair{options.trace_path, "trace"}, std::pair{options.metrics_path, "metrics"}}) {
       if (file.empty()) continue;
       if (std::string why = CannotWrite(file); !why.empty()) {
         err << file << ": cannot write the " << what << ": " << why << "\n";
@@ -91,6 +91,8 @@ int RunScenarioCommand(const std::string& path, const RunCommandOptions& options
     if (!options.html_path.empty() && !WriteReport(options.html_path, "HTML report", HtmlReport(record, results), err))
       code = 2;
     if (!options.trace_path.empty() && !WriteReport(options.trace_path, "trace", ChromeTrace(record), err)) code = 2;
+    if (!options.metrics_path.empty() && !WriteReport(options.metrics_path, "metrics", record.operator_metrics, err))
+      code = 2;
     return code;
   } catch (const std::exception& e) {
     err << path << ": internal error: " << e.what() << "\n";

@@ -169,6 +169,8 @@ struct RunRecord {
   std::vector<InvariantViolation> invariant_violations;
   std::map<std::string, std::int64_t> invariant_checks;  // invariant name -> checks made
   std::vector<std::string> fault_log;  // "12m30s NodeDown gpu-1", in order applied
+  // The in-simulation operator's metrics at the end (Prometheus text format; "" without operator).
+  std::string operator_metrics;
   std::vector<std::string> notes;      // things the summary must say (skipped, why a job is not done)
   int nodes = 0;
   std::int64_t gpus = 0;

@@ -238,6 +238,7 @@ void World::Finish(Micros until) {
     record_.notes.push_back(std::move(note));
   CopyPredictions(dgl_->predictions(), record_);
   record_.fault_log = faults_->log();
+  if (operator_) record_.operator_metrics = operator_->metrics().Expose();
   RecordFigures();
 }
 

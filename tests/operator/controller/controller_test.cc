@@ -272,5 +272,101 @@ TEST_F(ControllerTest, JobsOfTheSameNameInTwoNamespacesSeeOnlyTheirOwnPods) {
   EXPECT_EQ((**ns2_job)["status"]["replicaStatuses"]["Worker"]["ready"], "0/2");
 }
 
+
+// Metrics: what a Prometheus scrape of the operator would read after the job's life.
+double Metric(kube::MetricsRegistry& r, const std::string& name, const kube::LabelValues& labels) {
+  kube::MetricFamily* f = r.Find(name);
+  return f == nullptr ? -1 : f->Value(labels);
+}
+
+const kube::LabelValues kJobLabels = {"ns", "dgl", "DGL-API"};
+
+TEST_F(ControllerTest, MetricsFollowAJobFromCreationToDeletion) {
+  kube::MetricsRegistry metrics;
+  ControllerOptions options;
+  options.metrics = &metrics;
+  Controller controller(store_, clock_, options);
+  ASSERT_TRUE(controller.Start().ok());
+  CreateJob(MakeJob("DGL-API", 3));
+  controller.RunUntilIdle();
+  EXPECT_EQ(Metric(metrics, "training_operator_jobs_created_total", kJobLabels), 1);
+  KubeletTick();
+  controller.RunUntilIdle();
+  EXPECT_EQ(Metric(metrics, "dgl_operator_jobs_running", kJobLabels), 1) << Phase();
+  ASSERT_EQ(RunJob(controller), "Succeeded");
+  EXPECT_EQ(Metric(metrics, "training_operator_jobs_successful_total", kJobLabels), 1);
+  EXPECT_FALSE(metrics.Find("training_operator_jobs_failed_total")->Has(kJobLabels));
+  EXPECT_EQ(Metric(metrics, "dgl_operator_jobs_running", kJobLabels), 0);
+  EXPECT_EQ(Metric(metrics, "controller_runtime_reconcile_total", {"dgljob", "success"}) +
+                Metric(metrics, "controller_runtime_reconcile_total", {"dgljob", "requeue_after"}),
+            static_cast<double>(controller.stats().reconciles));
+  EXPECT_EQ(Metric(metrics, "controller_runtime_reconcile_errors_total", {"dgljob"}), 0);
+  EXPECT_EQ(Metric(metrics, "controller_runtime_max_concurrent_reconciles", {"dgljob"}), 1);
+  EXPECT_EQ(Metric(metrics, "controller_runtime_active_workers", {"dgljob"}), 0);
+  EXPECT_GE(Metric(metrics, "workqueue_adds_total", {"dgljob", "dgljob"}),
+            static_cast<double>(controller.stats().reconciles));
+  EXPECT_EQ(Metric(metrics, "workqueue_depth", {"dgljob", "dgljob", ""}), 0);
+  // Each stage once, as long as the conditions say (the stand-in kubelet takes a tick a step).
+  kube::MetricFamily* stages = metrics.Find("dgl_operator_job_stage_duration_seconds");
+  ASSERT_NE(stages, nullptr);
+  for (const char* stage : {"partitioning", "training"}) {
+    kube::LabelValues labels = kJobLabels;
+    labels.push_back(stage);
+    EXPECT_EQ(stages->Count(labels), 1u) << stage;
+    EXPECT_GE(stages->Sum(labels), 1.0) << stage;
+  }
+  ASSERT_TRUE(store_.Delete("dgljobs", "ns", "j").ok());
+  controller.RunUntilIdle();
+  EXPECT_EQ(Metric(metrics, "training_operator_jobs_deleted_total", kJobLabels), 1);
+}
+
+TEST_F(ControllerTest, MetricsCountRestartsAndFailedReconciles) {
+  fail_partitioner_ = 1;
+  kube::MetricsRegistry metrics;
+  kube::FaultyClient faulty(store_, /*seed=*/42, kube::FaultPlan{.conflict_rate = 0.2});
+  ControllerOptions options;
+  options.metrics = &metrics;
+  Controller controller(faulty, clock_, options);
+  ASSERT_TRUE(controller.Start().ok());
+  CreateJob(MakeJob("DGL-API", 3));
+  ASSERT_EQ(RunJob(controller), "Succeeded");
+  ASSERT_EQ(Status()["restartCount"], 1);
+  EXPECT_EQ(Metric(metrics, "training_operator_jobs_restarted_total", kJobLabels), 1);
+  ASSERT_GT(controller.stats().errors, 0);
+  EXPECT_EQ(Metric(metrics, "controller_runtime_reconcile_errors_total", {"dgljob"}),
+            static_cast<double>(controller.stats().errors));
+  EXPECT_EQ(Metric(metrics, "controller_runtime_reconcile_total", {"dgljob", "error"}),
+            static_cast<double>(controller.stats().errors));
+  EXPECT_GE(Metric(metrics, "workqueue_retries_total", {"dgljob", "dgljob"}),
+            static_cast<double>(controller.stats().errors));
+}
+
+TEST_F(ControllerTest, ARestartedControllerCountsOnWhereItsPredecessorLeftOff) {
+  kube::MetricsRegistry metrics;
+  ControllerOptions options;
+  options.metrics = &metrics;
+  CreateJob(MakeJob("DGL-API", 3));
+  {
+    Controller first(store_, clock_, options);
+    ASSERT_TRUE(first.Start().ok());
+    first.RunUntilIdle();
+    KubeletTick();
+    first.RunUntilIdle();
+    ASSERT_EQ(Metric(metrics, "dgl_operator_jobs_running", kJobLabels), 1);
+  }
+  Controller second(store_, clock_, options);
+  ASSERT_TRUE(second.Start().ok());
+  second.Pump();
+  // The job has a status: not created again; still running, counted once.
+  EXPECT_EQ(Metric(metrics, "training_operator_jobs_created_total", kJobLabels), 1);
+  EXPECT_EQ(Metric(metrics, "dgl_operator_jobs_running", kJobLabels), 1);
+  ASSERT_EQ(RunJob(second), "Succeeded");
+  EXPECT_EQ(Metric(metrics, "training_operator_jobs_successful_total", kJobLabels), 1);
+  kube::LabelValues partitioning = kJobLabels;
+  partitioning.push_back("partitioning");
+  // The partitioning stage began under the first controller and ended under the second.
+  EXPECT_EQ(metrics.Find("dgl_operator_job_stage_duration_seconds")->Count(partitioning), 1u);
+}
+
 }  // namespace
 }  // namespace dgl::testing
