@@ -4,7 +4,7 @@
 #   (/healthz 200) and not ready (/readyz 500, "[-]informers failed"); once the server is up and its
 #   informers have listed, /readyz is 200;
 # - metrics: after a DGLJob has run to Succeeded, a scrape of /metrics parses as the Prometheus text
-#   format (check_metrics.py) and holds every family (controller-runtime's, the work queue's,
+#   format (check_metrics.py, and `promtool check metrics` where installed) and holds every family (controller-runtime's, the work queue's,
 #   client-go's REST client's, the DGLJob counters) with the labels they are documented with;
 # - logs: with --log-format json every stderr line is one JSON object with ts (RFC 3339, fraction of
 #   a second, UTC), level and msg, and the lines written while reconciling name the DGLJob;
@@ -126,6 +126,10 @@ python3 "$here/check_metrics.py" "$tmp/scrape.txt" \
   "value=dgl_operator_jobs_running{$jobl}==0" \
   "value=dgl_operator_job_stage_duration_seconds_count{$jobl,stage=\"training\"}==1" ||
   fail "the scrape does not hold what it should (above); $(wc -l <"$tmp/scrape.txt") lines"
+# Prometheus's own linter too, where Debian's prometheus package has installed it.
+if command -v promtool >/dev/null; then
+  promtool check metrics <"$tmp/scrape.txt" || fail "promtool check metrics refuses the scrape"
+fi
 
 # --- the JSON log, line by line ------------------------------------------------------------------
 kill -TERM "$op_pid"

@@ -36,6 +36,9 @@ python3 "$root/tests/cli/check_metrics.py" "$tmp/a.txt" \
   'value=controller_runtime_reconcile_total{controller="dgljob",result="success"}>0' \
   'value=rest_client_requests_total{code="201",method="POST",host="simulation"}>0' ||
   fail "the scrape does not hold what it should"
+if command -v promtool >/dev/null; then  # Debian's prometheus package
+  promtool check metrics <"$tmp/a.txt" || fail "promtool check metrics refuses the scrape"
+fi
 mkdir "$tmp/dir"
 "$dglsim" run --quiet "$scenario" --metrics "$tmp/dir" 2>"$tmp/err"
 [ $? = 2 ] || fail "--metrics to a directory did not exit 2"

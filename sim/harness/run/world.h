@@ -71,7 +71,7 @@ class World {
 
   // The run is over at `until` (or earlier): completes the record (end time, open intervals, the
   // end-of-run invariants, pod counts at the end, ConfigMaps, why a job is not done, the run's
-  // figures and trace hash). Call once.
+  // figures and trace hash, the in-simulation operator's metrics as a final scrape). Call once.
   void Finish(Micros until);
 
  private:
