@@ -45,6 +45,11 @@ refuse bad-renew-deadline 'renew deadline must be longer than the retry period' 
 refuse bad-lease-duration 'lease duration must be longer than the renew deadline' \
   --server http://127.0.0.1:1 --leader-elect --leader-elect-lease-duration 5s
 refuse bad-election-duration 'take durations' --server http://127.0.0.1:1 --leader-elect --leader-elect-retry-period soon
+refuse bad-log-format 'log-format' --server http://127.0.0.1:1 --log-format xml
+refuse bad-metrics-address 'metrics-bind-address.*not an address' --server http://127.0.0.1:1 --metrics-bind-address 8080
+refuse bad-probe-port 'health-probe-bind-address.*port must be a number' --server http://127.0.0.1:1 \
+  --health-probe-bind-address :70000
+refuse unbindable-address 'cannot listen on 192.0.2.1:8080' --server http://127.0.0.1:1 --metrics-bind-address 192.0.2.1:8080
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)"
