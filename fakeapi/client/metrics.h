@@ -27,6 +27,10 @@
 // Collectors: functions run at the start of every Expose(), outside the registry's lock, to set
 // gauges that are computed rather than tracked (a queue's unfinished work).
 //
+// Why not Debian's prometheus-cpp: its families keep their series in hash maps, so the order of a
+// scrape would follow hashing rather than the labels, and `dglsim run --metrics` must write the same
+// bytes for the same run; what is needed here is this file's few hundred lines.
+//
 // Thread safety: every method may be called from any thread; one mutex guards the whole registry
 // (the metrics server's thread scrapes while the controller's thread counts).
 #pragma once
