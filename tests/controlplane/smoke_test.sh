@@ -3,8 +3,8 @@
 # do: `up DIR --with scheduler,controller-manager,kwok` must leave every component ready; the
 # kubeconfig it writes must be all that the built kubectl, the kubectl on PATH and the official
 # Python client need; /version must report the pinned release; RBAC must be on; kube-scheduler must
-# bind a pod to a KWOK node and kwok must run it to Succeeded by its annotations (the stages of
-# tests/controlplane/kwok-stages.yaml); the audit log must record the requests; and `down DIR` must
+# bind pods to a KWOK node and kwok must end them as their annotations say (the stages of
+# tests/controlplane/kwok-stages.yaml: Succeeded, Failed with exit code 3) and remove a deleted one; the audit log must record the requests; and `down DIR` must
 # leave no process and no listening port behind.
 # Skipped (exit 77) when the control plane is not built (no Go, or `control-plane.sh build` not run).
 # Usage: smoke_test.sh SOURCE_DIR
@@ -77,22 +77,33 @@ YAML
 wait_for 60 k wait --for=condition=Ready node/kwok-node-0 --timeout=1s || fail "the KWOK node never became Ready"
 # The default ServiceAccount comes from kube-controller-manager; pods are refused until it exists.
 wait_for 60 k get serviceaccount default || fail "kube-controller-manager created no default ServiceAccount"
-k apply -f - >/dev/null <<'YAML' || fail "create the pod"
+k apply -f - >/dev/null <<'YAML' || fail "create the pods"
 apiVersion: v1
 kind: Pod
 metadata:
   name: smoke
-  annotations: {kwok.dglsim.io/complete: succeed, kwok.dglsim.io/complete-after: 1s}
+  annotations: {dglsim.io/duration: 1s}
+spec:
+  restartPolicy: Never
+  containers: [{name: main, image: busybox}]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: smoke-fails
+  annotations: {dglsim.io/duration: 1s, dglsim.io/exit-code: "3"}
 spec:
   restartPolicy: Never
   containers: [{name: main, image: busybox}]
 YAML
-phase() { k get pod smoke -o jsonpath='{.status.phase}'; }
-succeeded() { [ "$(phase)" = Succeeded ]; }
-wait_for 60 succeeded || fail "the pod did not succeed: $(k get pod smoke -o json | jq -c '{spec: .spec.nodeName, status: .status}')"
+phase() { k get pod "$1" -o jsonpath='{.status.phase}'; }
+ended() { [ "$(phase smoke)" = Succeeded ] && [ "$(phase smoke-fails)" = Failed ]; }
+wait_for 60 ended || fail "the pods did not end as annotated: $(k get pods -o json | jq -c '[.items[] | {name: .metadata.name, node: .spec.nodeName, status: .status}]')"
 [ "$(k get pod smoke -o jsonpath='{.spec.nodeName}')" = kwok-node-0 ] || fail "the pod was not bound to kwok-node-0"
-[ "$(k get pod smoke -o jsonpath='{.status.containerStatuses[0].state.terminated.exitCode}')" = 0 ] ||
-  fail "the container did not exit 0"
+exit_code() { k get pod "$1" -o jsonpath='{.status.containerStatuses[0].state.terminated.exitCode}'; }
+[ "$(exit_code smoke)" = 0 ] || fail "the container of smoke exited $(exit_code smoke), not 0"
+[ "$(exit_code smoke-fails)" = 3 ] || fail "the container of smoke-fails exited $(exit_code smoke-fails), not 3"
+k delete pod smoke --wait=true --timeout=30s >/dev/null || fail "a deleted pod was not removed (kwok's pod-delete stage)"
 grep -q '"resource":"pods"' "$dir/audit.log" || fail "the audit log recorded no pod request"
 
 # down leaves nothing behind.
