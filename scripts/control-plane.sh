@@ -118,6 +118,7 @@ cmd_build() {
     -o "$staging/kwok" sigs.k8s.io/kwok/cmd/kwok)
   local b
   for b in "${binaries[@]}"; do [ -x "$staging/$b" ] || die "build produced no $b"; done
+  chmod 755 "$staging"
   mkdir -p "$(dirname "$bin")"
   rm -rf "$bin"
   mv "$staging" "$bin"

@@ -109,8 +109,10 @@ grep -q '"resource":"pods"' "$dir/audit.log" || fail "the audit log recorded no 
 # down leaves nothing behind.
 mapfile -t ports < <(awk '{print $2}' "$dir/ports")
 $cp down "$dir" || fail "down failed"
+# A process that has exited may stay a zombie for a moment, until init reaps it: not running.
+running() { local state; state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) && [ "$state" != Z ]; }
 for pid in "${pids[@]}"; do
-  if kill -0 "$pid" 2>/dev/null; then fail "process $pid ($(cat /proc/"$pid"/comm 2>/dev/null)) is still running after down"; fi
+  if running "$pid"; then fail "process $pid ($(cat /proc/"$pid"/comm 2>/dev/null)) is still running after down"; fi
 done
 listening=$(ss -Hltn | awk '{print $4}')
 for port in "${ports[@]}"; do
