@@ -41,8 +41,9 @@
 #       until each is gone, so no process and no port is left behind. Safe to run twice.
 #
 # Exit codes: 0 success; 77 Go missing (build) or binaries not built (up, bindir), so the tests
-# that need them report themselves skipped; 1 anything else, with the failing component's last
-# log lines on stderr (up stops what it had started before exiting).
+# that need them report themselves skipped; 2 bad usage (unknown command, argument or component);
+# 1 anything else, with the failing component's last log lines on stderr (up stops what it had
+# started before exiting).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
