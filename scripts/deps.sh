@@ -9,6 +9,7 @@ packages=(
   nlohmann-json3-dev libyaml-cpp-dev libboost-graph-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev lcov
   libmetis-dev libcli11-dev libcpp-httplib-dev libre2-dev
+  libssl-dev  # OpenSSL: the API client's certificate stores (a kubeconfig's CA data)
   chromium
   python3             # scripts/proposal_conclusions.py (the standard library only)
   python3-kubernetes  # the official Python client, for the conformance test of `dglsim serve`

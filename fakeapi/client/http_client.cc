@@ -4,6 +4,10 @@
 #include "fakeapi/client/json_path.h"
 
 #include <httplib.h>
+#ifdef CPPHTTPLIB_OPENSSL_SUPPORT
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#endif
 
 #include <chrono>
 #include <condition_variable>
@@ -28,6 +32,27 @@ constexpr Micros kTokenReloadInterval = 60 * kSecond;
 constexpr std::size_t kMaxErrorBody = 64 * 1024;
 // One watch event larger than this is not an event but a broken stream.
 constexpr std::size_t kMaxEventBytes = 64 * 1024 * 1024;
+
+#ifdef CPPHTTPLIB_OPENSSL_SUPPORT
+// A certificate store holding every certificate of a PEM bundle (nullptr when it holds none). The
+// caller owns it; cpp-httplib takes it over with set_ca_cert_store.
+X509_STORE* CertStoreFromPem(const std::string& pem) {
+  BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
+  if (bio == nullptr) return nullptr;
+  X509_STORE* store = X509_STORE_new();
+  int added = 0;
+  while (X509* cert = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr)) {
+    if (X509_STORE_add_cert(store, cert) == 1) ++added;
+    X509_free(cert);
+  }
+  BIO_free(bio);
+  if (added == 0) {
+    X509_STORE_free(store);
+    return nullptr;
+  }
+  return store;
+}
+#endif
 
 Micros SteadyNow() {
   return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -518,7 +543,11 @@ struct HttpClient::Impl {
 #ifdef CPPHTTPLIB_OPENSSL_SUPPORT
     if (url.scheme == "https") {
       http->enable_server_certificate_verification(!options.insecure_skip_tls_verify);
-      if (!options.ca_cert_file.empty()) http->set_ca_cert_path(options.ca_cert_file);
+      if (!options.ca_cert_pem.empty()) {
+        http->set_ca_cert_store(CertStoreFromPem(options.ca_cert_pem));  // the client owns it
+      } else if (!options.ca_cert_file.empty()) {
+        http->set_ca_cert_path(options.ca_cert_file);
+      }
     }
 #endif
     return http;
@@ -625,6 +654,13 @@ Result<std::unique_ptr<HttpClient>> HttpClient::Connect(HttpClientOptions option
     return Status::BadRequest("this build of cpp-httplib has no OpenSSL: https:// servers are not supported; use "
                               "http:// (for example through `kubectl proxy`)");
   }
+#ifdef CPPHTTPLIB_OPENSSL_SUPPORT
+  if (!options.ca_cert_pem.empty()) {
+    X509_STORE* store = CertStoreFromPem(options.ca_cert_pem);
+    if (store == nullptr) return Status::BadRequest("the certificate authority data holds no PEM certificate");
+    X509_STORE_free(store);
+  }
+#endif
   auto impl = std::make_unique<Impl>();
   impl->options = std::move(options);
   impl->url = *url;

@@ -25,7 +25,8 @@
 // on list items) get them from the Registry.
 //
 // HTTPS: the Debian cpp-httplib this project links is built with OpenSSL, so https:// servers work,
-// with an optional CA bundle or with verification turned off, and a bearer token on every request.
+// with an optional CA bundle (a file, or PEM text in memory as a kubeconfig carries it) or with
+// verification turned off, and a bearer token on every request.
 // InClusterOptions() reads the service-account token and CA a pod gets and the
 // KUBERNETES_SERVICE_HOST/PORT variables.
 //
@@ -55,6 +56,9 @@ struct HttpClientOptions {
   std::string bearer_token_file;
   // PEM bundle used to verify an https server ("" = the system's default trust store).
   std::string ca_cert_file;
+  // The same, held in memory (a kubeconfig's certificate-authority-data); when set it is used
+  // instead of ca_cert_file. Connect() refuses text holding no PEM certificate (BadRequest).
+  std::string ca_cert_pem;
   // https only: skip certificate and host name verification.
   bool insecure_skip_tls_verify = false;
   // Timeouts of ordinary requests (wall time).

@@ -1,9 +1,11 @@
 // dgl-operator: the DGL Operator as a process, against any Kubernetes API server.
 //
-//   dgl-operator [--server URL] [--namespace NS] [--resync 30s] [--workers 1] ...
+//   dgl-operator [--server URL | --kubeconfig FILE [--context NAME]] [--namespace NS] [--resync 30s] ...
 //   dgl-operator crd          prints the DGLJob CustomResourceDefinition (deploy/crd.yaml)
 //
-// Without --server it runs in-cluster: https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT
+// --kubeconfig reads the server, CA and token of a kubeconfig's context (operator/cmd/kubeconfig.h);
+// --server, --token, --token-file, --certificate-authority and --insecure-skip-tls-verify override
+// them. Without either it runs in-cluster: https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT
 // with the pod's service-account token and CA.
 //
 // The controller (informers, work queue, reconciler) is the one the simulator hosts; here it runs in
@@ -35,6 +37,7 @@
 #include "fakeapi/client/json.h"
 #include "fakeapi/client/leader_election.h"
 #include "operator/api/dgljob_api.h"
+#include "operator/cmd/kubeconfig.h"
 #include "operator/cmd/observability.h"
 #include "operator/controller/controller.h"
 
@@ -237,6 +240,8 @@ std::optional<Micros> ParseDuration(const std::string& text) {
 
 struct Flags {
   std::string server;
+  std::string kubeconfig;
+  std::string context;
   std::string namespace_;
   std::string resync = "30s";
   int workers = 1;
@@ -333,10 +338,22 @@ std::optional<kube::LeaderElectionConfig> ElectionFrom(const Flags& flags, std::
   return c;
 }
 
-// The API server to talk to: --server, else the in-cluster configuration.
+// The API server to talk to: --kubeconfig (with --server, --token, ... overriding its values, as
+// kubectl does), else --server, else the in-cluster configuration.
 std::optional<kube::HttpClientOptions> ConnectionFrom(const Flags& flags, std::string* error) {
   kube::HttpClientOptions options;
-  if (flags.server.empty()) {
+  if (!flags.kubeconfig.empty()) {
+    if (!dgl::KubeconfigOptions(flags.kubeconfig, flags.context, &options, error)) return std::nullopt;
+    if (!flags.server.empty()) options.server = flags.server;
+    if (!flags.token.empty() || !flags.token_file.empty()) {
+      options.bearer_token.clear();
+      options.bearer_token_file.clear();
+    }
+    if (!flags.ca_file.empty()) options.ca_cert_pem.clear();
+  } else if (!flags.context.empty()) {
+    *error = "--context needs --kubeconfig";
+    return std::nullopt;
+  } else if (flags.server.empty()) {
     auto in_cluster = kube::InClusterOptions();
     if (!in_cluster.ok()) {
       *error = "no --server given and " + in_cluster.status().message();
@@ -349,7 +366,7 @@ std::optional<kube::HttpClientOptions> ConnectionFrom(const Flags& flags, std::s
   if (!flags.token.empty()) options.bearer_token = flags.token;
   if (!flags.token_file.empty()) options.bearer_token_file = flags.token_file;
   if (!flags.ca_file.empty()) options.ca_cert_file = flags.ca_file;
-  options.insecure_skip_tls_verify = flags.insecure;
+  if (flags.insecure) options.insecure_skip_tls_verify = true;
   // Every write the operator makes is its own in the server's field ownership (managedFields).
   options.field_manager = "dgl-operator";
   return options;
@@ -578,6 +595,9 @@ int main(int argc, char** argv) {
   app.add_option("--workers", flags.workers,
                  "Concurrent reconciles; the controller is single-threaded, so only 1 is used")
       ->capture_default_str();
+  app.add_option("--kubeconfig", flags.kubeconfig,
+                 "kubeconfig file: server, CA and token of its current context (the flags above and below override them)");
+  app.add_option("--context", flags.context, "The kubeconfig context to use (default: its current-context)");
   app.add_option("--token", flags.token, "Bearer token for the API server");
   app.add_option("--token-file", flags.token_file, "File holding the bearer token (re-read every minute)");
   app.add_option("--certificate-authority", flags.ca_file, "PEM bundle to verify an https API server");

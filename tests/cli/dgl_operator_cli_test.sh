@@ -51,6 +51,34 @@ refuse bad-probe-port 'health-probe-bind-address.*port must be a number' --serve
   --health-probe-bind-address :70000
 refuse unbindable-address 'cannot listen on 192.0.2.1:8080' --server http://127.0.0.1:1 --metrics-bind-address 192.0.2.1:8080
 
+# --kubeconfig: unreadable, malformed or unusable files are refused with the file and field path.
+cat >"$tmp/certs.kubeconfig" <<'EOF'
+apiVersion: v1
+kind: Config
+current-context: c
+contexts: [{name: c, context: {cluster: k, user: u}}]
+clusters: [{name: k, cluster: {server: "https://127.0.0.1:6443", certificate-authority-data: "LS0t"}}]
+users: [{name: u, user: {client-certificate-data: "LS0t", client-key-data: "LS0t"}}]
+EOF
+cat >"$tmp/no-server.kubeconfig" <<'EOF'
+current-context: c
+contexts: [{name: c, context: {cluster: k}}]
+clusters: [{name: k, cluster: {insecure-skip-tls-verify: true}}]
+EOF
+cat >"$tmp/not-pem.kubeconfig" <<'EOF'
+current-context: c
+contexts: [{name: c, context: {cluster: k}}]
+clusters: [{name: k, cluster: {server: "https://127.0.0.1:6443", certificate-authority-data: "bm90IGEgY2VydA=="}}]
+EOF
+printf 'clusters: [\n' >"$tmp/broken.kubeconfig"
+refuse kubeconfig-missing 'kubeconfig .*/missing.kubeconfig: \(file\): cannot be read' --kubeconfig "$tmp/missing.kubeconfig"
+refuse kubeconfig-client-cert 'users\[0\]\.user\.client-certificate.*not supported' --kubeconfig "$tmp/certs.kubeconfig"
+refuse kubeconfig-no-server 'clusters\[0\]\.cluster\.server: missing' --kubeconfig "$tmp/no-server.kubeconfig"
+refuse kubeconfig-no-context 'contexts: no entry named "other"' --kubeconfig "$tmp/no-server.kubeconfig" --context other
+refuse kubeconfig-not-pem 'holds no PEM certificate' --kubeconfig "$tmp/not-pem.kubeconfig"
+refuse kubeconfig-yaml 'broken.kubeconfig: line ' --kubeconfig "$tmp/broken.kubeconfig"
+refuse context-alone 'context needs --kubeconfig' --server http://127.0.0.1:1 --context c
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)"
   exit 1

@@ -19,7 +19,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -855,6 +857,96 @@ TEST_F(ScriptedTest, PathPrefixOfTheServerUrlIsKept) {
   auto got = (*client)->Get("pods", "default", "p");
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   EXPECT_EQ((*got)->at("kind"), "Pod");
+}
+
+}  // namespace
+}  // namespace kube
+
+namespace kube {
+namespace {
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// An https server (cpp-httplib's SSLServer) with the certificates of data/tls/, which the client
+// must verify against a CA given as PEM text (a kubeconfig's certificate-authority-data) or as a
+// file, refuse with an unrelated CA, accept with verification off, and send the token to.
+class TlsServerTest : public ::testing::Test {
+ protected:
+  const std::string dir_ = std::string(DGLSIM_SOURCE_DIR) + "/tests/fakeapi/client/data/tls/";
+
+  void SetUp() override {
+    if (!HttpsSupported()) GTEST_SKIP() << "cpp-httplib without OpenSSL";
+    server_ = std::make_unique<httplib::SSLServer>((dir_ + "server.crt").c_str(), (dir_ + "server.key").c_str());
+    ASSERT_TRUE(server_->is_valid());
+    server_->Get("/api/v1/namespaces/default/pods/p", [this](const httplib::Request& req, httplib::Response& res) {
+      std::lock_guard<std::mutex> lock(mu_);
+      authorization_ = req.get_header_value("Authorization");
+      res.set_content(R"({"metadata":{"name":"p","namespace":"default"}})", "application/json");
+    });
+    const int port = server_->bind_to_any_port("127.0.0.1");
+    ASSERT_GT(port, 0);
+    url_ = "https://127.0.0.1:" + std::to_string(port);
+    thread_ = std::thread([this] { server_->listen_after_bind(); });
+    ASSERT_TRUE(Eventually([this] { return server_->is_running(); }));
+  }
+  void TearDown() override {
+    if (server_) server_->stop();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  // The code of GET pods/p with these options (0 when it succeeded).
+  int Get(HttpClientOptions options) {
+    options.server = url_;
+    options.bearer_token = "tok-tls";
+    auto client = HttpClient::Connect(std::move(options));
+    if (!client.ok()) return client.status().code();
+    auto pod = (*client)->Get("pods", "default", "p");
+    if (!pod.ok()) return pod.status().code();
+    return NameOf(**pod) == "p" ? 0 : -1;
+  }
+  std::string Authorization() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return authorization_;
+  }
+
+  std::unique_ptr<httplib::SSLServer> server_;
+  std::thread thread_;
+  std::string url_;
+  std::mutex mu_;
+  std::string authorization_;
+};
+
+TEST_F(TlsServerTest, VerifiesTheServerWithCaDataHeldInMemory) {
+  HttpClientOptions options;
+  options.ca_cert_pem = ReadText(dir_ + "ca.crt");
+  EXPECT_EQ(Get(options), 0);
+  EXPECT_EQ(Authorization(), "Bearer tok-tls");
+}
+
+TEST_F(TlsServerTest, VerifiesTheServerWithACaFile) {
+  HttpClientOptions options;
+  options.ca_cert_file = dir_ + "ca.crt";
+  EXPECT_EQ(Get(options), 0);
+}
+
+TEST_F(TlsServerTest, RefusesAServerAnotherCaSignedUnlessVerificationIsOff) {
+  HttpClientOptions options;
+  options.ca_cert_pem = ReadText(dir_ + "other-ca.crt");
+  EXPECT_EQ(Get(options), 503);
+  EXPECT_EQ(Authorization(), "");  // nothing was sent to an unverified server
+  options.insecure_skip_tls_verify = true;
+  EXPECT_EQ(Get(options), 0);
+}
+
+TEST_F(TlsServerTest, CaDataWithoutACertificateIsRefusedAtConnect) {
+  HttpClientOptions options;
+  options.ca_cert_pem = "not a certificate";
+  EXPECT_EQ(Get(options), 400);
 }
 
 }  // namespace
