@@ -1,5 +1,6 @@
 #include "operator/controller/metrics.h"
 
+#include "fakeapi/client/client.h"
 #include "fakeapi/client/json_path.h"
 #include "operator/api/dgljob_api.h"
 
