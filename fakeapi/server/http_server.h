@@ -58,6 +58,7 @@
 #include "fakeapi/client/clock.h"
 #include "fakeapi/client/json.h"
 #include "fakeapi/client/status.h"
+#include "fakeapi/server/audit_log.h"
 #include "fakeapi/server/table.h"
 
 #include <cstddef>
@@ -114,6 +115,11 @@ struct HttpServerOptions {
   // Called with the exception's message when a handler throws (a defect: the client gets 500
   // InternalError); on the request's thread, outside the executor. Unset: nothing.
   std::function<void(const std::string& what)> on_internal_error;
+  // Every request on a resource is logged here once answered (audit_log.h), under the
+  // Impersonate-User header's identity, else `audit_user` (the server does not authenticate: a
+  // fixed identity stands for the one an authenticator would give). Unset: no audit log.
+  AuditLog* audit = nullptr;
+  std::string audit_user = "system:admin";
 };
 
 class HttpServer {
