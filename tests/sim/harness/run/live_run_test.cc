@@ -54,7 +54,7 @@ TEST(LiveRunTest, FastForwardStopsAtUntilInTheRunsEndState) {
   EXPECT_EQ(live.record.trace_hash, ran.trace_hash);
   const JobKey key{"default", "sage"};
   ASSERT_TRUE(live.record.jobs.contains(key));
-  EXPECT_EQ(live.record.jobs.at(key).phase, "Restarting");
+  EXPECT_EQ(live.record.jobs.at(key).phase, "Partitioned");
   EXPECT_EQ(live.record.jobs.at(key).phase, ran.jobs.at(key).phase);
   EXPECT_EQ(live.record.jobs.at(key).restarts, ran.jobs.at(key).restarts);
 }
