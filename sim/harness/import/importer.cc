@@ -98,9 +98,18 @@ class Builder {
     auto it = node_names_.find(real);
     return it == node_names_.end() ? "" : it->second;
   }
+  // A fault at `at` (absolute), anchored to a job's progress where the evidence shows it (Anchor).
   void AddFault(Micros at, json spec, std::string comment) {
+    Anchor(at, spec, comment);
     faults_.push_back({at, std::move(spec), std::move(comment)});
   }
+  void Anchor(Micros at, json& spec, std::string& comment) const;
+  // The earliest time the evidence says `node` was deleted (the audit log's request, a later event).
+  void NodeGone(const std::string& node, Micros at) {
+    auto [it, added] = deleted_nodes_.emplace(node, at);
+    if (!added) it->second = std::min(it->second, at);
+  }
+  void PhaseEntries();
 
   void CollectTimes();
   void Nodes();
@@ -131,6 +140,12 @@ class Builder {
   json expect_ = json::array();
   std::set<std::string> fault_keys_;  // no fault twice
   std::string unfinished_;            // "job ns/a, job ns/b": jobs neither Succeeded nor Failed
+  struct PhaseEntry {
+    Micros at;
+    std::string job, phase;
+  };
+  std::vector<PhaseEntry> entries_;  // each job's first entry into each phase, from its Events, in time order
+  std::map<std::string, std::string> pod_on_node_;  // node -> a DGLJob's pod that ran there ("ns/name")
 };
 
 ImportResult Builder::Build() {
@@ -150,6 +165,7 @@ ImportResult Builder::Build() {
   Nodes();
   if (!result_.ok()) return result_;
   Jobs();
+  PhaseEntries();
   NodeFaults();
   PodFaults();
   LeaseFaults();
@@ -242,13 +258,15 @@ void Builder::Nodes() {
     if (node.empty()) continue;
     if (!by_name.contains(node)) role_of_absent.emplace(node, RoleOf(p->object)), absent_nodes_.insert(node);
     else role_node.emplace(RoleOf(p->object), node);
+    if (!JsonString(p->object, {"metadata", "labels", dgl::kLabelJobName}).empty())
+      pod_on_node_.emplace(node, kube::KeyOf(p->object));
   }
   for (const Item* e : Of("Event")) {
     const json& o = e->object;
     const std::string reason = JsonString(o, {"reason"});
     if (EventObjectKind(o) == "Node" && !by_name.contains(EventObjectName(o))) absent_nodes_.insert(EventObjectName(o));
     if (EventObjectKind(o) == "Node" && (reason == "RemovingNode" || reason == "DeletingNode"))
-      if (auto t = EventTime(o)) deleted_nodes_.emplace(EventObjectName(o), *t);
+      if (auto t = EventTime(o)) NodeGone(EventObjectName(o), *t);
     // "Successfully assigned default/sage-worker-2 to gpu-2": where a deleted pod ran.
     const std::string message = JsonString(o, {"message"});
     if (reason == "Scheduled" && message.find(" to ") != std::string::npos) {
@@ -256,6 +274,10 @@ void Builder::Nodes() {
       const std::string pod = EventObjectName(o);
       const std::size_t dash = pod.rfind('-');
       if (!by_name.contains(node) && !node.empty()) absent_nodes_.insert(node);
+      if (!node.empty() && message.find("assigned ") != std::string::npos) {
+        const std::size_t from = message.find("assigned ") + 9;
+        pod_on_node_[node] = message.substr(from, message.rfind(" to ") - from);  // the last one scheduled there
+      }
       if (!by_name.contains(node) && dash != std::string::npos) {
         const std::string stem = pod.substr(0, dash);  // sage-worker
         role_of_absent.emplace(node, stem.substr(stem.rfind('-') + 1));
@@ -266,7 +288,7 @@ void Builder::Nodes() {
     if (JsonString(a.event, {"objectRef", "resource"}) == "nodes" && JsonString(a.event, {"verb"}) == "delete" &&
         kube::JsonInt(a.event, {"responseStatus", "code"}) < 300) {
       const std::string node = JsonString(a.event, {"objectRef", "name"});
-      deleted_nodes_.emplace(node, a.time);
+      NodeGone(node, a.time);
       if (!by_name.contains(node)) absent_nodes_.insert(node);
     }
   if (nodes.empty()) {
@@ -367,10 +389,18 @@ void Builder::NodeFaultsOf(const std::string& real, const json* node) {
   std::stable_sort(changes.begin(), changes.end());
   const Micros grace = options_.node_monitor_grace;
   const std::string sim = SimNode(real);
+  // The node of a job's pod, where there was one: the simulation may place that pod elsewhere.
+  auto target = [&](json f) {
+    if (auto p = pod_on_node_.find(real); p != pod_on_node_.end()) {
+      f.erase("node");
+      f["nodeOf"] = p->second;
+    }
+    return f;
+  };
   std::optional<Micros> down;
   auto emit = [&](Micros from, std::optional<Micros> to, const std::string& why) {
     const Micros at = std::max(t0_, from - grace);
-    json f = {{"at", At(at)}, {"kind", "NodeDown"}, {"node", sim}};
+    json f = target({{"at", At(at)}, {"kind", "NodeDown"}, {"node", sim}});
     if (to) f["for"] = Dur(std::max<Micros>(kube::kSecond, *to - at));
     if (!fault_keys_.insert(f.dump()).second) return;
     AddFault(at, f, why);
@@ -387,7 +417,7 @@ void Builder::NodeFaultsOf(const std::string& real, const json* node) {
     if (!down || d->second < *down) {
       // Deleted: it stops at the deletion (no grace: the API forgets it at once).
       const Micros at = std::max(t0_, d->second);
-      json f = {{"at", At(at)}, {"kind", "NodeDown"}, {"node", sim}};
+      json f = target({{"at", At(at)}, {"kind", "NodeDown"}, {"node", sim}});
       if (fault_keys_.insert(f.dump()).second)
         AddFault(at, f, "node " + real + " deleted at +" + At(d->second) + " (audit log or RemovingNode event): gone for good");
       return;
@@ -397,6 +427,53 @@ void Builder::NodeFaultsOf(const std::string& real, const json* node) {
                                           Dur(grace) + " before it was noticed");
   else if (!node && !deleted_nodes_.contains(real))
     Unused("node " + real + ": named by pods or events but not dumped, and no time says when it went: not replayed as a fault");
+}
+
+// ---- anchoring faults to the jobs' progress ----
+
+// The phase a DGLJob Event's reason announces (the operator records one per phase change), or "".
+std::string PhaseOfReason(const std::string& reason) {
+  static const std::map<std::string, std::string> phases = {
+      {dgl::kReasonPodsPending, "Pending"},          {dgl::kReasonPartitionerRunning, "Partitioning"},
+      {dgl::kReasonDistPartitionerRunning, "Partitioning"}, {dgl::kReasonPartitionerSucceeded, "Partitioned"},
+      {dgl::kReasonPartitionsReady, "Partitioned"},  {dgl::kReasonTrainingRunning, "Training"},
+      {dgl::kReasonLauncherRunning, "Training"},     {dgl::kReasonLauncherSucceeded, "Succeeded"}};
+  auto it = phases.find(reason);
+  return it == phases.end() ? "" : it->second;
+}
+
+void Builder::PhaseEntries() {
+  std::set<std::pair<std::string, std::string>> seen;
+  std::vector<PhaseEntry> all;
+  for (const Item* e : Of("Event")) {
+    if (EventObjectKind(e->object) != "DGLJob") continue;
+    const std::string phase = PhaseOfReason(JsonString(e->object, {"reason"}));
+    auto t = EventTime(e->object);
+    if (!phase.empty() && t) all.push_back({*t, EventObjectNamespace(e->object) + "/" + EventObjectName(e->object), phase});
+  }
+  // Events have second precision: phases entered within the same second go in the phases' order.
+  static const std::vector<std::string> order = {"Pending", "Partitioning", "Partitioned", "Training", "Succeeded"};
+  auto rank = [](const std::string& phase) { return std::find(order.begin(), order.end(), phase) - order.begin(); };
+  std::stable_sort(all.begin(), all.end(), [&](const PhaseEntry& a, const PhaseEntry& b) {
+    return a.at != b.at ? a.at < b.at : rank(a.phase) < rank(b.phase);
+  });
+  for (PhaseEntry& p : all)
+    if (seen.insert({p.job, p.phase}).second) entries_.push_back(std::move(p));
+}
+
+// A fault at `at` goes `when` the last phase a job had entered for the first time by then, `after`
+// the time between: the simulation's pace differs from the cluster's (image pulls, start-up,
+// workloads), and a fault keyed to the job's progress hits it in the same stage.
+void Builder::Anchor(Micros at, json& spec, std::string& comment) const {
+  const PhaseEntry* last = nullptr;
+  for (const PhaseEntry& p : entries_)
+    if (p.at <= at) last = &p;
+  if (!last) return;
+  spec.erase("at");
+  spec["when"] = {{"job", last->job}, {"phase", last->phase}};
+  if (at > last->at) spec["after"] = Dur(at - last->at);
+  comment += "; anchored to the job's progress: " + Dur(at - last->at) + " after " + last->job + " entered " +
+             last->phase + " (its DGLJob events), as the simulation's pace differs from the cluster's";
 }
 
 // ---- faults: pods ----
@@ -527,7 +604,10 @@ void Builder::AuditFaults() {
     const std::string user = JsonString(e, {"user", "username"});
     const std::string ns = JsonString(e, {"objectRef", "namespace"}), name = JsonString(e, {"objectRef", "name"});
     const bool ok = kube::JsonInt(e, {"responseStatus", "code"}) < 300;
-    const bool by_user = !IsComponent(user) && ok && JsonString(e, {"objectRef", "subresource"}).empty();
+    const std::string agent = JsonString(e, {"userAgent"});
+    // kwok, controllers and the like may run with an admin's credentials: their user agent tells them.
+    const bool component_agent = agent.starts_with("kwok") || agent.starts_with("kube-") || agent.starts_with("dgl-operator");
+    const bool by_user = !IsComponent(user) && !component_agent && ok && JsonString(e, {"objectRef", "subresource"}).empty();
     if (by_user && verb == "delete" && resource == "pods" && a.time >= t0_) {
       AddFault(a.time, {{"at", At(a.time)}, {"kind", "PodKill"}, {"pod", ns + "/" + name}, {"exitCode", 143}},
                user + " deleted pod " + ns + "/" + name + " at +" + At(a.time) + " (" + a.where +
@@ -547,7 +627,7 @@ void Builder::AuditFaults() {
     }
     if (resource == "nodes" && verb == "delete") continue;  // used by NodeFaults
     if (resource == "leases" && name == "dgl-operator") continue;  // used by LeaseFaults
-    ++unused[std::string(IsComponent(user) ? "the components' " : "users' ") +
+    ++unused[std::string(IsComponent(user) || component_agent ? "the components' " : "users' ") +
              (verb == "get" || verb == "list" || verb == "watch" ? "reads" : "writes")];
   }
   for (const auto& [what, count] : unused)
@@ -756,9 +836,10 @@ std::string Builder::Render() const {
   top["metadata"] = {{"name", options_.name},
                      {"description", "Replays a failure imported from a cluster's evidence (dglsim import)"}};
   top["seed"] = 1;
-  top["until"] = Dur(last_ - t0_ + (60 * kube::kSecond));
+  top["until"] = Dur(2 * (last_ - t0_) + 10 * 60 * kube::kSecond);
   out << JsonToYaml(top, {"apiVersion", "kind", "metadata", "seed", "until"});
-  out << "# until: a minute past the last thing the evidence shows; the run ends sooner once every job ended\n";
+  out << "# until: twice the time the evidence spans, and 10m more: the simulation's pace differs from the\n"
+         "# cluster's (image pulls, start-up); the run ends sooner once every job ended\n";
   out << "cluster:\n  nodes:\n";
   std::ostringstream nodes;
   for (std::size_t i = 0; i < nodes_.size(); ++i) ListItem(nodes, nodes_[i], node_comments_[i]);
