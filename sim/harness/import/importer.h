@@ -15,7 +15,9 @@
 //                  `dglsim.io/duration` on a replica type's template when its containers run
 //                  something other than dglrun and the evidence shows how long they ran. A user's
 //                  deletion of a DGLJob in the audit log becomes a `delete:` entry.
-//   faults         NodeDown when a node went NotReady (its Ready condition, NodeNotReady events),
+//   faults         each `when` the last phase a job had entered by then, `after` the time between,
+//                  where the jobs' Events show their phases (the simulation's pace differs):
+//                  NodeDown (`nodeOf` a job's pod that ran on the node, else the node) when a node went NotReady (its Ready condition, NodeNotReady events),
 //                  `nodeMonitorGracePeriod` before (the node died that long before it was noticed),
 //                  for as long as it stayed so (NodeReady events, the condition's transition),
 //                  for good when it never came back or was deleted (audit log, RemovingNode
@@ -24,9 +26,12 @@
 //                  ImagePullError for a container waiting in ErrImagePull or ImagePullBackOff;
 //                  OperatorRestart when the operator's Lease changed hands (the dump's Lease: the
 //                  last change; an audit log with request or response bodies: every change).
-//   expect         per job, the phase it was in, its condition's reason and its restart count, and
-//                  that the simulation keeps its invariants.
-//   until          the last time the evidence shows, plus a minute.
+//   expect         per job, the phase it was in, its condition's reason, the reason of its last
+//                  restart and its restart count, and that the simulation keeps its invariants when
+//                  every job had ended (a job the evidence shows unfinished ends the replay unfinished
+//                  too, which the invariant jobsTerminalOrProgressing would report).
+//   until          twice the time the evidence spans, plus 10 minutes (the simulation's pace
+//                  differs from the cluster's); the run ends sooner once every job ended.
 // Every assumption is a comment where it applies and a line of the header; every piece of
 // evidence not used is a header line saying why (and `unused`, for stderr).
 #pragma once
