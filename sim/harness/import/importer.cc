@@ -113,6 +113,9 @@ class Builder {
 
   void CollectTimes();
   void Nodes();
+  void NodesNamedElsewhere(const std::map<std::string, const Item*>& by_name,
+                           std::map<std::string, std::string>& role_of_absent,
+                           std::map<std::string, std::string>& role_node);
   void NodeFaults();
   void NodeFaultsOf(const std::string& real, const json* node);
   void PodFaults();
@@ -246,13 +249,11 @@ std::string CommonTemplateName(const std::vector<std::string>& names) {
 // The replica type of a pod from its labels, or "".
 std::string RoleOf(const json& pod) { return JsonString(pod, {"metadata", "labels", dgl::kLabelReplicaType}); }
 
-void Builder::Nodes() {
-  std::vector<const Item*> nodes = Of("Node");
-  std::map<std::string, const Item*> by_name;
-  for (const Item* n : nodes) by_name[JsonString(n->object, {"metadata", "name"})] = n;
-  // Nodes named elsewhere but not dumped: deleted before the dump.
-  std::map<std::string, std::string> role_of_absent;  // node -> a replica type that ran there
-  std::map<std::string, std::string> role_node;       // replica type -> a dumped node that ran it
+// Nodes the pods, events and audit log name that the dump lacks (deleted before it), which pod of a
+// job ran where, and which replica type ran on each absent node.
+void Builder::NodesNamedElsewhere(const std::map<std::string, const Item*>& by_name,
+                                  std::map<std::string, std::string>& role_of_absent,
+                                  std::map<std::string, std::string>& role_node) {
   for (const Item* p : Of("Pod")) {
     const std::string node = JsonString(p->object, {"spec", "nodeName"});
     if (node.empty()) continue;
@@ -291,6 +292,15 @@ void Builder::Nodes() {
       NodeGone(node, a.time);
       if (!by_name.contains(node)) absent_nodes_.insert(node);
     }
+}
+
+void Builder::Nodes() {
+  std::vector<const Item*> nodes = Of("Node");
+  std::map<std::string, const Item*> by_name;
+  for (const Item* n : nodes) by_name[JsonString(n->object, {"metadata", "name"})] = n;
+  std::map<std::string, std::string> role_of_absent;  // node -> a replica type that ran there
+  std::map<std::string, std::string> role_node;       // replica type -> a dumped node that ran it
+  NodesNamedElsewhere(by_name, role_of_absent, role_node);
   if (nodes.empty()) {
     result_.problems.push_back("no Node in the evidence: the cluster is unknown (dump with kubectl get nodes -o yaml too)");
     return;
