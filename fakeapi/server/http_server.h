@@ -58,6 +58,7 @@
 #include "fakeapi/client/clock.h"
 #include "fakeapi/client/json.h"
 #include "fakeapi/client/status.h"
+#include "fakeapi/server/audit_log.h"
 #include "fakeapi/server/table.h"
 
 #include <cstddef>
@@ -117,6 +118,11 @@ struct HttpServerOptions {
   // GET /metrics: called inside the executor, its text served as the Prometheus text format
   // (kube::kMetricsContentType). Unset: /metrics is 404, as any unknown path.
   std::function<std::string()> metrics;
+  // Every request on a resource is logged here once answered (audit_log.h), under the
+  // Impersonate-User header's identity, else `audit_user` (the server does not authenticate: a
+  // fixed identity stands for the one an authenticator would give). Unset: no audit log.
+  AuditLog* audit = nullptr;
+  std::string audit_user = "system:admin";
 };
 
 class HttpServer {

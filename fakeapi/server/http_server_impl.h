@@ -87,7 +87,9 @@ struct HttpServer::Impl {
                                const std::string& include);
 
   // Routing (http_server.cc).
-  void Handle(const httplib::Request& req, httplib::Response& res);
+  void Handle(const httplib::Request& req, httplib::Response& res);  // Answer, then Audit
+  void Answer(const httplib::Request& req, httplib::Response& res);
+  void Audit(const httplib::Request& req, const httplib::Response& res, kube::Micros received);
   void Dispatch(const httplib::Request& req, httplib::Response& res);
   void DispatchApi(const httplib::Request& req, httplib::Response& res, const std::vector<std::string>& segs);
   void OpenApi(const httplib::Request& req, httplib::Response& res, const std::vector<std::string>& segs);

@@ -21,6 +21,55 @@ bool IsGet(const httplib::Request& req) { return req.method == "GET" || req.meth
 }  // namespace
 
 void HttpServer::Impl::Handle(const httplib::Request& req, httplib::Response& res) {
+  const kube::Micros received = options.clock ? options.clock->Now() : 0;
+  Answer(req, res);
+  if (options.audit) Audit(req, res, received);
+}
+
+// One audit entry per request on a resource (discovery, /version and /openapi are not logged).
+void HttpServer::Impl::Audit(const httplib::Request& req, const httplib::Response& res, kube::Micros received) {
+  std::vector<std::string> segs;
+  for (auto& s : wire::Split(req.path, '/'))
+    if (!s.empty()) segs.push_back(s);
+  std::size_t at = 0;
+  AuditEntry e;
+  if (segs.size() >= 3 && segs[0] == "api") {
+    e.api_version = segs[1];
+    at = 2;
+  } else if (segs.size() >= 4 && segs[0] == "apis") {
+    e.api_group = segs[1];
+    e.api_version = segs[2];
+    at = 3;
+  } else {
+    return;
+  }
+  std::vector<std::string> rest(segs.begin() + static_cast<std::ptrdiff_t>(at), segs.end());
+  if (rest.size() >= 3 && rest[0] == "namespaces") {
+    e.ns = rest[1];
+    rest.erase(rest.begin(), rest.begin() + 2);
+  } else if (rest.size() == 2 && rest[0] == "namespaces") {
+    e.ns = rest[1];
+  }
+  e.resource = rest[0];
+  if (rest.size() > 1) e.name = rest[1];
+  if (rest.size() > 2) e.subresource = rest[2];
+  const bool watch = req.has_param("watch") && (req.get_param_value("watch") == "true" || req.get_param_value("watch") == "1");
+  if (req.method == "GET") e.verb = e.name.empty() ? (watch ? "watch" : "list") : "get";
+  else if (req.method == "POST") e.verb = "create";
+  else if (req.method == "PUT") e.verb = "update";
+  else if (req.method == "PATCH") e.verb = "patch";
+  else if (req.method == "DELETE") e.verb = e.name.empty() ? "deletecollection" : "delete";
+  else e.verb = req.method;
+  e.user = req.has_header("Impersonate-User") ? req.get_header_value("Impersonate-User") : options.audit_user;
+  e.user_agent = req.get_header_value("User-Agent");
+  e.request_uri = req.target.empty() ? req.path : req.target;
+  e.code = res.status;
+  e.received = received;
+  e.completed = options.clock ? options.clock->Now() : received;
+  options.audit->Write(e);
+}
+
+void HttpServer::Impl::Answer(const httplib::Request& req, httplib::Response& res) {
   // A chunked body is read to at most twice the limit (http_listener.h); it is held to the limit here.
   if (req.body.size() > options.max_body_bytes)
     return SendStatus(res, kube::Status::TooLarge("the request body is larger than the limit of " +

@@ -46,7 +46,7 @@ void JobStatus::SetCondition(const std::string& type, bool true_status, const st
     if (!is(c, "status", value)) {
       c["status"] = value;
       c["lastTransitionTime"] = kube::FormatTime(now_);
-      c["reason"] = reason;
+      if (!reason.empty() || true_status) c["reason"] = reason;
       c["message"] = message;
     } else if (true_status) {
       c["reason"] = reason;
@@ -62,7 +62,13 @@ void JobStatus::SetCondition(const std::string& type, bool true_status, const st
 void JobStatus::SetPhase(const std::string& phase, const std::string& reason, const std::string& message) {
   const bool changed = Phase() != phase;
   status_["phase"] = phase;
-  for (const char* type : kPhaseConditions) SetCondition(type, phase == type, reason, message);
+  // A phase condition that ends keeps its reason and says what the job moved on to: a message of
+  // the new phase's would go stale while the condition stays False (the new phase's own condition
+  // carries it, kept current).
+  for (const char* type : kPhaseConditions) {
+    if (phase == type) SetCondition(type, true, reason, message);
+    else SetCondition(type, false, "", std::string("No longer ") + type + ": the job moved on to " + phase);
+  }
   if (IsTerminalPhase(phase) && FindField(status_, {"completionTime"}) == nullptr) {
     status_["completionTime"] = kube::FormatTime(now_);
   }

@@ -34,9 +34,11 @@ class JobStatus {
   std::string Phase() const;
 
   // Sets condition `type` (lastTransitionTime only when its status changes; a False condition
-  // that was never listed stays unlisted).
+  // that was never listed stays unlisted; turning False with an empty `reason` keeps the reason).
   void SetCondition(const std::string& type, bool true_status, const std::string& reason, const std::string& message);
-  // Moves to `phase`: its condition True, the other phase conditions False, an Event on change.
+  // Moves to `phase`: its condition True (with `reason` and `message`), the other phase conditions
+  // False (each keeping its reason, its message "No longer T: the job moved on to PHASE"), an Event
+  // on change.
   void SetPhase(const std::string& phase, const std::string& reason, const std::string& message);
   void Fail(const std::string& reason, const std::string& message);
   bool HasCondition(const std::string& type) const;

@@ -2,6 +2,11 @@
 // function of the partition mode and the pods, computed in the same pass that read them (the
 // original lagged one reconcile). Failures, restarts, suspension and deadlines are decided
 // elsewhere (failure_policy.h, the reconcile pass); this only reads progress.
+//
+// A message of a phase that waits names what it waits for, as `dglsim run`'s closing notes do: the
+// first pod of the stage that is missing or not Running, and why (the scheduler's reason while it
+// is unbound, "pod J-worker-2 is unschedulable: 0/4 nodes are available: ..."; else its first init
+// container not done or app container not running, with the kubelet's reason).
 #pragma once
 
 #include "operator/api/types.h"

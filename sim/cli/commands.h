@@ -41,5 +41,6 @@ Subcommand AddServeCommand(CLI::App& app);          // sim/cli/serve.cc
 Subcommand AddCalibrateCommand(CLI::App& app);      // sim/cli/calibrate.cc
 Subcommand AddModelsCommand(CLI::App& app);         // sim/cli/models.cc (models validate)
 Subcommand AddSweepCommand(CLI::App& app);          // sim/cli/sweep.cc (capacity planning)
+Subcommand AddImportCommand(CLI::App& app);         // sim/cli/import.cc (evidence to scenario)
 
 }  // namespace dglsim_cli

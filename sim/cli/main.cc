@@ -1,5 +1,5 @@
 // dglsim: the command line of the DGL Operator's deterministic test harness. One file per
-// subcommand in this folder (commands.h): validate, run, suite, chaos, serve, calibrate, models, sweep.
+// subcommand in this folder (commands.h): validate, run, suite, chaos, serve, calibrate, models, sweep, import.
 //
 // Exit codes (docs: the scenario format): 0 success, 1 an expectation or invariant failed, 2 bad
 // input, bad usage or output that could not be written (a report, standard output). Bad input gets one line per problem naming file, line, column and field path;
@@ -40,6 +40,7 @@ int Main(int argc, char** argv) {
       dglsim_cli::AddServeCommand(app),    dglsim_cli::AddCalibrateCommand(app), dglsim_cli::AddModelsCommand(app),
       dglsim_cli::AddChaosCommand(app),
       dglsim_cli::AddSweepCommand(app),
+      dglsim_cli::AddImportCommand(app),
   };
   try {
     app.parse(argc, argv);

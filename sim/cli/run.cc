@@ -1,4 +1,5 @@
-// `dglsim run SCENARIO.yaml [--seed N] [--json FILE] [--html FILE] [--trace FILE] [--metrics FILE] [--quiet] [--progress]`: one
+// `dglsim run SCENARIO.yaml [--seed N] [--json FILE] [--html FILE] [--trace FILE] [--metrics FILE] [--audit-log FILE]
+//  [--quiet] [--progress]`: one
 // scenario, simulated, judged and reported (sim/harness/run_command.h says what each option does
 // and what the exit codes mean).
 #include "sim/cli/commands.h"
@@ -31,6 +32,9 @@ Subcommand AddRunCommand(CLI::App& app) {
   run->add_option("--trace", args->options.trace_path, "Write a Chrome trace-event JSON file (Perfetto, chrome://tracing)");
   run->add_option("--metrics", args->options.metrics_path,
                   "Write the in-simulation operator's metrics at the end of the run (Prometheus text format)");
+  run->add_option("--audit-log", args->options.audit_log_path,
+                  "Write every API call of the run to this file as an audit log (audit.k8s.io/v1 Event JSON lines, "
+                  "simulated time), as kube-apiserver writes one");
   run->add_flag("--quiet", args->options.quiet, "No summary; the exit code says it all");
   run->add_flag("--progress", args->options.progress,
                 "A line on standard error at each hundredth of the scenario's until: simulated time, events, API writes");

@@ -1,17 +1,19 @@
 // `dglsim serve SCENARIO.yaml [--port P] [--address A] [--speed X|max] [--no-operator] [--seed N]
-//  [--storage-quota 1Gi] [--watch-history N] [--max-connections 512] [--max-watches 256]`:
+//  [--storage-quota 1Gi] [--watch-history N] [--max-connections 512] [--max-watches 256] [--audit-log FILE]`:
 // the simulated cluster of a scenario, live, behind the fake API over HTTP, so that kubectl (or
 // the operator binary, with --no-operator) can look at it and write to it while it runs. GET
 // /metrics answers with the in-simulation operator's metrics (Prometheus text format, values in
 // simulated time), as dgl-operator's --metrics-bind-address does on a real cluster.
 //
-// The simulation is the one `dglsim run` builds (harness::RunLive), paced to the wall clock. The
+// The simulation is the one `dglsim run` builds (harness::RunLive), paced to the wall clock, and
+// stopped where `dglsim run` stops (at `until`, or at the scenario's end: sim/harness/run/live_run.h),
+// so that what kubectl shows is what the run reports; timestamps start at the wall clock's now. The
 // server is fakeapi::HttpServer; what it knows of DGL and of the simulator comes from here: the
 // DGLJob Table columns, the DGLJob schema in OpenAPI, container logs from the simulated kubelets,
 // YAML bodies through the harness's YAML reader.
 //
-// Prints `serving on http://ADDRESS:PORT` (and flushes) once requests are accepted; runs until
-// SIGINT or SIGTERM. Exit codes: 0 after a signal, 2 for bad input or an address it cannot bind.
+// Prints `serving on http://ADDRESS:PORT` (and flushes) once requests are accepted, and
+// `simulated time stopped at T: ...` each time simulated time stops; runs until SIGINT or SIGTERM. Exit codes: 0 after a signal, 2 for bad input or an address it cannot bind.
 #include "fakeapi/client/json_path.h"
 #include "fakeapi/client/quantity.h"
 #include "fakeapi/server/http_server.h"
@@ -22,6 +24,7 @@
 #include "sim/cluster/operator_actor.h"
 #include "sim/cluster/simulation.h"
 #include "sim/harness/config/scenario.h"
+#include "sim/harness/config/units.h"
 #include "sim/harness/config/yaml_json.h"
 #include "sim/harness/run/live_run.h"
 
@@ -32,6 +35,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace dglsim_cli {
 namespace {
@@ -124,6 +128,7 @@ struct ServeArgs {
   std::int64_t watch_history = 0;
   int max_connections = 512;
   int max_watches = 256;
+  std::string audit_log;
 };
 
 // The limits a served store and server keep to, checked: false (after a message) for bad values.
@@ -141,6 +146,32 @@ bool CheckLimits(const ServeArgs& args, std::int64_t* quota) {
   if (args.max_connections < 1 || args.max_connections > 900 || args.max_watches < 1) {
     std::cerr << "--max-connections must be 1 to 900 (one thread each, below the 1,024 descriptors select() takes) and "
                  "--max-watches at least 1\n";
+    return false;
+  }
+  return true;
+}
+
+// The line printed (and flushed) each time simulated time stops (live_run.h): what tests and users
+// wait for before they read the end state.
+std::function<void(sim::Simulation&, const char*)> SayWhereTimeStopped(kube::Micros until) {
+  return [until](sim::Simulation& sim, const char* why) {
+    const std::string at = harness::FormatDuration(sim.Now());
+    if (std::string_view(why) == "until") {
+      std::cout << "simulated time stopped at " << at << ": the scenario's until (" << harness::FormatDuration(until)
+                << ")" << std::endl;
+      return;
+    }
+    std::cout << "simulated time stopped at " << at << ": the scenario "
+              << (std::string_view(why) == "end" ? "ended" : "has nothing left to do")
+              << "; a write (kubectl create ...) starts it again" << std::endl;
+  };
+}
+
+// The audit log of --audit-log, opened; false (after a message) when it cannot be written.
+bool OpenAuditLog(const std::string& path, fakeapi::AuditLog& audit) {
+  if (path.empty()) return true;
+  if (kube::Status opened = audit.Open(path); !opened.ok()) {
+    std::cerr << "--audit-log: " << opened.message() << "\n";
     return false;
   }
   return true;
@@ -177,6 +208,8 @@ int Serve(const ServeArgs& args) {
     std::sort(scenario.namespaces.begin(), scenario.namespaces.end());
   }
 
+  fakeapi::AuditLog audit;
+  if (!OpenAuditLog(args.audit_log, audit)) return kExitBadInput;
   std::signal(SIGINT, OnStopSignal);
   std::signal(SIGTERM, OnStopSignal);
   harness::SimLock lock;
@@ -187,7 +220,14 @@ int Serve(const ServeArgs& args) {
   live.speed = speed;
   live.fast_forward = fast_forward;
   live.lock = &lock;
+  if (!args.audit_log.empty()) live.audit = &audit;
   live.should_stop = [&] { return g_stop.load() || failed; };
+  // Timestamps from the wall clock's now (read here, at the edge), so that kubectl's ages read as
+  // a user expects; simulated time then stops where `dglsim run` stops (live_run.h).
+  // Whole seconds: the API's timestamps have second precision (a restart's back-off is read back
+  // from one), so a fraction would make the run differ from `dglsim run`'s.
+  live.epoch = kube::SystemClock().Now() / kube::kSecond * kube::kSecond;
+  live.on_time_stopped = SayWhereTimeStopped(scenario.until);
   live.on_start = [&](sim::Simulation& sim) {
     fakeapi::HttpServerOptions options;
     options.address = args.address;
@@ -204,6 +244,7 @@ int Serve(const ServeArgs& args) {
     // The in-simulation operator's metrics, read under the simulation's lock (simulated time).
     if (auto* op = dynamic_cast<sim::OperatorActor*>(sim.FindActor("dgl-operator")))
       options.metrics = [op] { return op->metrics().Expose(); };
+    if (!args.audit_log.empty()) options.audit = &audit;
     sim.store().SetStorageQuota(static_cast<std::size_t>(quota));
     if (args.watch_history > 0) sim.store().SetHistoryLimit(static_cast<std::size_t>(args.watch_history));
     server = std::make_unique<fakeapi::HttpServer>(sim.store(), options);
@@ -226,6 +267,7 @@ int Serve(const ServeArgs& args) {
   };
   harness::RunLive(scenario, live);
   server.reset();
+  audit.Flush();
   return failed ? kExitBadInput : kExitOk;
 }
 
@@ -239,7 +281,8 @@ Subcommand AddServeCommand(CLI::App& app) {
   serve->add_option("--port", args->port, "TCP port; 0 picks a free one (printed)")->capture_default_str();
   serve->add_option("--address", args->address, "Address to listen on")->capture_default_str();
   serve->add_option("--speed", args->speed,
-                    "Simulated seconds per wall second, or max: as fast as possible while jobs are in flight")
+                    "Simulated seconds per wall second, or max: as fast as possible; either way time stops at until or at the "
+                    "scenario's end, as dglsim run does")
       ->capture_default_str();
   serve->add_flag("--no-operator", args->no_operator,
                   "No operator inside the simulation (run dgl-operator --server URL against it instead)");
@@ -253,6 +296,9 @@ Subcommand AddServeCommand(CLI::App& app) {
                     "kube-apiserver's watch cache below that; 0: 102400)");
   serve->add_option("--max-connections", args->max_connections, "Open connections at most")->capture_default_str();
   serve->add_option("--max-watches", args->max_watches, "Open watch and log streams at most")->capture_default_str();
+  serve->add_option("--audit-log", args->audit_log,
+                    "Write every API request (kubectl's, as system:admin or its Impersonate-User) and every simulated "
+                    "component's call to this file as an audit log (audit.k8s.io/v1 Event JSON lines)");
   return Subcommand{serve, [args] { return Serve(*args); }};
 }
 

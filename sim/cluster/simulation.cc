@@ -6,10 +6,13 @@
 namespace sim {
 
 Simulation::Simulation(SimulationOptions options)
-    : options_(options), engine_(), trace_(options.trace), streams_(options.seed) {
+    : options_(options), engine_(options.epoch), trace_(options.trace), streams_(options.seed) {
   store_ = std::make_unique<fakeapi::Store>(fakeapi::StoreOptions{
       .clock = &engine_.clock(), .history_limit = options_.history_limit, .history_fresh = options_.history_fresh,
       .history_min = options_.history_min, .synchronous_gc = options_.synchronous_gc});
+  if (options_.audit) options_.audit->SetClock(&engine_.clock());
+  if (options_.audit)
+    user_client_ = std::make_unique<fakeapi::AuditingClient>(*store_, store_->registry(), *options_.audit, "system:admin");
   store_->SetWriteObserver([this](const fakeapi::WriteRecord& w) {
     std::string line = std::string(w.verb) + " " + w.type->plural + " " + *w.key + " " +
                        std::to_string(w.resource_version);
@@ -74,7 +77,13 @@ void Simulation::SetApiFaults(const kube::FaultPlan& plan) {
 void Simulation::DropWatches() { store_->DropWatches(); }
 
 Actor::Actor(Simulation& sim, std::string name) : sim_(sim), name_(std::move(name)), events_(sim.engine()) {
-  client_ = std::make_unique<kube::FaultyClient>(sim_.store(), sim_.Random("api-faults/" + name_).NextU64());
+  kube::Client* api = &sim_.store();
+  if (fakeapi::AuditLog* log = sim_.options().audit) {
+    audited_ = std::make_unique<fakeapi::AuditingClient>(sim_.store(), sim_.store().registry(), *log,
+                                                         fakeapi::IdentityOfActor(name_));
+    api = audited_.get();
+  }
+  client_ = std::make_unique<kube::FaultyClient>(*api, sim_.Random("api-faults/" + name_).NextU64());
   sim_.Register(this);
 }
 

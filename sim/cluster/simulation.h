@@ -21,6 +21,7 @@
 #include "fakeapi/client/faulty_client.h"
 #include "fakeapi/client/informer.h"
 #include "fakeapi/client/workqueue.h"
+#include "fakeapi/server/audit_log.h"
 #include "fakeapi/server/store.h"
 #include "sim/kernel/engine.h"
 #include "sim/kernel/owned_events.h"
@@ -54,6 +55,12 @@ struct SimulationOptions {
   bool synchronous_gc = false;
   Micros gc_latency = 100 * kMillisecond;
   Trace::Options trace;
+  // The API time at simulated time 0 (Engine's epoch): what timestamps read, nothing else.
+  Micros epoch = kube::ManualClock::kDefaultStart;
+  // Where every actor's API calls (and UserClient()'s) are logged, as kube-apiserver's audit log
+  // (fakeapi/server/audit_log.h), each actor under its identity (fakeapi::IdentityOfActor). Not
+  // owned; it must outlive the simulation. Null: none.
+  fakeapi::AuditLog* audit = nullptr;
 };
 
 class Actor;
@@ -67,6 +74,9 @@ class Simulation {
 
   Engine& engine() { return engine_; }
   fakeapi::Store& store() { return *store_; }
+  // The API as a user with kubectl sees it ("system:admin" in the audit log): the store, audited
+  // when SimulationOptions::audit is set. What the harness submits, deletes and suspends goes here.
+  kube::Client& UserClient() { return user_client_ ? *user_client_ : static_cast<kube::Client&>(*store_); }
   Trace& trace() { return trace_; }
   const SimulationOptions& options() const { return options_; }
   Micros Now() const { return engine_.Now(); }
@@ -124,6 +134,7 @@ class Simulation {
   Trace trace_;
   RandomStreams streams_;
   std::unique_ptr<fakeapi::Store> store_;
+  std::unique_ptr<fakeapi::AuditingClient> user_client_;  // with an audit log
   std::unique_ptr<Network> network_;
   std::vector<Actor*> actors_;  // live actors, in the order they were built
   struct OwnedActors {          // destroys its actors the last added first
@@ -207,6 +218,7 @@ class Actor {
  private:
   Simulation& sim_;
   std::string name_;
+  std::unique_ptr<fakeapi::AuditingClient> audited_;  // between client_ and the store, with an audit log
   std::unique_ptr<kube::FaultyClient> client_;
   std::vector<std::unique_ptr<PumpedInformer>> informers_;
   OwnedEvents events_;  // last: its events die before anything they use

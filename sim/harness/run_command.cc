@@ -1,5 +1,7 @@
 #include "sim/harness/run_command.h"
 
+#include "fakeapi/server/audit_log.h"
+
 #include "sim/cluster/simulation.h"
 #include "sim/harness/checks/expectations.h"
 #include "sim/harness/config/scenario.h"
@@ -61,7 +63,8 @@ int RunScenarioCommand(const std::string& path, const RunCommandOptions& options
 int RunScenarioCommand(const std::string& path, const RunCommandOptions& options, std::ostream& out, std::ostream& err) {
   try {
     for (const auto& [file, what] : {std::pair{options.json_path, "JSON report"}, std::pair{options.html_path, "HTML report"},
-                                     std::pair{options.trace_path, "trace"}, std::pair{options.metrics_path, "metrics"}}) {
+                                     std::pair{options.trace_path, "trace"}, std::pair{options.metrics_path, "metrics"},
+                                     std::pair{options.audit_log_path, "audit log"}}) {
       if (file.empty()) continue;
       if (std::string why = CannotWrite(file); !why.empty()) {
         err << file << ": cannot write the " << what << ": " << why << "\n";
@@ -78,6 +81,15 @@ int RunScenarioCommand(const std::string& path, const RunCommandOptions& options
     // Wall time is measured for the report's wallSeconds only; nothing in the run reads it.
     auto wall_start = std::chrono::steady_clock::now();
     RunOptions run{.seed = options.seed, .leave_to_exit = options.exits_after};
+    fakeapi::AuditLog audit;
+    if (!options.audit_log_path.empty()) {
+      if (kube::Status opened = audit.Open(options.audit_log_path); !opened.ok()) {
+        err << options.audit_log_path << ": " << opened.message() << "\n";
+        return 2;
+      }
+      run.audit = &audit;
+      run.leave_to_exit = false;  // the log is flushed and closed as the run's world goes
+    }
     if (options.progress) run.after_step = ProgressPrinter(load.scenario->until, err);
     RunRecord record = RunScenario(*load.scenario, run);
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
@@ -93,6 +105,13 @@ int RunScenarioCommand(const std::string& path, const RunCommandOptions& options
     if (!options.trace_path.empty() && !WriteReport(options.trace_path, "trace", ChromeTrace(record), err)) code = 2;
     if (!options.metrics_path.empty() && !WriteReport(options.metrics_path, "metrics", record.operator_metrics, err))
       code = 2;
+    if (run.audit) {
+      audit.Flush();
+      if (!audit.good()) {
+        err << options.audit_log_path << ": cannot write the audit log\n";
+        code = 2;
+      }
+    }
     return code;
   } catch (const std::exception& e) {
     err << path << ": internal error: " << e.what() << "\n";

@@ -1,6 +1,7 @@
-// `dglsim run SCENARIO.yaml [--seed N] [--json FILE] [--html FILE] [--trace FILE] [--quiet]
-// [--progress] [--metrics FILE]`: load, run, judge, report (--metrics: the in-simulation operator's
-// metrics as a Prometheus scrape at the end of the run would read them). The reports are written whether or not the expectations
+// `dglsim run SCENARIO.yaml [--seed N] [--json FILE] [--html FILE] [--trace FILE] [--metrics FILE]
+// [--audit-log FILE] [--quiet] [--progress]`: load, run, judge, report (--metrics: the in-simulation
+// operator's metrics as a Prometheus scrape at the end of the run would read them; --audit-log: every
+// API call as kube-apiserver's audit log). The reports are written whether or not the expectations
 // hold. With `progress`, a line on `err` each time the run passes another hundredth of the
 // scenario's `until` (simulated time, so the same lines for the same run), saying how far it is:
 //   progress: 12% (23h02m of 8d simulated), 1,204,611 events, 206,337 API writes, 10,385 objects
@@ -26,6 +27,9 @@ struct RunCommandOptions {
   std::string html_path;              // "" = no HTML page (report_html.h)
   std::string trace_path;             // "" = no Chrome trace (trace_export.h)
   std::string metrics_path;           // "" = no final scrape of the operator's metrics (Prometheus text)
+  // "" = no audit log; else every API call of the run, one audit.k8s.io/v1 Event per line in
+  // simulated time (fakeapi/server/audit_log.h), as kube-apiserver's --audit-log-path writes it.
+  std::string audit_log_path;
   bool quiet = false;                 // no summary on `out`
   bool progress = false;              // progress lines on `err` (see above)
   bool exits_after = false;           // the process exits after this run (RunOptions::leave_to_exit)

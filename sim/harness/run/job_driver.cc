@@ -51,7 +51,7 @@ void JobDriver::Submit(const JobEntry& entry) {
   for (const json& obj : entry.objects) {
     JobKey key{kube::NamespaceOf(obj), kube::NameOf(obj)};
     JobRecord& r = recorder_.Job(key);
-    auto created = sim_.store().Create("dgljobs", obj, key.ns);
+    auto created = sim_.UserClient().Create("dgljobs", obj, key.ns);
     if (created.ok()) {
       if (!r.submitted) r.submitted = sim_.Now();
       r.deleted = false;
@@ -65,7 +65,7 @@ void JobDriver::Submit(const JobEntry& entry) {
 
 void JobDriver::Delete(const JobEntry& entry) {
   for (const auto& key : entry.targets) {
-    auto deleted = sim_.store().Delete("dgljobs", key.ns, key.name);
+    auto deleted = sim_.UserClient().Delete("dgljobs", key.ns, key.name);
     sim_.trace().Record(sim_.Now(), "harness", "delete " + key.ToString() + (deleted.ok() ? "" : " failed"));
   }
 }
@@ -74,7 +74,7 @@ void JobDriver::SetSuspended(const JobEntry& entry, bool suspend) {
   const std::string what = ToString(entry.action);
   for (const auto& key : entry.targets) {
     json patch = {{"spec", {{"runPolicy", {{"suspend", suspend}}}}}};
-    auto patched = sim_.store().Patch("dgljobs", key.ns, key.name, patch);
+    auto patched = sim_.UserClient().Patch("dgljobs", key.ns, key.name, patch);
     sim_.trace().Record(sim_.Now(), "harness", what + " " + key.ToString() + (patched.ok() ? "" : " failed"));
   }
 }

@@ -6,11 +6,18 @@
 // simulation never sees two threads at once.
 //
 // Pacing: with a speed S, simulated time advances S seconds per wall second from the start. With
-// fast forward (`--speed max`), it runs as fast as it can while anything is in flight (the scenario
-// not done: an entry not yet applied, a job not terminal, a controller's armed timer, see runner.h;
-// a DGLJob in the API neither Succeeded nor Failed; or the settle period after the last of those),
-// and at speed 1 otherwise, so that a job created later also runs to its end at once. The
-// scenario's `until` does not end a live run; only `should_stop` does.
+// fast forward (`--speed max`), it runs as fast as it can, in steps of the runner's check interval
+// as `dglsim run` takes them. Either way simulated time stops where `dglsim run` of the same
+// scenario and seed stops, so that what clients see is what the run reports: at the scenario's
+// `until`, or at the scenario's end (every entry applied, every job terminal, no controller's armed
+// timer, see runner.h; and no DGLJob in the API neither Succeeded nor Failed) once the settle
+// period after it has passed, or when nothing is left to happen at all. A write from a client
+// while time stands still at the end (kubectl creating a job) starts it again, up to `until`; at
+// `until` it stays stopped. `on_time_stopped` says when it stops. Only `should_stop` ends a live
+// run.
+//
+// Timestamps: `epoch` is the API time at simulated time 0 (`dglsim serve` passes the wall clock's
+// now, so that ages read as a user expects; a run's default otherwise).
 //
 // The wall clock is read here (and in the HTTP server) only: the simulation itself never sees it.
 #pragma once
@@ -24,6 +31,7 @@
 #include <optional>
 
 namespace fakeapi {
+class AuditLog;
 class Store;
 }
 
@@ -59,6 +67,11 @@ struct LiveOptions {
   // Called without the lock once the simulation has stopped stepping, before it is torn down: stop
   // servers that use it here (their request threads may still be waiting for the lock).
   std::function<void(sim::Simulation&)> on_stop;
+  // Called under the lock each time simulated time stops; `why` is "until", "end" (the scenario's
+  // end and its settle period) or "idle" (nothing left to happen).
+  std::function<void(sim::Simulation&, const char* why)> on_time_stopped;
+  std::optional<Micros> epoch;  // the API time at simulated time 0 (default: RunOptions')
+  fakeapi::AuditLog* audit = nullptr;  // RunOptions::audit: the simulation's API calls are logged there
 };
 
 // Runs the scenario live until options.should_stop() and returns its record. Never throws.

@@ -35,7 +35,7 @@ RunRecord RunScenario(const Scenario& scenario, const RunOptions& options) {
   record.labels = scenario.labels;
   record.annotations = scenario.annotations;
   record.seed = options.seed.value_or(scenario.seed);
-  auto world = std::make_unique<World>(scenario, record, record.seed);
+  auto world = std::make_unique<World>(scenario, record, record.seed, options.epoch, options.audit);
   if (options.before_start) options.before_start(world->sim());
   world->Start();
   if (options.drive)  // `dglsim serve` steps the run itself

@@ -27,16 +27,28 @@
 namespace sim {
 class Simulation;
 }  // namespace sim
+namespace fakeapi {
+class AuditLog;
+}  // namespace fakeapi
 
 namespace harness {
 
 // How long the run goes on once the scenario is done (pod cleanup, graceful deletion, GC).
 inline constexpr Micros kSettle = 5 * 60 * kube::kSecond;
+// How often the run loop looks whether the scenario is done (RunOptions::check_interval's default).
+inline constexpr Micros kRunCheckInterval = 10 * kube::kSecond;
 
 struct RunOptions {
   std::optional<std::uint64_t> seed;  // overrides the scenario's
   // Step of the run loop: how often the runner looks whether the scenario is done.
-  Micros check_interval = 10 * kube::kSecond;
+  Micros check_interval = kRunCheckInterval;
+  // The API time at simulated time 0 (creation timestamps, conditions' times); unset: 2026-01-01
+  // (kube::ManualClock::kDefaultStart), so that runs are reproducible to the byte. Only what the
+  // API shows depends on it, never the course of the run.
+  std::optional<Micros> epoch;
+  // Where the run's API calls are logged in kube-apiserver's audit format (sim::SimulationOptions::audit);
+  // null: nowhere. It must outlive the run.
+  fakeapi::AuditLog* audit = nullptr;
   // Called once the run is assembled, before it starts: tests schedule writes of their own into
   // the run (to make an invariant fire, say).
   std::function<void(sim::Simulation&)> before_start;

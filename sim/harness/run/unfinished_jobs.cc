@@ -62,10 +62,14 @@ std::string ExplainPod(const json& pod, Micros epoch) {
   return line + ": " + (node.empty() ? WaitsOnScheduler(pod) : WaitsOnContainers(pod, epoch));
 }
 
-// "(last condition Partitioning: reason: message)", or "".
+// "(last condition Partitioning: reason: message)": the condition of the phase the job is in, else
+// the last one listed; or "".
 std::string LastCondition(const JobRecord& job) {
   if (!job.conditions.is_array() || job.conditions.empty()) return "";
-  const json& c = job.conditions.back();
+  const json* current = &job.conditions.back();
+  for (const json& c : job.conditions)
+    if (JsonString(c, {"type"}) == job.phase && JsonString(c, {"status"}) == "True") current = &c;
+  const json& c = *current;
   std::string out = " (last condition " + JsonString(c, {"type"});
   if (std::string reason = JsonString(c, {"reason"}); !reason.empty()) out += ": " + reason;
   if (std::string message = JsonString(c, {"message"}); !message.empty()) out += ": " + message;

@@ -106,7 +106,8 @@ sim::KubeletConfig KubeletConfigFor(const Scenario& scenario, const std::string&
 
 }  // namespace
 
-World::World(const Scenario& scenario, RunRecord& record, std::uint64_t seed)
+World::World(const Scenario& scenario, RunRecord& record, std::uint64_t seed, std::optional<Micros> epoch,
+             fakeapi::AuditLog* audit)
     : scenario_(scenario),
       record_(record),
       sim_(sim::SimulationOptions{.seed = seed,
@@ -114,7 +115,9 @@ World::World(const Scenario& scenario, RunRecord& record, std::uint64_t seed)
                                   .history_limit = kWatchHistoryMax,
                                   .history_fresh = kWatchHistoryFresh,
                                   .history_min = kWatchHistoryMin,
-                                  .trace = {.keep_records = false}}) {
+                                  .trace = {.keep_records = false},
+                                  .epoch = epoch.value_or(kube::ManualClock::kDefaultStart),
+                                  .audit = audit}) {
   BuildApi();
   BuildCluster();
   checker_ = std::make_unique<InvariantChecker>(sim_, record_);

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,7 +55,10 @@ class StageObserver;
 
 class World {
  public:
-  World(const Scenario& scenario, RunRecord& record, std::uint64_t seed);
+  // `epoch`: the API time at simulated time 0 (RunOptions::epoch); unset, the engine's default.
+  // `audit`: where API calls are logged (RunOptions::audit), or null.
+  World(const Scenario& scenario, RunRecord& record, std::uint64_t seed, std::optional<Micros> epoch = std::nullopt,
+        fakeapi::AuditLog* audit = nullptr);
   ~World();
   World(const World&) = delete;
   World& operator=(const World&) = delete;
