@@ -17,6 +17,7 @@
 #       No Go needed: the corpus against `dglsim serve` alone, compared with kube-apiserver's
 #       answers as recorded in reports/api-conformance.json.
 #
+# DGLSIM_CONTROL_PLANE_SH: the control-plane script to use (default: scripts/control-plane.sh).
 # Exit codes: 0 done (and --check passed); 1 a check failed or a server did not start; 77 without
 # Go or the control plane's binaries (see scripts/control-plane.sh build), or without dglsim.
 set -uo pipefail
@@ -37,10 +38,12 @@ done
 [ -x "$dglsim" ] || { echo "SKIP: no dglsim binary at $dglsim (build it, or pass --dglsim)"; exit 77; }
 py=$(command -v python3) || { echo "SKIP: python3 is not installed"; exit 77; }
 apidiff=$root/tests/apidiff
+plane_sh=${DGLSIM_CONTROL_PLANE_SH:-$root/scripts/control-plane.sh}  # another checkout's, while testing one
 
 if [ -z "$fake_only" ]; then
   command -v go >/dev/null || { echo "SKIP: Go is not installed: no real control plane to compare with"; exit 77; }
-  bash "$root/scripts/control-plane.sh" bindir >/dev/null 2>&1 ||
+  [ -f "$plane_sh" ] || { echo "SKIP: no $plane_sh"; exit 77; }
+  bash "$plane_sh" bindir >/dev/null 2>&1 ||
     { echo "SKIP: the control plane is not built (bash scripts/control-plane.sh build)"; exit 77; }
 fi
 
@@ -50,7 +53,7 @@ mkdir -p "$out"
 serve_pid= plane=
 cleanup() {
   [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null
-  [ -n "$plane" ] && bash "$root/scripts/control-plane.sh" down "$plane" >/dev/null 2>&1
+  [ -n "$plane" ] && bash "$plane_sh" down "$plane" >/dev/null 2>&1
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -76,16 +79,16 @@ fi
 
 # --- kube-apiserver with kube-controller-manager (garbage collection, namespaces) ------------
 plane=$out/plane
-bash "$root/scripts/control-plane.sh" up "$plane" --with controller-manager --no-audit >"$out/plane.log" 2>&1 ||
+bash "$plane_sh" up "$plane" --with controller-manager --no-audit >"$out/plane.log" 2>&1 ||
   { cat "$out/plane.log" >&2; fail "the control plane did not start"; }
-kubectl=$(bash "$root/scripts/control-plane.sh" bindir)/kubectl
+kubectl=$(bash "$plane_sh" bindir)/kubectl
 "$kubectl" --kubeconfig "$plane/kubeconfig" apply --server-side -f "$root/deploy/crd.yaml" >"$out/crd.log" 2>&1 ||
   { cat "$out/crd.log" >&2; fail "deploy/crd.yaml was not applied"; }
 "$kubectl" --kubeconfig "$plane/kubeconfig" wait --for=condition=Established --timeout=60s \
   crd/dgljobs.kubeflow.org >>"$out/crd.log" 2>&1 || { cat "$out/crd.log" >&2; fail "the DGLJob CRD is not Established"; }
 "$py" "$apidiff/driver.py" --kubeconfig "$plane/kubeconfig" --label real --out "$out/real.json" ||
   fail "the driver failed against kube-apiserver"
-bash "$root/scripts/control-plane.sh" down "$plane" >/dev/null 2>&1; plane=
+bash "$plane_sh" down "$plane" >/dev/null 2>&1; plane=
 
 args=(--fake "$out/fake.json" --real "$out/real.json")
 if [ -n "$write" ]; then

@@ -180,7 +180,7 @@ def docs_section(results, s):
 
 
 def write_docs(path, section):
-    text = open(path).read() if os.path.exists(path) else "# Departures from Kubernetes\n\n"
+    text = open(path).read() if os.path.exists(path) else "# The fake API server and its departures from kube-apiserver\n\n"
     start = text.find(DOCS_HEADING)
     if start < 0:
         text = text.rstrip("\n") + "\n\n" + section

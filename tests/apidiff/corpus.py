@@ -266,7 +266,7 @@ step("watch/list of a watch-capable namespace path via watch=true", path=W,
 # --- the status subresource (pods) -------------------------------------------------------------
 P = PODS % "diff-crud"
 step("pods/wait for the default ServiceAccount", path="/api/v1/namespaces/diff-crud/serviceaccounts/default",
-     until={"status": 200, "timeout": 30}, compare=False)
+     until={"status": 200, "timeout": 30}, only="real")
 POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p1", "labels": {"app": "diff"}},
        "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}], "schedulerName": "diff-suite-none",
                 "automountServiceAccountToken": False}}
@@ -420,12 +420,12 @@ step("namespace-delete/default cannot be deleted: 403", method="DELETE", path="/
 # --- Leases and Events -------------------------------------------------------------------------
 LE = LEASES % "diff-lease"
 LEASE = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "leader"},
-         "spec": {"holderIdentity": "a", "leaseDurationSeconds": 15, "acquireTime": "2026-01-01T00:00:00.000000Z",
-                  "renewTime": "2026-01-01T00:00:00.000000Z", "leaseTransitions": 0}}
+         "spec": {"holderIdentity": "a", "leaseDurationSeconds": 15, "acquireTime": "2001-02-03T04:05:00.000000Z",
+                  "renewTime": "2001-02-03T04:05:00.000000Z", "leaseTransitions": 0}}
 step("lease/create", method="POST", path=LE, body=LEASE, save={"rv_lease": "metadata.resourceVersion"})
 step("lease/renew with the resourceVersion", method="PUT", path=LE + "/leader",
      body=changed(LEASE, ("metadata.resourceVersion", "${rv_lease}"),
-                  ("spec.renewTime", "2026-01-01T00:00:05.000000Z")))
+                  ("spec.renewTime", "2001-02-03T04:05:05.000000Z")))
 step("lease/take over with the stale resourceVersion: 409", method="PUT", path=LE + "/leader",
      body=changed(LEASE, ("metadata.resourceVersion", "${rv_lease}"), ("spec.holderIdentity", "b"),
                   ("spec.leaseTransitions", 1)))
@@ -438,14 +438,14 @@ EVENT = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e1"},
          "involvedObject": {"kind": "Lease", "namespace": "diff-lease", "name": "leader", "apiVersion": "coordination.k8s.io/v1"},
          "reason": "Tested", "message": "by the differential suite", "type": "Normal",
          "source": {"component": "diff-suite"}, "count": 1,
-         "firstTimestamp": "2026-01-01T00:00:00Z", "lastTimestamp": "2026-01-01T00:00:00Z"}
+         "firstTimestamp": "2001-02-03T04:05:00Z", "lastTimestamp": "2001-02-03T04:05:00Z"}
 step("event/create core v1", method="POST", path=EV, body=EVENT)
 step("event/get core v1", path=EV + "/e1")
 step("event/get through events.k8s.io/v1", path="/apis/events.k8s.io/v1/namespaces/diff-lease/events/e1")
 step("event/list by involvedObject.name", path=EV, query={"fieldSelector": "involvedObject.name=leader"})
 step("event/list by reason and type", path=EV, query={"fieldSelector": "reason=Tested,type=Normal"})
 EV2 = {"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "e2"},
-       "eventTime": "2026-01-01T00:00:00.000000Z", "reportingController": "diff-suite/ctl",
+       "eventTime": "2001-02-03T04:05:00.000000Z", "reportingController": "diff-suite/ctl",
        "reportingInstance": "diff-suite-1", "action": "Test", "reason": "Tested", "type": "Normal", "note": "n",
        "regarding": {"kind": "Lease", "namespace": "diff-lease", "name": "leader"}}
 step("event/create events.k8s.io/v1", method="POST", path="/apis/events.k8s.io/v1/namespaces/diff-lease/events", body=EV2)

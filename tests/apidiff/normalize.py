@@ -14,7 +14,7 @@ events (driver.py's output):
     `GENERATENAME<generated>`, wherever it appears.
  3. Timestamps: every string that is an RFC 3339 time (creationTimestamp, deletionTimestamp,
     managedFields' time, conditions' lastTransitionTime, ...) becomes `<time>`; so do the Age cells
-    of Table rows (`5s`, `2m`) -> `<age>`. Times the corpus sent (2026-01-01...) are kept.
+    of Table rows (`5s`, `2m`) -> `<age>`. Times the corpus sent (2001-02-03...) are kept.
  4. resourceVersion: an object's resourceVersion equal to one the corpus saved (`save`) becomes
     `<rv NAME>`; any other becomes `<rv k>`, k its rank among the distinct values of the same
     record (so "newer than" survives). A list's resourceVersion (ListMeta) and a BOOKMARK event's
@@ -33,7 +33,7 @@ import copy
 import re
 
 TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$")
-CORPUS_TIME = re.compile(r"^2026-01-01T")  # times the corpus itself sends: compared as they are
+CORPUS_TIME = re.compile(r"^2001-02-03T")  # times the corpus itself sends: compared as they are
 UID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 AGE = re.compile(r"^(\d+[smhdy])+$|^<invalid>$")
 RV_MESSAGES = [

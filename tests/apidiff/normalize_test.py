@@ -44,8 +44,8 @@ class Normalize(unittest.TestCase):
         self.assertIn(U3, a[0]["body"]["message"])
 
     def test_times_become_placeholders_but_the_corpus_times_stay(self):
-        a = run({"body": {"t": "2030-05-06T07:08:09.123456Z", "sent": "2026-01-01T00:00:00Z", "x": "2030"}})
-        self.assertEqual(a[0]["body"], {"t": "<time>", "sent": "2026-01-01T00:00:00Z", "x": "2030"})
+        a = run({"body": {"t": "2030-05-06T07:08:09.123456Z", "sent": "2001-02-03T04:05:00Z", "x": "2030"}})
+        self.assertEqual(a[0]["body"], {"t": "<time>", "sent": "2001-02-03T04:05:00Z", "x": "2030"})
 
     def test_resource_versions_keep_their_order_within_a_record_and_saved_names(self):
         events = [{"type": "ADDED", "object": obj("a", U1, "120")}, {"type": "MODIFIED", "object": obj("a", U1, "99")},
