@@ -135,7 +135,7 @@ step("crud/create namespace differs from the path: 400", method="POST", path=C,
 step("crud/create wrong kind in body: 400", method="POST", path=C,
      body={"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "kind"}})
 step("crud/create malformed JSON: 400", method="POST", path=C, body="{\"metadata\": ", rawBody=True)
-step("crud/create with resourceVersion set: 400", method="POST", path=C, body=cm("with-rv", resourceVersion="5"))
+step("crud/create with resourceVersion set: 500", method="POST", path=C, body=cm("with-rv", resourceVersion="5"))
 step("crud/delete with a stale resourceVersion precondition: 409", method="DELETE", path=C + "/a",
      body={"kind": "DeleteOptions", "apiVersion": "v1", "preconditions": {"resourceVersion": "${rv_a1}"}})
 step("crud/delete with a wrong uid precondition: 409", method="DELETE", path=C + "/a",
@@ -155,7 +155,7 @@ step("crud/update dry-run", method="PUT", path=C + "/a", body=cm("a", {"x": "dry
 step("crud/get after the dry-run update", path=C + "/a")
 step("crud/patch dry-run", method="PATCH", path=C + "/a", body={"data": {"x": "dry"}}, contentType=MERGE,
      query={"dryRun": "All"})
-step("crud/dry-run with an unknown value: 400", method="POST", path=C, body=cm("dry2"), query={"dryRun": "Some"})
+step("crud/dry-run with an unknown value: 422", method="POST", path=C, body=cm("dry2"), query={"dryRun": "Some"})
 step("crud/unknown resource: 404", path="/api/v1/namespaces/diff-crud/gizmos")
 step("crud/unknown group: 404", path="/apis/example.com/v1/gizmos")
 step("crud/method not allowed on a collection: 405", method="PUT", path=C, body=cm("x"))
@@ -185,10 +185,10 @@ step("list/resourceVersion exact (as of c3)", path=L,
 step("list/resourceVersion NotOlderThan c3", path=L,
      query=dict(SEL, resourceVersion="${rv_c3}", resourceVersionMatch="NotOlderThan"))
 step("list/resourceVersion c3 without a match (NotOlderThan)", path=L, query=dict(SEL, resourceVersion="${rv_c3}"))
-step("list/resourceVersionMatch without resourceVersion: 400", path=L, query=dict(SEL, resourceVersionMatch="Exact"))
-step("list/resourceVersionMatch unknown: 400", path=L,
+step("list/resourceVersionMatch without resourceVersion: 422", path=L, query=dict(SEL, resourceVersionMatch="Exact"))
+step("list/resourceVersionMatch unknown: 422", path=L,
      query=dict(SEL, resourceVersion="${rv_c3}", resourceVersionMatch="Newest"))
-step("list/resourceVersion not a number: 400", path=L, query=dict(SEL, resourceVersion="abc"))
+step("list/resourceVersion not a number", path=L, query=dict(SEL, resourceVersion="abc"))
 step("list/resourceVersion too large: 504 Timeout", path=L,
      query=dict(SEL, resourceVersion="999999999", resourceVersionMatch="NotOlderThan"))
 step("list/limit=2 page 1", path=L, query=dict(SEL, limit="2"), save={"cont1": "metadata.continue"})
@@ -244,7 +244,7 @@ step("watch/resourceVersion unset (state first)", path=W, query={"watch": "1"}, 
 step("watch/sendInitialEvents with a bookmark at the end", path=W,
      query={"watch": "1", "sendInitialEvents": "true", "resourceVersionMatch": "NotOlderThan",
             "allowWatchBookmarks": "true"}, watch={"events": 2, "timeout": 3})
-step("watch/sendInitialEvents without bookmarks: 422", path=W,
+step("watch/sendInitialEvents without allowWatchBookmarks", path=W,
      query={"watch": "1", "sendInitialEvents": "true", "resourceVersionMatch": "NotOlderThan"},
      watch={"events": 1, "timeout": 3})
 step("watch/bookmarks allowed, nothing happens, timeoutSeconds=2", path=W,
@@ -252,9 +252,9 @@ step("watch/bookmarks allowed, nothing happens, timeoutSeconds=2", path=W,
      watch={"events": 3, "timeout": 5})
 step("watch/timeoutSeconds=1 ends the stream", path=W,
      query={"watch": "1", "resourceVersion": "${rv_w1_labelled}", "timeoutSeconds": "1"}, watch={"events": 3, "timeout": 5})
-step("watch/expired resourceVersion=1: 410 Expired", path=W, query={"watch": "1", "resourceVersion": "1"},
+step("watch/from resourceVersion 1 (before the history)", path=W, query={"watch": "1", "resourceVersion": "1"},
      watch={"events": 1, "timeout": 3})
-step("watch/resourceVersion not a number: 400", path=W, query={"watch": "1", "resourceVersion": "x1"},
+step("watch/resourceVersion not a number: 500", path=W, query={"watch": "1", "resourceVersion": "x1"},
      watch={"events": 1, "timeout": 3})
 step("watch/one object by name (fieldSelector) from rv=0", path=W,
      query={"watch": "1", "resourceVersion": "0", "fieldSelector": "metadata.name=w1"}, watch={"events": 1, "timeout": 3})
@@ -345,8 +345,8 @@ step("apply/alice drops a field she alone owns (removed)", method="PATCH", path=
 step("apply/an update by carol shows as Update in managedFields", method="PUT", path=PP + "/s1",
      body={"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "s1", "labels": {"owner": "alice"}},
            "data": {"b": "2", "shared": "bob", "c": "carol"}}, query={"fieldManager": "carol"})
-step("apply/without a fieldManager: 400", method="PATCH", path=PP + "/s1", contentType=APPLY, body=SSA)
-step("apply/force on a non-apply patch: 400", method="PATCH", path=PP + "/s1", contentType=MERGE,
+step("apply/without a fieldManager: 422", method="PATCH", path=PP + "/s1", contentType=APPLY, body=SSA)
+step("apply/force on a non-apply patch: 422", method="PATCH", path=PP + "/s1", contentType=MERGE,
      body={"data": {"z": "1"}}, query={"force": "true"})
 step("apply/body without kind: 400", method="PATCH", path=PP + "/s2", contentType=APPLY,
      body={"metadata": {"name": "s2"}}, query={"fieldManager": "alice"})
@@ -374,11 +374,12 @@ step("finalizers/remove the finalizer: the object goes", method="PATCH", path=G 
 step("finalizers/get: 404", path=G + "/f1")
 for mode in ("Background", "Foreground", "Orphan"):
     o = "owner-" + mode.lower()
-    step("gc/%s: create the owner" % mode, method="POST", path=G, body=cm(o), save={"uid_" + o: "metadata.uid"})
+    var = "uid_owner_" + mode.lower()  # ${name}: letters, digits and _ only
+    step("gc/%s: create the owner" % mode, method="POST", path=G, body=cm(o), save={var: "metadata.uid"})
     for d in ("1", "2"):
         step("gc/%s: create dependent %s" % (mode, d), method="POST", path=G,
              body=cm("%s-dep%s" % (o, d), labels={"owner": o}, ownerReferences=[
-                 dict(owner("uid_" + o, o)[0], blockOwnerDeletion=(d == "1"))]))
+                 dict(owner(var, o)[0], blockOwnerDeletion=(d == "1"))]))
     step("gc/%s: delete the owner" % mode, method="DELETE", path=G + "/" + o,
          body={"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": mode})
     step("gc/%s: the owner is gone" % mode, path=G + "/" + o, until={"status": 404, "timeout": 60})
@@ -394,7 +395,7 @@ step("gc/a dependent of an owner that never existed is collected", method="POST"
              ownerReferences=[{"apiVersion": "v1", "kind": "ConfigMap", "name": "ghost",
                                "uid": "0b0e2f6e-0000-4000-8000-00000000beef"}]))
 step("gc/the dependent of a missing owner is gone", path=G + "/orphaned", until={"status": 404, "timeout": 60})
-step("gc/propagationPolicy unknown: 400", method="DELETE", path=G + "/x",
+step("gc/propagationPolicy unknown: 422", method="DELETE", path=G + "/x",
      body={"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Sideways"})
 step("gc/orphanDependents and propagationPolicy together: 422", method="DELETE", path=G + "/x",
      body={"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Orphan", "orphanDependents": True})

@@ -8,7 +8,8 @@ events (driver.py's output):
 
  1. uid: every uid is replaced by `<uid NAMESPACE/NAME>` of the object that carried it first in the
     run (`#2`, `#3` when an object of the same namespace and name is created again), wherever it
-    appears: metadata.uid, ownerReferences, Status details, inside messages. A uid no answer
+    appears: metadata.uid, ownerReferences, Status details, inside messages, and inside keys
+    (managedFields' `k:{"uid":...}`). A uid no answer
     carried as an object's own (one the corpus made up) stays as it is.
  2. Generated names: a name the server generated from metadata.generateName becomes
     `GENERATENAME<generated>`, wherever it appears.
@@ -24,8 +25,12 @@ events (driver.py's output):
     `<rv>`.
  5. continue tokens: a non-empty metadata.continue becomes `<continue>` (opaque; both encode where
     the next page starts and the list's version).
- 6. Headers: only Content-Type and Warning are recorded; Content-Type is lower-cased with spaces
-    removed.
+ 5b. OpenAPI v3's index: the `?hash=` of each serverRelativeURL becomes `?hash=<hash>` (an opaque
+    digest of the served document, for caching).
+ 6. Headers: only Content-Type and Warning are recorded; Content-Type is compared by its media
+    type, lower-cased, parameters dropped: the fake says `application/json; charset=utf-8` (the
+    parameter keeps its HTTP library from gzipping watch streams), kube-apiserver
+    `application/json`; JSON is UTF-8 by definition (RFC 8259), so both say the same.
  7. selectedByStep: a step's `select` keeps only the named parts of its body (normalized first).
 Nothing else is changed: field order does not matter (JSON objects compare as maps), list order does.
 """
@@ -135,7 +140,7 @@ def normalize_value(value, run, tokens, events=False):
                         meta["continue"] = "<continue>"
                     out[k] = meta
                 else:
-                    out[k] = fix(x)
+                    out[run.string(k) if UID.search(k) else k] = fix(x)
             if "rows" in out and "columnDefinitions" in out:
                 out["rows"] = age_cells(out)
             return out
@@ -145,6 +150,8 @@ def normalize_value(value, run, tokens, events=False):
             if TIME.match(v) and not CORPUS_TIME.match(v):
                 return "<time>"
             v = run.string(v)
+            if v.startswith("/openapi/v3/") and "?hash=" in v:
+                v = v.split("?hash=")[0] + "?hash=<hash>"
             for pattern, repl in RV_MESSAGES:
                 v = pattern.sub(repl, v)
             return v
@@ -199,7 +206,7 @@ def normalize(records, steps_by_name):
     for record in records:
         tokens = rv_tokens(record)
         r = {"name": record["name"], "status": record.get("status"),
-             "headers": {k: v.lower().replace(" ", "") if k == "content-type" else run.string(v)
+             "headers": {k: v.split(";")[0].strip().lower() if k == "content-type" else run.string(v)
                          for k, v in (record.get("headers") or {}).items()}}
         body = normalize_value(copy.deepcopy(record.get("body")), run, tokens)
         step = steps_by_name.get(record["name"], {})
