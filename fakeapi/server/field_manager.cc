@@ -53,10 +53,12 @@ json ValueFields(const json& value, const FieldWrite& w, bool keyed_lists) {
   return node;
 }
 
-// The metadata a client owns: labels, annotations, finalizers (a set), ownerReferences (by uid).
+// The metadata a client owns: generateName, labels, annotations, finalizers (a set),
+// ownerReferences (by uid, each item atomic).
 json MetadataFields(const json& meta, const FieldWrite& w) {
   json node = json::object();
   if (!meta.is_object()) return node;
+  if (auto gen = meta.find("generateName"); gen != meta.end() && gen->is_string()) node["f:generateName"] = json::object();
   for (const char* map : {"labels", "annotations"}) {
     auto it = meta.find(map);
     if (it != meta.end() && it->is_object() && !it->empty()) node[std::string("f:") + map] = ValueFields(*it, w, false);
@@ -68,6 +70,9 @@ json MetadataFields(const json& meta, const FieldWrite& w) {
   if (owners != meta.end() && owners->is_array() && !owners->empty()) {
     bool keyed = std::all_of(owners->begin(), owners->end(), [](const json& o) { return o.is_object() && o.contains("uid"); });
     node["f:ownerReferences"] = ListFields(*owners, keyed ? "uid" : nullptr, false, w, false);
+    // An owner reference is an atomic struct: its item is owned whole, not member by member.
+    if (keyed)
+      for (auto& item : node["f:ownerReferences"]) item = json::object();
   }
   return node;
 }
@@ -338,6 +343,34 @@ void MergeApplied(json& object, json applied, const FieldWrite& w) {
   else ApplyMergePatch(object, applied);
 }
 
+// A map or a list of items a write adds (absent before, present now, with members) is owned in
+// itself too ("." in its node), as kube-apiserver's field manager records an added map: data,
+// labels, finalizers, ownerReferences, and every object of a custom resource. Maps every object has are not: metadata, and a built-in kind's spec
+// and status (Go structs, there even when empty). Keyed list items carry "." already.
+void MarkAddedMaps(json& node, const json* before, const json& after, bool builtin, Path& prefix) {
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    if (it.key() == "." || !it.value().is_object() || it.value().empty()) continue;
+    prefix.push_back(it.key());
+    MarkAddedMaps(it.value(), before, after, builtin, prefix);
+    const bool always_there = prefix.size() == 1 && (it.key() == "f:metadata" ||
+                                                     (builtin && (it.key() == "f:spec" || it.key() == "f:status")));
+    const json* now = ValueAt(after, prefix);
+    // Lists: metadata's (finalizers, ownerReferences) and a custom resource's; a built-in kind's
+    // lists of items in its spec (containers, ...) are Go fields there even when empty.
+    const bool list = now && now->is_array() && (!builtin || prefix.front() == "f:metadata");
+    if (it.key().rfind("f:", 0) == 0 && !always_there && now && (now->is_object() || list) &&
+        !(before && ValueAt(*before, prefix)))
+      it.value()["."] = json::object();
+    prefix.pop_back();
+  }
+}
+
+json AddedMapsMarked(json set, const json* before, const json& after, const FieldWrite& w) {
+  Path prefix;
+  MarkAddedMaps(set, before, after, TakesStrategicMerge(*w.type), prefix);
+  return set;
+}
+
 }  // namespace
 
 json FieldsOf(const json& object, const FieldWrite& w) {
@@ -361,7 +394,7 @@ json FieldsOf(const json& object, const FieldWrite& w) {
 
 void RecordUpdate(const json* before, json& after, const FieldWrite& w) {
   if (!after.is_object()) return;
-  json after_set = FieldsOf(after, w);
+  json after_set = AddedMapsMarked(FieldsOf(after, w), before, after, w);
   if (!before) {
     json managed = json::array();
     json& entry = EntryFor(managed, "Update", w);
@@ -392,6 +425,8 @@ void RecordUpdate(const json* before, json& after, const FieldWrite& w) {
   }
   json& entry = EntryFor(managed, "Update", w);
   entry["time"] = w.time;
+  // Members before their map: inserting an added map's own path into a node with members marks it ".".
+  std::stable_sort(changed.begin(), changed.end(), [](const Path& a, const Path& b) { return a.size() > b.size(); });
   for (const Path& p : changed) InsertField(FieldsOfEntry(entry), p);
   Prune(managed, after);
   SetManaged(after, std::move(managed));

@@ -13,12 +13,14 @@
 //   object that has no managedFields yet is first given a "before-first-apply" Update entry owning
 //   everything it has, as kube-apiserver does.
 //
+// A map, or a list of items, that a write adds is owned in itself too ("."), as kube-apiserver
+// records it; metadata, and a built-in kind's spec and status, are not (they are always there).
 // Not tracked, as in kube-apiserver: apiVersion, kind and the server's metadata (name, namespace,
 // uid, resourceVersion, generation, timestamps, managedFields); the status of a kind that has a
 // status subresource on writes of the main resource, and everything but the status on writes of
 // /status. Lists whose elements carry a merge key (name, containerPort, port, ...) are keyed for
 // built-in kinds; other lists, and every list of a custom resource, are atomic (one field).
-// metadata.finalizers is a set; metadata.ownerReferences is keyed by uid.
+// metadata.finalizers is a set; metadata.ownerReferences is keyed by uid, each item atomic.
 //
 // Departure: writes made inside the simulation (the in-process actors) are not attributed; their
 // changes are seen only when an HTTP write next compares old and new.

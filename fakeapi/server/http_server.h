@@ -27,6 +27,11 @@
 // object would pass kMaxObjectBytes (1.5 MiB of JSON, etcd's limit) is answered as kube-apiserver
 // answers etcd's refusal: 500 "etcdserver: request is too large" (json_bounds.h).
 //
+// As kube-apiserver writes them: a built-in kind's list items carry no apiVersion and kind; a custom
+// resource with a status subresource is created without the status its body carries; a write
+// without a fieldManager and without a User-Agent is attributed to "unknown"; a namespace's
+// kubernetes.io/metadata.name label belongs to its creator.
+//
 // Deletes answer with the object for pods, services, service accounts and PVCs and for objects
 // still held by finalizers or a grace period, and with a Success Status (details: name, group,
 // kind as the plural, uid) otherwise, as kube-apiserver's registries do.

@@ -36,6 +36,9 @@ struct Target {
   std::string subresource;  // "", "status", "log", "binding", "eviction"
 };
 
+// A list item as kube-apiserver writes it: without apiVersion and kind for a built-in kind.
+kube::Json ListItem(const Target& t, kube::Json item);
+
 struct HttpServer::Impl {
   Impl(Store& s, HttpServerOptions o) : store(s), options(std::move(o)), catalog(s.registry()) {}
 

@@ -3,6 +3,7 @@
 // qualified resource names kube-apiserver uses, and reads that wait for a resourceVersion.
 #include "fakeapi/server/event_conversion.h"
 #include "fakeapi/server/http_server_impl.h"
+#include "fakeapi/server/strategic_merge.h"
 #include "fakeapi/server/table.h"
 #include "fakeapi/server/wire.h"
 
@@ -86,6 +87,16 @@ json HttpServer::Impl::Represent(const Target& t, const Representation& r, const
   return Present(t, object);
 }
 
+// A list item as kube-apiserver writes it: a built-in kind's items carry no apiVersion and kind
+// (the list says them; Go's typed lists hold structs without TypeMeta), a custom resource's do.
+json ListItem(const Target& t, json item) {
+  if (TakesStrategicMerge(*t.type) && item.is_object() && item.value("kind", "") == t.resource->kind) {
+    item.erase("apiVersion");
+    item.erase("kind");
+  }
+  return item;
+}
+
 json HttpServer::Impl::RepresentList(const Target& t, const Representation& r, const kube::ListResult& listed,
                                      const std::string& include) {
   json meta = {{"resourceVersion", listed.resource_version}};
@@ -97,7 +108,7 @@ json HttpServer::Impl::RepresentList(const Target& t, const Representation& r, c
     return table;
   }
   json items = json::array();
-  for (const auto& obj : listed.items) items.push_back(Represent(t, r, *obj));
+  for (const auto& obj : listed.items) items.push_back(ListItem(t, Represent(t, r, *obj)));
   if (r.form == Representation::Form::kPartialMetadata)
     return {{"kind", "PartialObjectMetadataList"}, {"apiVersion", "meta.k8s.io/" + r.version}, {"metadata", meta},
             {"items", std::move(items)}};

@@ -105,6 +105,7 @@ kube::Result<WriteParams> WriteParamsOf(const httplib::Request& req, const char*
     const std::string agent = req.get_header_value("User-Agent");
     for (char c : agent.substr(0, agent.find('/')))
       if (std::isprint(static_cast<unsigned char>(c)) && w.field_manager.size() < 128) w.field_manager += c;
+    if (w.field_manager.empty()) w.field_manager = "unknown";  // no User-Agent: kube-apiserver's name for it
   }
   return w;
 }

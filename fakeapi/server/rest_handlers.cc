@@ -156,7 +156,7 @@ void HttpServer::Impl::DeleteCollection(const httplib::Request& req, httplib::Re
     for (const auto& obj : listed->items) {
       auto deleted = store.Delete(StoredName(t), kube::NamespaceOf(*obj), kube::NameOf(*obj), *opts, write.store);
       if (!deleted.ok() && !deleted.status().IsNotFound()) return SendStatus(res, Qualify(deleted.status(), t));
-      items.push_back(Present(t, *obj));
+      items.push_back(ListItem(t, Present(t, *obj)));
     }
     SendJson(res, 200, {{"kind", t.resource->kind + "List"}, {"apiVersion", t.resource->ApiVersion()},
                         {"metadata", {{"resourceVersion", std::to_string(store.CurrentResourceVersion())}}},

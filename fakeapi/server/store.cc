@@ -519,7 +519,16 @@ struct Store::Impl {
       bool now = w.Matches(*obj), before = old && w.Matches(*old);
       if (!now && !before) return;
       if (now && !before) out = kube::WatchEventType::kAdded;
-      if (!now && before) out = kube::WatchEventType::kDeleted;
+      if (!now && before) {
+        // Leaving the selection: as kube-apiserver's watch cache, the object as the watcher last
+        // matched it (the previous state), at the event's resourceVersion.
+        json left = *old;
+        left["metadata"]["resourceVersion"] = kube::JsonString(*obj, {"metadata", "resourceVersion"});
+        ++stats.watch_events_queued;
+        if (auto notify = w.Push(kube::WatchEventType::kDeleted, kube::ShareObject(std::move(left))))
+          pending_notifications.push_back(std::move(notify));
+        return;
+      }
     } else if (!w.Matches(*obj)) {
       return;
     }

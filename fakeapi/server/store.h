@@ -10,7 +10,9 @@
 // - lists at a resourceVersion (Exact from the history, 410 once compacted; NotOlderThan; 504 for
 //   a future one) and in pages with continue tokens over one consistent snapshot;
 // - 409 Conflict on a stale resourceVersion, 409 AlreadyExists on a taken name;
-// - label and field selectors on list and watch;
+// - label and field selectors on list and watch; an object leaving a watch's selection arrives
+//   as DELETED carrying its previous state at the new resourceVersion, as kube-apiserver's watch
+//   cache sends it;
 // - watch from a resourceVersion out of a bounded per-resource history, 410 Expired when older
 //   (a fixed number of events, or sized as kube-apiserver's watch cache: StoreOptions::history_fresh);
 //   bookmarks on request; sendInitialEvents (WatchList) ending with the initial-events-end bookmark;

@@ -116,6 +116,13 @@ void HttpServer::Impl::Create(const httplib::Request& req, httplib::Response& re
   if (!body.ok()) return SendStatus(res, body.status());
   if (!body->is_object()) return SendStatus(res, kube::Status::BadRequest("the object to create must be a JSON object"));
   json obj = Absorb(t, std::move(body.value()));
+  // kube-apiserver defaults a namespace's kubernetes.io/metadata.name label as it decodes the body,
+  // before field ownership is recorded: the creator owns the label.
+  if (t.type && t.type->plural == "namespaces" && obj["metadata"].is_object() && obj["metadata"].contains("name"))
+    obj["metadata"]["labels"]["kubernetes.io/metadata.name"] = obj["metadata"]["name"];
+  // A custom resource with a status subresource is created without the status its body carries, as
+  // kube-apiserver's status strategy drops it (the status is written through /status).
+  if (t.type && t.type->has_status && !TakesStrategicMerge(*t.type)) obj.erase("status");
   Run([&] {
     if (t.resource->serving == Serving::kStored) RecordUpdate(nullptr, obj, FieldWriteFor(t, write->field_manager));
     if (kube::Status s = FitsInEtcd(obj, write->store); !s.ok()) return SendStatus(res, s);

@@ -86,8 +86,8 @@ TEST_F(HttpApiTest, StatusWritesAreAttributedToTheirManagerWithTheStatusSubresou
   std::map<std::string, json> entries;
   for (const json& e : stored["metadata"]["managedFields"])
     entries[e["manager"].get<std::string>() + "/" + e.value("subresource", "")] = e["fieldsV1"];
-  EXPECT_EQ(entries["dgl-operator/status"], json::parse(R"({"f:status":{"f:phase":{},"f:restartCount":{}}})"));
-  EXPECT_EQ(entries["kubectl-create/"], json::parse(R"({"f:spec":{"f:partitionMode":{}}})")) << stored.dump();
+  EXPECT_EQ(entries["dgl-operator/status"], json::parse(R"({"f:status":{".":{},"f:phase":{},"f:restartCount":{}}})"));
+  EXPECT_EQ(entries["kubectl-create/"], json::parse(R"({"f:spec":{".":{},"f:partitionMode":{}}})")) << stored.dump();
   // An in-process status update (an actor writing from its copy) leaves what was recorded.
   json unattributed = Body(patched);
   unattributed["metadata"]["managedFields"] = json::array();
@@ -130,6 +130,39 @@ TEST_F(HttpApiTest, DeletesAnswerAStatusOrTheObjectAsKubeApiserverDoesPerKind) {
   EXPECT_EQ(Body(client->Delete("/api/v1/namespaces/default/pods/p"))["kind"], "Pod");
 }
 
+TEST_F(HttpApiTest, BuiltInListItemsCarryNoTypeMetaCustomResourceItemsDo) {
+  // kube-apiserver 1.34: a typed list's items are Go structs without TypeMeta; a custom resource's
+  // items are unstructured and keep apiVersion and kind.
+  ASSERT_EQ(Post(cms, ConfigMap("typed"))->status, 201);
+  json listed = Body(client->Get(cms.c_str()));
+  ASSERT_FALSE(listed["items"].empty());
+  EXPECT_EQ(listed["kind"], "ConfigMapList");
+  EXPECT_FALSE(listed["items"][0].contains("kind")) << listed.dump();
+  EXPECT_FALSE(listed["items"][0].contains("apiVersion")) << listed.dump();
+  ASSERT_EQ(client->Post(jobs.c_str(), DGLJob("j").dump(), "application/json")->status, 201);
+  json jobs_listed = Body(client->Get(jobs.c_str()));
+  ASSERT_EQ(jobs_listed["items"].size(), 1u);
+  EXPECT_EQ(jobs_listed["items"][0]["kind"], "DGLJob");
+  EXPECT_EQ(jobs_listed["items"][0]["apiVersion"], "kubeflow.org/v1alpha1");
+}
+
+TEST_F(HttpApiTest, ACustomResourceIsCreatedWithoutTheStatusItsBodyCarries) {
+  json job = DGLJob("with-status");
+  job["status"] = {{"phase", "Running"}};
+  auto r = client->Post(jobs.c_str(), job.dump(), "application/json");
+  ASSERT_EQ(r->status, 201) << r->body;
+  EXPECT_FALSE(Body(r).contains("status")) << r->body;
+  EXPECT_FALSE(Body(client->Get((jobs + "/with-status").c_str())).contains("status"));
+}
+
+TEST_F(HttpApiTest, WritesWithoutAUserAgentOrFieldManagerAreAttributedToUnknown) {
+  httplib::Headers no_agent = {{"User-Agent", ""}};
+  auto r = client->Post(cms.c_str(), no_agent, ConfigMap("anon").dump(), "application/json");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 201) << r->body;
+  EXPECT_EQ(Body(r)["metadata"]["managedFields"][0]["manager"], "unknown") << r->body;
+}
+
 TEST_F(HttpApiTest, DeleteCollectionDeletesWhatTheSelectorSelects) {
   for (const char* name : {"a", "b", "c"}) {
     json cm = ConfigMap(name);
@@ -141,6 +174,7 @@ TEST_F(HttpApiTest, DeleteCollectionDeletesWhatTheSelectorSelects) {
   EXPECT_EQ(r->status, 200) << r->body;
   EXPECT_EQ(Body(r)["kind"], "ConfigMapList");
   EXPECT_EQ(Body(r)["items"].size(), 2u);
+  EXPECT_FALSE(Body(r)["items"][0].contains("kind")) << r->body;  // as a built-in list's items: no TypeMeta
   EXPECT_FALSE(store.Get("configmaps", "default", "a").ok());
   EXPECT_TRUE(store.Get("configmaps", "default", "c").ok());
 }

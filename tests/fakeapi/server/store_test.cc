@@ -574,6 +574,12 @@ TEST_F(StoreTest, WatchIsFilteredByNamespaceAndSelectorsWithTransitions) {
   EXPECT_EQ(events[1].type, kube::WatchEventType::kAdded);
   EXPECT_EQ(kube::NameOf(*events[2].object), "in");
   EXPECT_EQ(events[2].type, kube::WatchEventType::kDeleted);
+  // The DELETED of an object leaving the selection carries the state the watcher last matched, at
+  // the new version (kube-apiserver's watch cache: the previous object, its version updated).
+  auto now = store.Get("pods", "default", "in");
+  ASSERT_TRUE(now.ok());
+  EXPECT_EQ((*events[2].object)["metadata"]["labels"]["role"], "worker");
+  EXPECT_EQ((*events[2].object)["metadata"]["resourceVersion"], (**now)["metadata"]["resourceVersion"]);
 }
 
 TEST_F(StoreTest, WatchByNodeNameSeesPodsBoundToItsNodeOnly) {
