@@ -170,7 +170,10 @@ TableConverter ServiceTable() {
     std::string ports;
     for (const json& p : kube::JsonArray(svc, {"spec", "ports"})) {
       const json* port = kube::JsonAt(p, {"port"});
-      ports += (ports.empty() ? "" : ",") + (port ? wire::Dump(*port) : std::string("?")) + "/" + kube::JsonString(p, {"protocol"}, "TCP");
+      // Appended piece by piece: `"," + std::string(...)` draws g++ 12's false -Wrestrict at -O3
+      // (libstdc++'s operator+(const char*, string&&), GCC bug 105329).
+      if (!ports.empty()) ports += ',';
+      ports.append(port ? wire::Dump(*port) : std::string("?")).append("/").append(kube::JsonString(p, {"protocol"}, "TCP"));
     }
     std::string selector;
     if (const json* sel = kube::JsonAt(svc, {"spec", "selector"}); sel && sel->is_object())

@@ -320,7 +320,10 @@ std::string LongestPodSuffix(const ReplicaCounts& counts) {
   for (const IndexedReplica& r : kIndexedReplicas) {
     const std::int64_t n = counts.Of(r.type);
     if (n < 1) continue;
-    std::string candidate = "-" + std::string(r.role) + "-" + std::to_string(n - 1);
+    // Appended piece by piece: `"-" + std::string(...)` draws g++ 12's false -Wrestrict at -O3
+    // (libstdc++'s operator+(const char*, string&&), GCC bug 105329).
+    std::string candidate = "-";
+    candidate.append(r.role).append("-").append(std::to_string(n - 1));
     if (candidate.size() > suffix.size()) suffix = std::move(candidate);
   }
   return suffix;

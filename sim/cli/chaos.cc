@@ -1,22 +1,37 @@
 // `dglsim chaos SCENARIO --seeds A..B [--jobs N] [--rate KIND=MEAN]... [--json F] [--junit F]
-// [--write-scenario DIR] [--shrink] [--keep-expectations]`: a chaos campaign (sim/harness/chaos/).
-// Each seed of the range draws a fault schedule (schedule.h) that is added to the scenario's own
-// faults; the run fails when any invariant is violated (or an expectation, with
-// --keep-expectations). Seeds run on N threads with a progress line on stderr; the results are the
-// same whatever N. Prints every failing seed with the command that replays it, then a total.
-// --write-scenario writes each seed's scenario as an ordinary scenario file (`dglsim run` gives the
-// same trace hash); --shrink reduces the first failing seed's drawn faults (shrink.h) and writes
-// the result as a scenario file. Exit 0 when no seed fails, 1 when one does (or a report could not
-// be written), 2 on bad input (checked before anything runs).
+// [--write-scenario DIR] [--shrink] [--keep-expectations] [--shard I/N | --shard N --out DIR]` and
+// `dglsim chaos merge SLICE|DIR... [--json F] [--junit F] [--write-scenario DIR] [--shrink]`: a
+// chaos campaign (sim/harness/chaos/). Each seed of the range draws a fault schedule (schedule.h)
+// that is added to the scenario's own faults; the run fails when any invariant is violated (or an
+// expectation, with --keep-expectations). Seeds run on N threads with a progress line on stderr;
+// the results are the same whatever N. Prints every failing seed with the command that replays it,
+// then a total. --write-scenario writes each seed's scenario as an ordinary scenario file (`dglsim
+// run` gives the same trace hash); --shrink reduces the first failing seed's drawn faults (shrink.h)
+// and writes the result as a scenario file. The JSON and JUnit reports hold no wall-clock time.
+//
+// With --shard the command runs one shard's seeds (slices.h; `--shard N` takes I from
+// JOB_COMPLETION_INDEX, as a Kubernetes Indexed Job sets it, like `dglsim sweep --shard`) and
+// writes only its slice, DIR/NAME.chaos-shard-I-of-N.json; `merge` joins the slices (files, or
+// directories holding *.chaos-shard-*.json) and does what the unsharded command does after its
+// runs: the same lines, the same JSON and JUnit byte for byte, --write-scenario and --shrink (which
+// need the scenario file where the shards read it, unchanged).
+//
+// Exit 0 when no seed fails, 1 when one does (or a report could not be written), 2 on bad input
+// (checked before anything runs; for merge: slices of another campaign, of another shard count, a
+// shard missing or twice). A shard exits 0 once its slice is written, whatever its seeds did: a
+// failing seed is a result, which merge reports.
 #include "fakeapi/client/json.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/shards.h"
 #include "sim/harness/chaos/campaign.h"
 #include "sim/harness/chaos/scenario_file.h"
 #include "sim/harness/chaos/shrink.h"
+#include "sim/harness/chaos/slices.h"
 #include "sim/harness/config/units.h"
 #include "sim/harness/output_file.h"
 #include "sim/harness/report/report_html.h"
 #include "sim/harness/run_command.h"
+#include "sim/kernel/input_file.h"
 
 #include <unistd.h>
 
@@ -52,7 +67,20 @@ struct ChaosArgs {
   bool shrink = false;
   int shrink_runs = 300;
   bool keep_expectations = false;
+  std::string shard;    // --shard I/N or N
+  std::string out_dir;  // where a shard writes its slice
 };
+
+// `dglsim chaos merge`'s own arguments; the rest comes from the slices.
+struct MergeArgs {
+  std::vector<std::string> slices;
+  std::string json_path, junit_path, write_dir;
+  bool shrink = false;
+  int shrink_runs = 300;
+};
+
+// The slices' file names: NAME.chaos-shard-I-of-N.json (a sweep's are NAME.shard-I-of-N.json).
+constexpr const char* kSliceMarker = ".chaos-shard-";
 
 // Everything checked and parsed before anything runs.
 struct ChaosPlan {
@@ -60,6 +88,7 @@ struct ChaosPlan {
   std::uint64_t first = 0, last = 0;
   harness::chaos::ChaosOptions options;
   std::string replay_flags;  // the options a replay needs, as typed: " --rate NodeDown=3 ..."
+  std::optional<harness::Shard> shard;
 };
 
 // "A..B" or "N"; seeds as the scenario format takes them (0 .. 2^63-1).
@@ -145,32 +174,65 @@ void ParseOptions(const ChaosArgs& args, ChaosPlan& plan, std::vector<std::strin
   if (args.keep_expectations) plan.replay_flags += " --keep-expectations";
 }
 
+// Problems with where the reports and the seeds' scenarios go, into `problems`.
+void CheckOutputs(const std::string& json_path, const std::string& junit_path, const std::string& write_dir,
+                  std::vector<std::string>& problems) {
+  for (const auto& [path, what] : {std::pair{json_path, "JSON report"}, std::pair{junit_path, "JUnit report"}})
+    if (!path.empty())
+      if (std::string cannot = harness::CannotWrite(path); !cannot.empty())
+        problems.push_back(path + ": cannot write the " + what + ": " + cannot);
+  if (!write_dir.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(write_dir, ec)) {
+      problems.push_back("--write-scenario " + write_dir + ": no such directory");
+    } else if (::access(write_dir.c_str(), W_OK | X_OK) != 0) {
+      problems.push_back("--write-scenario " + write_dir + ": cannot write there");
+    }
+  }
+}
+
+// --shard and --out into `plan`; problems into `problems`. A shard writes its slice and nothing
+// else that needs the whole campaign: the reports and the shrinking are merge's.
+void CheckShard(const ChaosArgs& args, ChaosPlan& plan, std::vector<std::string>& problems) {
+  if (args.shard.empty()) {
+    if (!args.out_dir.empty()) problems.push_back("--out " + args.out_dir + ": only with --shard (where a shard writes its slice)");
+    return;
+  }
+  std::string why;
+  plan.shard = ShardFromFlag(args.shard, &why);
+  if (!plan.shard) problems.push_back(why);
+  for (const auto& [given, flag] : {std::pair{!args.json_path.empty(), "--json"}, std::pair{!args.junit_path.empty(), "--junit"},
+                                    std::pair{args.shrink, "--shrink"}})
+    if (given)
+      problems.push_back(std::string(flag) + " with --shard: a shard writes its slice only; give " + flag +
+                         " to `dglsim chaos merge`, which joins the slices");
+  const std::string dir = args.out_dir.empty() ? "." : args.out_dir;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (!std::filesystem::is_directory(dir, ec) || ::access(dir.c_str(), W_OK | X_OK) != 0)
+    problems.push_back("--out " + dir + ": cannot create or write the slice's directory");
+}
+
 // Checks every input; nullopt (with the problems on stderr) when any is bad.
 std::optional<ChaosPlan> Plan(const ChaosArgs& args) {
   ChaosPlan plan;
   std::vector<std::string> problems;
   std::string why;
-  if (!ParseSeeds(args.seeds, &plan.first, &plan.last, &why)) problems.push_back("--seeds: " + why);
+  if (args.scenario.empty()) problems.push_back("SCENARIO: a scenario file is required");
+  if (args.seeds.empty()) problems.push_back("--seeds: required (A..B or N)");
+  else if (!ParseSeeds(args.seeds, &plan.first, &plan.last, &why)) problems.push_back("--seeds: " + why);
   ParseOptions(args, plan, problems);
-  for (const auto& [path, what] : {std::pair{args.json_path, "JSON report"}, std::pair{args.junit_path, "JUnit report"}})
-    if (!path.empty())
-      if (std::string cannot = harness::CannotWrite(path); !cannot.empty())
-        problems.push_back(path + ": cannot write the " + what + ": " + cannot);
-  if (!args.write_dir.empty()) {
-    std::error_code ec;
-    if (!std::filesystem::is_directory(args.write_dir, ec)) {
-      problems.push_back("--write-scenario " + args.write_dir + ": no such directory");
-    } else if (::access(args.write_dir.c_str(), W_OK | X_OK) != 0) {
-      problems.push_back("--write-scenario " + args.write_dir + ": cannot write there");
-    }
+  CheckOutputs(args.json_path, args.junit_path, args.write_dir, problems);
+  CheckShard(args, plan, problems);
+  if (!args.scenario.empty()) {
+    harness::ScenarioLoad load = harness::LoadScenario(args.scenario);
+    for (const auto& w : load.warnings) std::cerr << w << "\n";
+    for (const auto& p : load.problems) problems.push_back(p);
+    if (!load.ok() && load.problems.empty()) problems.push_back(args.scenario + ": the scenario could not be loaded");
+    if (load.ok()) plan.scenario = std::move(*load.scenario);
   }
-  harness::ScenarioLoad load = harness::LoadScenario(args.scenario);
-  for (const auto& w : load.warnings) std::cerr << w << "\n";
-  for (const auto& p : load.problems) problems.push_back(p);
-  if (!load.ok() && load.problems.empty()) problems.push_back(args.scenario + ": the scenario could not be loaded");
   for (const auto& p : problems) std::cerr << p << "\n";
   if (!problems.empty()) return std::nullopt;
-  plan.scenario = std::move(*load.scenario);
   return plan;
 }
 
@@ -209,8 +271,7 @@ std::string JUnit(const ChaosArgs& args, const ChaosPlan& plan, const std::vecto
   x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"dglsim.chaos." << HtmlEscape(plan.scenario.name)
     << "\" tests=\"" << outcomes.size() << "\" failures=\"" << failed << "\" errors=\"0\">\n";
   for (const SeedOutcome& o : outcomes) {
-    x << "  <testcase classname=\"dglsim.chaos." << HtmlEscape(plan.scenario.name) << "\" name=\"seed " << o.seed
-      << "\" time=\"" << o.wall_seconds << "\">";
+    x << "  <testcase classname=\"dglsim.chaos." << HtmlEscape(plan.scenario.name) << "\" name=\"seed " << o.seed << "\">";
     if (o.failed)
       x << "<failure message=\"" << HtmlEscape(o.failure) << "\">"
         << HtmlEscape(o.detail + "\nreplay: " + ReplayCommand(args, plan, o.seed)) << "</failure>";
@@ -220,8 +281,7 @@ std::string JUnit(const ChaosArgs& args, const ChaosPlan& plan, const std::vecto
   return x.str();
 }
 
-kube::Json Json(const ChaosArgs& args, const ChaosPlan& plan, const std::vector<SeedOutcome>& outcomes,
-                    std::size_t failed, double wall) {
+kube::Json Json(const ChaosArgs& args, const ChaosPlan& plan, const std::vector<SeedOutcome>& outcomes, std::size_t failed) {
   kube::Json rates = kube::Json::object();
   for (const auto& [kind, mean] : plan.options.rates.per_seed) rates[harness::ToString(kind)] = mean;
   kube::Json by_failure = kube::Json::object();
@@ -244,8 +304,7 @@ kube::Json Json(const ChaosArgs& args, const ChaosPlan& plan, const std::vector<
           {"ratesPerSeed", rates},
           {"keepExpectations", plan.options.keep_expectations},
           {"failuresByKind", by_failure},
-          {"failures", failures},
-          {"wallSeconds", wall}};
+          {"failures", failures}};
 }
 
 // Writes seed `seed`'s scenario (with `drawn` faults) into `dir` as `file_name`; false on failure.
@@ -284,8 +343,8 @@ bool ShrinkFirstFailure(const ChaosArgs& args, const ChaosPlan& plan, const Seed
   return WriteSeedScenario(plan, failing.seed, result.faults, dir, name, comment);
 }
 
-// Prints the failing seeds and the total; writes what was asked for. The exit code.
-int Report(const ChaosArgs& args, const ChaosPlan& plan, const std::vector<SeedOutcome>& outcomes, double wall) {
+// Prints each failing seed with its replay command; the number of them.
+std::size_t PrintFailures(const ChaosArgs& args, const ChaosPlan& plan, const std::vector<SeedOutcome>& outcomes) {
   std::size_t failed = 0;
   for (const SeedOutcome& o : outcomes) {
     if (!o.failed) continue;
@@ -293,19 +352,32 @@ int Report(const ChaosArgs& args, const ChaosPlan& plan, const std::vector<SeedO
     std::cout << "FAIL seed " << o.seed << ": " << o.failure << ": " << o.detail << " (" << o.drawn_faults
               << " drawn faults)\n  replay: " << ReplayCommand(args, plan, o.seed) << " --write-scenario DIR\n";
   }
-  char total[160];
-  std::snprintf(total, sizeof total, "chaos: %zu seeds (%llu..%llu), %zu passed, %zu failed, %.1fs\n", outcomes.size(),
-                static_cast<unsigned long long>(plan.first), static_cast<unsigned long long>(plan.last),
-                outcomes.size() - failed, failed, wall);
-  std::cout << total << std::flush;
+  return failed;
+}
+
+// --write-scenario: each seed's scenario into args.write_dir. False when one could not be written.
+bool WriteSeedScenarios(const ChaosArgs& args, const ChaosPlan& plan, const std::vector<SeedOutcome>& outcomes) {
   bool written = true;
-  if (!args.write_dir.empty())
-    for (const SeedOutcome& o : outcomes) {
-      const auto drawn = harness::chaos::DrawFaults(plan.scenario, plan.options.rates, o.seed, plan.scenario.faults.size());
-      written = WriteSeedScenario(plan, o.seed, drawn, args.write_dir,
-                                  plan.scenario.name + "-seed-" + std::to_string(o.seed) + ".yaml",
-                                  "Written by: " + ReplayCommand(args, plan, o.seed) + " --write-scenario DIR") && written;
-    }
+  if (args.write_dir.empty()) return written;
+  for (const SeedOutcome& o : outcomes) {
+    const auto drawn = harness::chaos::DrawFaults(plan.scenario, plan.options.rates, o.seed, plan.scenario.faults.size());
+    written = WriteSeedScenario(plan, o.seed, drawn, args.write_dir,
+                                plan.scenario.name + "-seed-" + std::to_string(o.seed) + ".yaml",
+                                "Written by: " + ReplayCommand(args, plan, o.seed) + " --write-scenario DIR") && written;
+  }
+  return written;
+}
+
+// Prints the failing seeds and the total (`how`: the wall time, or how the outcomes were merged);
+// writes what was asked for. The exit code.
+int Report(const ChaosArgs& args, const ChaosPlan& plan, const std::vector<SeedOutcome>& outcomes, const std::string& how) {
+  const std::size_t failed = PrintFailures(args, plan, outcomes);
+  char total[160];
+  std::snprintf(total, sizeof total, "chaos: %zu seeds (%llu..%llu), %zu passed, %zu failed, ", outcomes.size(),
+                static_cast<unsigned long long>(plan.first), static_cast<unsigned long long>(plan.last),
+                outcomes.size() - failed, failed);
+  std::cout << total << how << "\n" << std::flush;
+  bool written = WriteSeedScenarios(args, plan, outcomes);
   if (args.shrink && failed > 0)
     for (const SeedOutcome& o : outcomes)
       if (o.failed) {
@@ -313,21 +385,148 @@ int Report(const ChaosArgs& args, const ChaosPlan& plan, const std::vector<SeedO
         break;
       }
   if (!args.json_path.empty())
-    written = harness::WriteReport(args.json_path, "JSON report", Json(args, plan, outcomes, failed, wall).dump(2) + "\n",
+    written = harness::WriteReport(args.json_path, "JSON report", Json(args, plan, outcomes, failed).dump(2) + "\n",
                                    std::cerr) && written;
   if (!args.junit_path.empty())
     written = harness::WriteReport(args.junit_path, "JUnit report", JUnit(args, plan, outcomes, failed), std::cerr) && written;
   return failed > 0 || !written ? kExitFailed : kExitOk;
 }
 
+// What the campaign is, as each of its slices says (slices.h): the scenario as named, its name, the
+// seed range, the options resolved, the replay flags as typed, and the fingerprint of all that and
+// of the scenario file's text. nullopt (said on stderr) when the scenario file cannot be read again.
+std::optional<kube::Json> CampaignHeader(const ChaosArgs& args, const ChaosPlan& plan) {
+  const sim::InputFile text = sim::ReadInputFile(plan.scenario.file, sim::kMaxDocumentBytes);
+  if (!text.ok()) {
+    std::cerr << plan.scenario.file << ": cannot read the scenario again: " << text.error << "\n";
+    return std::nullopt;
+  }
+  const harness::chaos::ChaosRates& rates = plan.options.rates;
+  kube::Json per_seed = kube::Json::object();
+  for (const auto& [kind, mean] : rates.per_seed) per_seed[harness::ToString(kind)] = mean;
+  kube::Json header = {{"scenario", args.scenario},
+                       {"name", plan.scenario.name},
+                       {"seeds", {{"first", plan.first}, {"last", plan.last}}},
+                       {"ratesPerSeed", per_seed},
+                       {"maxConflictRate", rates.max_conflict_rate},
+                       {"maxErrorRate", rates.max_error_rate},
+                       {"maxTimeoutRate", rates.max_timeout_rate},
+                       {"maxForMicros", rates.max_for ? kube::Json(*rates.max_for) : kube::Json()},
+                       {"window", rates.window},
+                       {"keepExpectations", plan.options.keep_expectations},
+                       {"replayFlags", plan.replay_flags}};
+  header["fingerprint"] = harness::Fingerprint(header, {text.text});
+  return header;
+}
+
+// `--shard`: runs the shard's seeds, prints its failing seeds, writes its slice (and with
+// --write-scenario its seeds' scenarios). 0 once the slice is written, whatever the seeds did.
+int RunShard(const ChaosArgs& args, const ChaosPlan& plan) {
+  const std::optional<kube::Json> header = CampaignHeader(args, plan);
+  if (!header) return kExitBadInput;
+  const harness::Shard shard = *plan.shard;
+  harness::chaos::CampaignOptions campaign = Progress(args.jobs);
+  campaign.shard = shard;
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<SeedOutcome> outcomes =
+      harness::chaos::RunCampaign(plan.scenario, plan.options, plan.first, plan.last, campaign);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const std::size_t failed = PrintFailures(args, plan, outcomes);
+  const std::string path = SliceFileName(args.out_dir, plan.scenario.name, kSliceMarker, shard);
+  bool written = harness::WriteReport(path, "slice", harness::chaos::ChaosSliceJson(*header, shard, outcomes).dump() + "\n", std::cerr);
+  char total[200];
+  std::snprintf(total, sizeof total, "chaos: shard %zu/%zu: %zu of %llu seeds (%llu..%llu), %zu passed, %zu failed, %.1fs\n",
+                shard.index, shard.count, outcomes.size(), static_cast<unsigned long long>(plan.last - plan.first + 1),
+                static_cast<unsigned long long>(plan.first), static_cast<unsigned long long>(plan.last), outcomes.size() - failed,
+                failed, wall);
+  std::cout << total;
+  if (written) std::cout << "wrote " << path << "\n";
+  written = WriteSeedScenarios(args, plan, outcomes) && written;
+  return written ? kExitOk : kExitFailed;
+}
+
 int Chaos(const ChaosArgs& args) {
   std::optional<ChaosPlan> plan = Plan(args);
   if (!plan) return kExitBadInput;
+  if (plan->shard) return RunShard(args, *plan);
   const auto start = std::chrono::steady_clock::now();
   const std::vector<SeedOutcome> outcomes =
       harness::chaos::RunCampaign(plan->scenario, plan->options, plan->first, plan->last, Progress(args.jobs));
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return Report(args, *plan, outcomes, wall);
+  char how[32];
+  std::snprintf(how, sizeof how, "%.1fs", wall);
+  return Report(args, *plan, outcomes, how);
+}
+
+// The campaign's arguments and plan from a merged header (CampaignHeader), as the shards had them;
+// problems into `problems`. The scenario is not loaded here (merge loads it only to write scenarios).
+void PlanFromHeader(const kube::Json& header, ChaosArgs& args, ChaosPlan& plan, std::vector<std::string>& problems) {
+  try {
+    args.scenario = header.at("scenario").get<std::string>();
+    plan.scenario.name = header.at("name").get<std::string>();
+    plan.first = header.at("seeds").at("first").get<std::uint64_t>();
+    plan.last = header.at("seeds").at("last").get<std::uint64_t>();
+    harness::chaos::ChaosRates& rates = plan.options.rates;
+    rates.per_seed.clear();
+    for (const auto& [name, mean] : header.at("ratesPerSeed").items()) {
+      const auto kind = harness::chaos::FaultKindNamed(name);
+      if (!kind) throw std::runtime_error("ratesPerSeed: unknown fault kind \"" + name + "\"");
+      rates.per_seed[*kind] = mean.get<double>();
+    }
+    rates.max_conflict_rate = header.at("maxConflictRate").get<double>();
+    rates.max_error_rate = header.at("maxErrorRate").get<double>();
+    rates.max_timeout_rate = header.at("maxTimeoutRate").get<double>();
+    if (!header.at("maxForMicros").is_null()) rates.max_for = header.at("maxForMicros").get<kube::Micros>();
+    rates.window = header.at("window").get<double>();
+    plan.options.keep_expectations = header.at("keepExpectations").get<bool>();
+    plan.replay_flags = header.at("replayFlags").get<std::string>();
+  } catch (const std::exception& e) {
+    problems.push_back(std::string("the slices' campaign header is not one dglsim chaos --shard writes: ") + e.what());
+  }
+}
+
+// merge --write-scenario / --shrink: the scenario the shards ran, loaded again and checked unchanged.
+void LoadMergedScenario(const kube::Json& header, const ChaosArgs& args, ChaosPlan& plan, std::vector<std::string>& problems) {
+  harness::ScenarioLoad load = harness::LoadScenario(args.scenario);
+  for (const auto& w : load.warnings) std::cerr << w << "\n";
+  for (const auto& p : load.problems) problems.push_back(p);
+  if (!load.ok()) {
+    if (load.problems.empty()) problems.push_back(args.scenario + ": the scenario could not be loaded");
+    return;
+  }
+  plan.scenario = std::move(*load.scenario);
+  const std::optional<kube::Json> now = CampaignHeader(args, plan);
+  if (!now) {
+    problems.push_back(args.scenario + ": cannot read the scenario the shards ran");
+  } else if ((*now)["fingerprint"] != header["fingerprint"]) {
+    problems.push_back(args.scenario + ": not the scenario the shards ran (it changed since: fingerprint " +
+                       (*now)["fingerprint"].get<std::string>() + ", the slices' " + header["fingerprint"].get<std::string>() +
+                       "): --write-scenario and --shrink need it as it was");
+  }
+}
+
+int Merge(const MergeArgs& merge) {
+  const std::vector<std::string> files = SliceFiles(merge.slices, kSliceMarker);
+  std::vector<std::string> problems;
+  const std::vector<kube::Json> slices = ReadSlices(files, &problems);
+  std::optional<harness::chaos::MergedCampaign> merged;
+  if (problems.empty()) merged = harness::chaos::MergeChaosSlices(slices, files, &problems);
+  ChaosArgs args;
+  ChaosPlan plan;
+  if (merged) {
+    args.json_path = merge.json_path;
+    args.junit_path = merge.junit_path;
+    args.write_dir = merge.write_dir;
+    args.shrink = merge.shrink;
+    args.shrink_runs = merge.shrink_runs;
+    PlanFromHeader(merged->header, args, plan, problems);
+    CheckOutputs(args.json_path, args.junit_path, args.write_dir, problems);
+    if (problems.empty() && (!args.write_dir.empty() || args.shrink)) LoadMergedScenario(merged->header, args, plan, problems);
+  }
+  for (const std::string& p : problems) std::cerr << p << "\n";
+  if (!merged || !problems.empty()) return kExitBadInput;
+  const std::size_t shards = slices.front()["shard"]["count"].get<std::size_t>();
+  return Report(args, plan, merged->outcomes, "merged from " + std::to_string(shards) + " shard" + (shards == 1 ? "" : "s"));
 }
 
 }  // namespace
@@ -337,9 +536,9 @@ Subcommand AddChaosCommand(CLI::App& app) {
   CLI::App* chaos = app.add_subcommand(
       "chaos",
       "Run a scenario once per seed with a random fault schedule added to its own faults; check every invariant");
-  chaos->add_option("SCENARIO", args->scenario, "The scenario file (YAML, kind: Scenario)")->required();
-  chaos->add_option("--seeds", args->seeds, "Seeds to run: A..B (both included) or N; seed N draws the faults and seeds the run")
-      ->required();
+  // Both required (checked in Plan, so that `chaos merge` needs neither).
+  chaos->add_option("SCENARIO", args->scenario, "The scenario file (YAML, kind: Scenario)");
+  chaos->add_option("--seeds", args->seeds, "Seeds to run: A..B (both included) or N; seed N draws the faults and seeds the run");
   chaos->add_option("--jobs,-j", args->jobs, "Seeds run at once, each on its own thread (default: one per core)")
       ->check(CLI::Range(0, 1024));
   chaos->add_option("--rate", args->rates,
@@ -365,7 +564,24 @@ Subcommand AddChaosCommand(CLI::App& app) {
                   "Shrink the first failing seed's faults to a small schedule that fails the same invariant; write it as "
                   "<name>-seed-<N>-shrunk.yaml (into the --write-scenario directory, else the current one)");
   chaos->add_option("--shrink-runs", args->shrink_runs, "Most runs the shrinker makes (default 300)")->check(CLI::Range(1, 100000));
-  return Subcommand{chaos, [args] { return Chaos(*args); }};
+  chaos->add_option("--shard", args->shard,
+                    "Run shard I of N (I/N: seeds A+I, A+I+N, ...), or N with I from JOB_COMPLETION_INDEX; writes the "
+                    "shard's slice only, for `dglsim chaos merge`");
+  chaos->add_option("--out", args->out_dir,
+                    "With --shard: write the slice here as <name>.chaos-shard-I-of-N.json (created when missing; default .)");
+  auto merge_args = std::make_shared<MergeArgs>();
+  CLI::App* merge = chaos->add_subcommand(
+      "merge", "Join the slices of a sharded campaign: the unsharded campaign's output, JSON and JUnit, byte for byte");
+  merge->add_option("SLICES", merge_args->slices, "Slice files, or directories holding *.chaos-shard-I-of-N.json")->required();
+  merge->add_option("--json", merge_args->json_path, "Write the JSON summary, as the unsharded campaign does");
+  merge->add_option("--junit", merge_args->junit_path, "Write the JUnit XML report, as the unsharded campaign does");
+  merge->add_option("--write-scenario", merge_args->write_dir,
+                    "Write each seed's scenario into this directory (reads the scenario file the shards ran)");
+  merge->add_flag("--shrink", merge_args->shrink,
+                  "Shrink the campaign's first failing seed, as the unsharded campaign does (reads the scenario file "
+                  "the shards ran, which must be unchanged)");
+  merge->add_option("--shrink-runs", merge_args->shrink_runs, "Most runs the shrinker makes (default 300)")->check(CLI::Range(1, 100000));
+  return Subcommand{chaos, [args, merge, merge_args] { return merge->parsed() ? Merge(*merge_args) : Chaos(*args); }};
 }
 
 }  // namespace dglsim_cli

@@ -32,7 +32,8 @@ struct Subcommand {
   std::function<int()> run;   // its exit code (0, 1 or 2 as in shared/design/scenarios.md)
 };
 
-// One declaration per file of sim/cli/ (add yours here, and one line in main.cc's list):
+// One declaration per subcommand file of sim/cli/ (add yours here, and one line in main.cc's list;
+// shards.h is what sweep and chaos share to run as shards):
 Subcommand AddValidateCommand(CLI::App& app);       // sim/cli/validate.cc
 Subcommand AddRunCommand(CLI::App& app);            // sim/cli/run.cc
 Subcommand AddSuiteCommand(CLI::App& app);          // sim/cli/suite.cc

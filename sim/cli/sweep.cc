@@ -15,18 +15,17 @@
 // Exit codes: 0 the sweep ran (points that fail are results, not errors); 1 a run hit an internal
 // error, or an output could not be written; 2 bad input (FILE:LINE:COL: path: message), nothing run.
 #include "sim/cli/commands.h"
+#include "sim/cli/shards.h"
 #include "sim/harness/sweep/point_document.h"
 #include "sim/harness/sweep/results.h"
 #include "sim/harness/sweep/sweep_file.h"
 #include "sim/harness/sweep/sweep_pages.h"
 #include "sim/harness/sweep/sweep_runner.h"
-#include "sim/kernel/input_file.h"
 
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -121,16 +120,6 @@ std::function<void(std::size_t, std::size_t)> ProgressBar() {
   };
 }
 
-std::optional<sw::Shard> ShardOf(const std::string& text) {
-  if (text.find('/') != std::string::npos) return sw::ParseShard(text);
-  const char* index = std::getenv("JOB_COMPLETION_INDEX");
-  if (index == nullptr) {
-    std::cerr << "--shard " << text << ": JOB_COMPLETION_INDEX is not set (write --shard I/N)\n";
-    return std::nullopt;
-  }
-  return sw::ParseShard(std::string(index) + "/" + text);
-}
-
 int RunSweepCommand(const SweepArgs& args) {
   sw::SweepLoad load = sw::LoadSweepFile(args.file);
   for (const std::string& w : load.warnings) std::cerr << w << "\n";
@@ -150,9 +139,10 @@ int RunSweepCommand(const SweepArgs& args) {
   sw::SweepRunOptions options;
   options.jobs = args.jobs;
   if (!args.shard.empty()) {
-    std::optional<sw::Shard> shard = ShardOf(args.shard);
+    std::string why;
+    std::optional<harness::Shard> shard = ShardFromFlag(args.shard, &why);
     if (!shard) {
-      std::cerr << "--shard " << args.shard << ": expected I/N with 0 <= I < N, or N with JOB_COMPLETION_INDEX set\n";
+      std::cerr << why << "\n";
       return kExitBadInput;
     }
     options.shard = *shard;
@@ -164,10 +154,8 @@ int RunSweepCommand(const SweepArgs& args) {
   for (const json& row : rows) errors = errors || row["outcome"] == "Error";
   const json header = sw::SweepHeader(spec);
   if (!args.shard.empty()) {
-    const std::string dir = args.outputs.out_dir.empty() ? "." : args.outputs.out_dir;
     const std::string path = !args.outputs.json_path.empty() ? args.outputs.json_path
-                                                              : dir + "/" + spec.name + ".shard-" + std::to_string(options.shard.index) + "-of-" +
-                                                                    std::to_string(options.shard.count) + ".json";
+                                                              : SliceFileName(args.outputs.out_dir, spec.name, ".shard-", options.shard);
     if (!WriteFile(path, sw::SliceJson(header, options.shard, rows).dump() + "\n")) return kExitFailed;
     if (!args.outputs.quiet) std::cout << "shard " << options.shard.index << "/" << options.shard.count << ": " << rows.size() << " of " << sw::RunCount(spec) << " runs, wrote " << path << "\n";
     return errors ? kExitFailed : kExitOk;
@@ -179,30 +167,9 @@ int RunSweepCommand(const SweepArgs& args) {
 }
 
 int MergeCommand(const SweepArgs& args) {
-  std::vector<std::string> files;
-  for (const std::string& arg : args.slices) {
-    if (std::filesystem::is_directory(arg)) {
-      std::vector<std::string> found;
-      for (const auto& entry : std::filesystem::directory_iterator(arg)) {
-        const std::string name = entry.path().filename().string();
-        if (name.find(".shard-") != std::string::npos && name.ends_with(".json")) found.push_back(entry.path().string());
-      }
-      std::sort(found.begin(), found.end());
-      if (found.empty()) std::cerr << arg << ": no slices (*.shard-I-of-N.json) in this directory\n";
-      files.insert(files.end(), found.begin(), found.end());
-    } else {
-      files.push_back(arg);
-    }
-  }
-  std::vector<json> slices;
+  const std::vector<std::string> files = SliceFiles(args.slices, ".shard-");
   std::vector<std::string> problems;
-  for (const std::string& file : files) {
-    sim::InputFile text = sim::ReadInputFile(file, sim::kMaxDocumentBytes);
-    json slice = text.ok() ? json::parse(text.text, nullptr, false) : json();
-    if (!text.ok()) problems.push_back(file + ": cannot read a JSON slice: " + text.error);
-    else if (slice.is_discarded()) problems.push_back(file + ": cannot read a JSON slice: not JSON");
-    slices.push_back(std::move(slice));
-  }
+  const std::vector<json> slices = ReadSlices(files, &problems);
   std::optional<sw::SweepResult> result;
   if (problems.empty()) result = sw::MergeSlices(slices, files, &problems);
   for (const std::string& p : problems) std::cerr << p << "\n";

@@ -1,11 +1,11 @@
 // Reading a file a user named: a scenario, a manifest, a node manifest, a calibration file, an edge
-// list, an arrival trace, a sweep file or slice. Whatever the path names, the read ends: only a
+// list, an arrival trace, a sweep file, a sweep or chaos slice. Whatever the path names, the read ends: only a
 // regular file (after symbolic links) is read, so a FIFO, a terminal or a device such as /dev/zero
 // or /dev/urandom is refused at once instead of read until memory runs out or waited on forever;
 // and a file larger than the caller's cap is refused before anything is read.
 //
 // The caps (stated where a user meets them: README "Limits"):
-//   kMaxDocumentBytes  64 MiB   YAML and JSON documents, arrival traces, sweep slices
+//   kMaxDocumentBytes  64 MiB   YAML and JSON documents, arrival traces, sweep and chaos slices
 //   kMaxEdgeListBytes  256 MiB  edge lists (about 20 million edges; bigger graphs are given by size)
 //
 // Never throws. REQUIRES: nothing shared; safe from several threads.

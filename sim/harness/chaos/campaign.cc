@@ -53,11 +53,14 @@ SeedOutcome RunSeed(const Scenario& base, const ChaosOptions& options, std::uint
 
 std::vector<SeedOutcome> RunCampaign(const Scenario& base, const ChaosOptions& options, std::uint64_t first,
                                      std::uint64_t last, const CampaignOptions& campaign) {
-  const std::size_t total = static_cast<std::size_t>(last - first) + 1;
+  std::vector<std::uint64_t> seeds;
+  for (std::uint64_t i = 0; i <= last - first; ++i)
+    if (campaign.shard.Takes(static_cast<std::size_t>(i))) seeds.push_back(first + i);
+  const std::size_t total = seeds.size();
   std::vector<SeedOutcome> outcomes(total);
   std::size_t failed = 0;  // counted in `finished`, which runs one call at a time
   RunInParallel(
-      total, campaign.jobs, [&](std::size_t i) { outcomes[i] = RunSeed(base, options, first + i); },  // never throws
+      total, campaign.jobs, [&](std::size_t i) { outcomes[i] = RunSeed(base, options, seeds[i]); },  // never throws
       [&](std::size_t i, std::size_t done) {
         if (outcomes[i].failed) ++failed;
         if (campaign.on_finished) campaign.on_finished(outcomes[i], done, total, failed);

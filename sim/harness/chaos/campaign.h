@@ -13,6 +13,7 @@
 
 #include "sim/harness/chaos/schedule.h"
 #include "sim/harness/config/scenario.h"
+#include "sim/harness/shards.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -51,11 +52,15 @@ SeedOutcome RunSeed(const Scenario& base, const ChaosOptions& options, std::uint
 
 struct CampaignOptions {
   std::size_t jobs = 0;  // threads; 0 = one per hardware thread; never more than seeds
+  // Only the seeds first + i for which shard.Takes(i) (`dglsim chaos --shard I/N`): seeds first + I,
+  // first + I + N, ... The default takes every seed.
+  Shard shard;
   // Called as each seed finishes (in finishing order), one call at a time: done of total, failed so far.
   std::function<void(const SeedOutcome& outcome, std::size_t done, std::size_t total, std::size_t failed)> on_finished;
 };
 
-// Runs seeds first..last (inclusive); one outcome per seed, in seed order. REQUIRES first <= last.
+// Runs seeds first..last (inclusive), those of campaign.shard; one outcome per seed run, in seed
+// order. REQUIRES first <= last.
 std::vector<SeedOutcome> RunCampaign(const Scenario& base, const ChaosOptions& options, std::uint64_t first,
                                      std::uint64_t last, const CampaignOptions& campaign = {});
 

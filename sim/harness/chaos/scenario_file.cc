@@ -3,6 +3,7 @@
 #include "sim/harness/config/units.h"
 #include "sim/harness/config/yaml_json.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
@@ -121,7 +122,8 @@ ScenarioFileText SeedScenarioFile(const Scenario& base, const Scenario& scenario
   for (const FaultSpec& f : scenario.faults) faults.push_back(FaultToJson(f));
   doc["faults"] = faults;
   json expect = keep_expectations && doc.contains("expect") && doc["expect"].is_array() ? doc["expect"] : json::array();
-  expect.push_back({{"invariants", "all"}});
+  const json all_invariants = {{"invariants", "all"}};
+  if (std::find(expect.begin(), expect.end(), all_invariants) == expect.end()) expect.push_back(all_invariants);
   doc["expect"] = expect;
   std::ostringstream out;
   std::istringstream lines(comment);

@@ -8,7 +8,8 @@
 // SeedScenarioFile writes that scenario as an ordinary scenario file: the original file as loaded
 // (comments and key order are not kept; types are), with `seed`, `metadata.name`,
 // `metadata.description`, every fault listed (the scenario's own, then the drawn ones) and
-// `expect: [{invariants: all}]` (after the scenario's own expectations with keep_expectations).
+// `expect: [{invariants: all}]` (after the scenario's own expectations with keep_expectations; once,
+// when they already hold it).
 // Relative paths of the file (jobs[].manifest, cluster.nodes[].manifest, datasets[].edgeList,
 // calibration) are rewritten relative to the folder the file goes to. `dglsim run` of that file
 // runs what the chaos seed ran, to the same trace hash, and exits 1 exactly when the seed failed.

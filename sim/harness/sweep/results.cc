@@ -5,26 +5,13 @@
 #include "sim/harness/sweep/recommend.h"
 
 #include <cstdio>
+#include <map>
 #include <set>
 
 namespace harness::sweep {
 namespace {
 
 using json = kube::Json;
-
-std::string Hex(std::uint64_t h) {
-  char buffer[17];
-  std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(h));
-  return buffer;
-}
-
-std::uint64_t Fnv1a(std::uint64_t h, std::string_view text) {
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
 
 std::string CsvField(const json& value) {
   std::string text;
@@ -78,9 +65,7 @@ json SweepHeader(const SweepSpec& spec) {
   header["lineBy"] = spec.line_by;
   if (!spec.plots.empty()) header["plots"] = spec.plots;  // absent: the default charts
   header["runs"] = RunCount(spec);
-  std::uint64_t h = Fnv1a(14695981039346656037ull, header.dump());
-  for (const std::string& text : spec.point_texts) h = Fnv1a(h, text);
-  header["fingerprint"] = Hex(h);
+  header["fingerprint"] = Fingerprint(header, spec.point_texts);
   return header;
 }
 
@@ -96,46 +81,18 @@ SweepResult ResultOf(const json& header, const std::vector<json>& rows) {
 
 std::optional<SweepResult> MergeSlices(const std::vector<json>& slices, const std::vector<std::string>& names,
                                        std::vector<std::string>* problems) {
-  const std::size_t before = problems->size();
-  if (slices.empty()) problems->push_back("no slices to merge");
-  std::optional<json> header;
-  std::size_t count = 0;
-  std::map<std::size_t, std::string> shards;  // index -> file
-  std::map<std::size_t, json> rows;           // run -> row
-  for (std::size_t i = 0; i < slices.size(); ++i) {
-    const json& s = slices[i];
-    if (!s.is_object() || s.value("kind", "") != kSliceKind || !s.contains("sweep") || !s.contains("shard") || !s.contains("rows")) {
-      problems->push_back(names[i] + ": not a sweep slice (kind: " + kSliceKind + ", written by dglsim sweep --shard)");
-      continue;
-    }
-    if (!header) {
-      header = s["sweep"];
-      count = s["shard"].value("count", 0u);
-    } else if (s["sweep"].value("fingerprint", "") != header->value("fingerprint", "")) {
-      problems->push_back(names[i] + ": a slice of another sweep (fingerprint " + s["sweep"].value("fingerprint", "") + ", not " +
-                          header->value("fingerprint", "") + "): the sweep file, its base or its manifests changed");
-      continue;
-    }
-    const std::size_t index = s["shard"].value("index", 0u);
-    if (s["shard"].value("count", 0u) != count) {
-      problems->push_back(names[i] + ": shard " + std::to_string(index) + " of " + s["shard"]["count"].dump() + ", the others are of " +
-                          std::to_string(count));
-      continue;
-    }
-    if (auto [it, fresh] = shards.emplace(index, names[i]); !fresh) {
-      problems->push_back(names[i] + ": shard " + std::to_string(index) + " again (also in " + it->second + ")");
-      continue;
-    }
+  const SliceFormat format{.kind = kSliceKind, .header = "sweep", .rows = "rows", .batch = "sweep",
+                           .writer = "dglsim sweep --shard", .changed = "the sweep file, its base or its manifests changed"};
+  const std::optional<json> header = CheckSlices(slices, names, format, problems);
+  if (!header) return std::nullopt;
+  std::map<std::size_t, json> rows;  // run -> row
+  for (const json& s : slices)
     for (const json& row : s["rows"]) rows[row.value("run", 0u)] = row;
+  const std::size_t runs = header->value("runs", 0u);
+  if (rows.size() != runs) {
+    problems->push_back("the slices hold " + std::to_string(rows.size()) + " runs of " + std::to_string(runs));
+    return std::nullopt;
   }
-  if (header) {
-    for (std::size_t i = 0; i < count; ++i)
-      if (!shards.contains(i)) problems->push_back("shard " + std::to_string(i) + " of " + std::to_string(count) + " is missing");
-    const std::size_t runs = header->value("runs", 0u);
-    if (problems->size() == before && rows.size() != runs)
-      problems->push_back("the slices hold " + std::to_string(rows.size()) + " runs of " + std::to_string(runs));
-  }
-  if (problems->size() != before) return std::nullopt;
   std::vector<json> ordered;
   for (auto& [run, row] : rows) ordered.push_back(std::move(row));
   return ResultOf(*header, ordered);
@@ -166,7 +123,8 @@ std::vector<json> PointSummaries(const SweepResult& result) {
     point["partitionMode"] = rows.empty() ? json("") : (*rows.front()).value("partitionMode", json(""));
     for (const char* figure : {"makespanSeconds", "spanSeconds", "cost", "busyCost", "gpuHours", "idleGpuHours", "lostGpuHours", "restarts",
                                "gpuUtilization", "trainingGpuUtilization", "epochSeconds"}) {
-      point[figure] = Mean(rows, json::json_pointer("/" + std::string(figure)));
+      // std::string first: `"/" + std::string(figure)` draws g++ 12's false -Wrestrict (ResultCsv).
+      point[figure] = Mean(rows, json::json_pointer(std::string("/") + figure));
     }
     json breakdown = json::object();
     for (const char* stage : kBreakdownStages) breakdown[stage] = Mean(rows, json::json_pointer("/breakdownSeconds/" + std::string(stage)));
@@ -204,15 +162,17 @@ std::string ResultCsv(const SweepResult& result) {
     columns.push_back({figure, std::string("/") + figure});
 
   std::string out = "run,point,seed";
-  for (const std::string& name : names) out += "," + CsvField(name);
+  // `"," + CsvField(...)` (operator+(const char*, string&&)) draws g++ 12's false -Wrestrict at
+  // -O3 (GCC bug 105329): the fields are appended after the comma instead, here and below.
+  for (const std::string& name : names) out.append(",").append(CsvField(name));
   for (const auto& [column, pointer] : columns) out += "," + column;
   out += "\n";
   for (const json& row : result.rows) {
     out += CsvField(row["run"]) + "," + CsvField(row["point"]) + "," + CsvField(row["seed"]);
-    for (const std::string& name : names) out += "," + CsvField(row["parameters"].value(name, json("")));
+    for (const std::string& name : names) out.append(",").append(CsvField(row["parameters"].value(name, json(""))));
     for (const auto& [column, pointer] : columns) {
       const json::json_pointer p(pointer);
-      out += "," + (row.contains(p) ? CsvField(row[p]) : std::string());
+      out.append(",").append(row.contains(p) ? CsvField(row[p]) : std::string());
     }
     out += "\n";
   }

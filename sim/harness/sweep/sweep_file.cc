@@ -310,9 +310,8 @@ class SweepReader {
     auto it = top.find("seeds");
     if (it == top.end() || it->is_null()) return;
     if (it->is_number_integer() && it->get<std::int64_t>() >= 1 && it->get<std::int64_t>() <= kMaxSeeds) {
-      const std::uint64_t first = spec.seeds.front();
-      spec.seeds.clear();
-      for (std::int64_t i = 0; i < it->get<std::int64_t>(); ++i) spec.seeds.push_back(first + static_cast<std::uint64_t>(i));
+      spec.seeds.clear();  // a count N: seeds 1..N, whatever the base's seed
+      for (std::int64_t i = 1; i <= it->get<std::int64_t>(); ++i) spec.seeds.push_back(static_cast<std::uint64_t>(i));
       return;
     }
     if (!it->is_array() || it->empty()) {

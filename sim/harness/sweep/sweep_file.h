@@ -13,7 +13,8 @@
 // checked and admitted as the file's would be. A value `null` removes the field.
 //
 // Defaults: metadata.name = the file name without .yaml; points = every combination of the
-// parameters' values (the first parameter varies slowest); seeds = the base scenario's seed;
+// parameters' values (the first parameter varies slowest); seeds = the base scenario's seed (a
+// count N means seeds 1..N, a list those seeds, either whatever the base's seed);
 // objective = {goal: fastest}; lineBy = the partition mode each point's first job ran with.
 #pragma once
 

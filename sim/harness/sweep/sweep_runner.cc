@@ -5,27 +5,12 @@
 #include "sim/harness/sweep/metrics.h"
 #include "sim/harness/sweep/point_document.h"
 
-#include <charconv>
 #include <exception>
 #include <functional>
 
 namespace harness::sweep {
 
 using json = kube::Json;
-
-std::optional<Shard> ParseShard(const std::string& text) {
-  const std::size_t slash = text.find('/');
-  if (slash == std::string::npos) return std::nullopt;
-  Shard shard;
-  auto parse = [](std::string_view s, std::size_t* out) {
-    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-    return ec == std::errc() && end == s.data() + s.size() && !s.empty();
-  };
-  if (!parse(std::string_view(text).substr(0, slash), &shard.index) || !parse(std::string_view(text).substr(slash + 1), &shard.count))
-    return std::nullopt;
-  if (shard.count == 0 || shard.index >= shard.count) return std::nullopt;
-  return shard;
-}
 
 std::size_t RunCount(const SweepSpec& spec) { return spec.points.size() * spec.seeds.size(); }
 

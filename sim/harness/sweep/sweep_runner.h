@@ -1,6 +1,7 @@
 // Running a sweep: every (point, seed) pair is one run, numbered point-major
-// (run = point * seeds + seed index). A shard I of N takes the runs whose number is I modulo N, so
-// shards get a mix of points and their outputs interleave back into the unsharded order (results.h).
+// (run = point * seeds + seed index). A shard I of N (harness::Shard, sim/harness/shards.h) takes
+// the runs whose number is I modulo N, so shards get a mix of points and their outputs interleave
+// back into the unsharded order (results.h).
 //
 // Runs go on a pool of threads (parallel_runs.h, as `dglsim suite`'s): each run loads its point's
 // scenario text and runs it in a Simulation of its own, so runs do not interact and a row is the
@@ -8,24 +9,15 @@
 #pragma once
 
 #include "fakeapi/client/json.h"
+#include "sim/harness/shards.h"
 #include "sim/harness/sweep/sweep_file.h"
 
 #include <cstddef>
 #include <functional>
-#include <optional>
 #include <string>
 #include <vector>
 
 namespace harness::sweep {
-
-struct Shard {
-  std::size_t index = 0;  // I of `--shard I/N`, from 0
-  std::size_t count = 1;  // N
-  bool Takes(std::size_t run) const { return run % count == index; }
-};
-
-// "2/8" -> {2, 8}; I < N, N >= 1. nullopt on anything else.
-std::optional<Shard> ParseShard(const std::string& text);
 
 struct SweepRunOptions {
   std::size_t jobs = 0;  // threads; 0 = one per hardware thread

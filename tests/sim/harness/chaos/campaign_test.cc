@@ -98,6 +98,31 @@ TEST(ChaosCampaignTest, RelativePathsAreRewrittenForTheFolderTheFileGoesTo) {
   EXPECT_TRUE(LoadScenario((out / "seed-3.yaml").string()).ok());
 }
 
+// How many times `needle` occurs in `text`.
+std::size_t Occurrences(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+TEST(ChaosCampaignTest, TheWrittenScenarioExpectsEveryInvariantOnceEvenWhenTheBaseAlreadyDoes) {
+  const fs::path dir = TempDir("invariants-once");
+  const Scenario base = LoadFile(dir, SmallScenario("", "  - {job: j, phase: Succeeded}\n  - {invariants: all}\n"));
+  for (const bool keep : {false, true}) {
+    SCOPED_TRACE(keep ? "keep expectations" : "invariants only");
+    const ScenarioFileText file = SeedScenarioFile(base, SeedScenario(base, 2, DrawFaults(base, {}, 2), keep), keep,
+                                                   dir.string(), "seed 2");
+    ASSERT_EQ(file.error, "");
+    EXPECT_EQ(Occurrences(file.text, "invariants"), 1u) << file.text;
+    EXPECT_EQ(Occurrences(file.text, "phase: Succeeded"), keep ? 1u : 0u) << file.text;
+    const fs::path path = dir / (keep ? "kept.yaml" : "invariants.yaml");
+    std::ofstream(path) << file.text;
+    ScenarioLoad again = LoadScenario(path.string());
+    ASSERT_TRUE(again.ok()) << (again.problems.empty() ? "" : again.problems[0]) << "\n" << file.text;
+    EXPECT_EQ(again.scenario->expectations.size(), keep ? 2u : 1u);
+  }
+}
+
 TEST(ChaosCampaignTest, OutcomesDoNotDependOnTheNumberOfThreads) {
   const fs::path dir = TempDir("threads");
   const Scenario base = LoadFile(dir, SmallScenario("", ""));

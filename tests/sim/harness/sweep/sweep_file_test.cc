@@ -20,11 +20,23 @@ TEST(SweepFile, TheExampleLoadsEveryPoint) {
   const SweepSpec& spec = *load.spec;
   EXPECT_EQ(spec.points.size(), 12u);  // 3 x 2 x 2, the first parameter slowest
   EXPECT_EQ(spec.PointLabel(1), "workers=1 minutes=10 memory=8Gi");
-  EXPECT_EQ(spec.seeds, (std::vector<std::uint64_t>{7, 8}));  // the base's seed, then the next
+  EXPECT_EQ(spec.seeds, (std::vector<std::uint64_t>{1, 2}));  // `seeds: 2`: seeds 1..2 (the base's is 7)
   EXPECT_TRUE(spec.parameters[0].numeric);
   EXPECT_FALSE(spec.parameters[2].numeric);
   EXPECT_EQ(spec.objective.goal, Goal::kCheapest);
   EXPECT_EQ(spec.point_texts.size(), 12u);
+}
+
+TEST(SweepFile, SeedsAreOneToNForACountTheListAsWrittenAndTheBasesSeedByDefault) {
+  const std::string parameter = "parameters:\n  - {name: workers, set: [\"jobs[0].inline.spec.dglReplicaSpecs.Worker.replicas\"], values: [1]}\n";
+  auto seeds = [&](const std::string& line) {
+    SweepLoad load = LoadSweepString(kHead + line + parameter, "s.yaml", kSweepFileDataDir);
+    EXPECT_TRUE(load.ok()) << (load.problems.empty() ? "" : load.problems.front());
+    return load.ok() ? load.spec->seeds : std::vector<std::uint64_t>{};
+  };
+  EXPECT_EQ(seeds("seeds: 3\n"), (std::vector<std::uint64_t>{1, 2, 3}));  // small.yaml has seed: 7
+  EXPECT_EQ(seeds("seeds: [9, 4]\n"), (std::vector<std::uint64_t>{9, 4}));
+  EXPECT_EQ(seeds(""), (std::vector<std::uint64_t>{7}));
 }
 
 TEST(SweepFile, APathNotInTheBaseIsAnErrorWithASuggestion) {
