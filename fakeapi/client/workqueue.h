@@ -19,7 +19,7 @@
 // one controller loop owns it); Pop() never blocks: it returns nullopt when nothing is ready.
 #pragma once
 
-#include "fakeapi/client/clock.h"
+#include "clock/clock.h"
 
 #include <cstddef>
 #include <cstdint>

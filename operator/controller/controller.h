@@ -14,7 +14,7 @@
 #pragma once
 
 #include "fakeapi/client/client.h"
-#include "fakeapi/client/clock.h"
+#include "clock/clock.h"
 #include "fakeapi/client/informer.h"
 #include "fakeapi/client/status.h"
 #include "fakeapi/client/workqueue.h"
