@@ -52,7 +52,7 @@ EOF
 
 ## What was compared
 
-- **The questions** (the review of the original proposal, kubeflow/community#512, and issue 17):
+- **The questions** (the review of the original proposal, kubeflow/community#512, and the questions it left open):
   (a) whether the partitioner (SSP `partitionMode: DGL-API`, SMP `ParMETIS`) should run as the
   launcher's init container (`partitionerPlacement: LauncherInit`) instead of a pod of its own
   (`Pod`); (b) whether DGL servers, samplers and trainers should get pods of their own (replica

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bad input past dglsim's limits (README: Limits), as a hostile but fair user tries it (issue 12):
+# Bad input past dglsim's limits (docs/limits.md), as a hostile but fair user tries it:
 # files that are not regular files or are too big, edge lists that do not parse, regular
 # expressions that would crash or hang std::regex, absurd sizes, and outputs that cannot be
 # written. Each must end at once with exit code 2 and a located message: before the fixes these
