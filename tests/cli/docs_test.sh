@@ -3,8 +3,8 @@
 #   - README.md is longer than 250 lines (the reference belongs in docs/, history in git);
 #   - a tracked file names a piece of work by its number ("issue" or "defect" or "stop", then a
 #     number: say what the thing is; citations of public trackers such as owner/repo#123 are fine);
-#   - a relative link of README.md or docs/*.md names a file or folder that does not exist (anchors
-#     are not checked; links inside fenced code blocks are not links);
+#   - a relative link or image of README.md or docs/*.md names a file or folder that does not exist
+#     (anchors are not checked; links inside fenced code blocks are not links);
 #   - CHANGELOG.md's newest version is not the project's version (CMakeLists.txt's project(), what
 #     `dglsim --version` prints).
 # Files are those `git ls-files` lists in a git checkout, else every file under the source folder
@@ -45,9 +45,10 @@ check_tree() {
   local doc
   for doc in "$root"/README.md "$root"/docs/*.md; do
     [ -f "$doc" ] || continue
-    # Links outside fenced code blocks: [text](target) and [text](target "title").
+    # Links outside fenced code blocks: [text](target), [text](target "title") and <img src="target">.
     awk '/^[[:space:]]*```/ { fenced = !fenced; next } !fenced { print FNR ": " $0 }' "$doc" |
-      grep -oE '^[0-9]+: |\]\([^)[:space:]]+' | awk '/^[0-9]+: $/ { line = $1; next } { print line " " substr($0, 3) }' |
+      grep -oE '^[0-9]+: |\]\([^)[:space:]]+|src="[^"]+' |
+      awk '/^[0-9]+: $/ { line = $1; next } /^src="/ { print line " " substr($0, 6); next } { print line " " substr($0, 3) }' |
       while read -r line target; do
         case "$target" in
           http://* | https://* | mailto:* | \#*) continue ;;
@@ -77,7 +78,7 @@ printf 'project(x VERSION 1.2.3 LANGUAGES CXX)\n' >"$bad/CMakeLists.txt"
 printf '# Changes\n\n## 1.2.2\n\n- something\n' >"$bad/CHANGELOG.md"
 for i in $(seq 1 $((max_readme_lines + 1))); do echo "line $i"; done >"$bad/README.md"
 echo "[guide](docs/guide.md) [gone](docs/gone.md#part) [web](https://example.org/x.md)" >>"$bad/README.md"
-printf '# Guide\n\n[back](../README.md)\n```\n[not a link](nowhere.md)\n```\n' >"$bad/docs/guide.md"
+printf '# Guide\n\n[back](../README.md)\n```\n[not a link](nowhere.md)\n```\n<img src="missing.png" alt="x">\n' >"$bad/docs/guide.md"
 printf 'fixed in %s %s\nsee kubernetes/kubernetes#101350\n' "Defect" "6's" >"$bad/notes.txt"
 check_tree "$bad" >"$tmp/bad.out"
 grep -q "^README.md: $((max_readme_lines + 2)) lines" "$tmp/bad.out" || fail "a README of $((max_readme_lines + 2)) lines was not caught"
@@ -85,9 +86,10 @@ grep -q '^notes.txt:1:.*names a piece of work' "$tmp/bad.out" || fail "a file na
 grep -q '101350' "$tmp/bad.out" && fail "a citation of a public tracker was reported"
 grep -q "^README.md:$((max_readme_lines + 2)) links to docs/gone.md#part, which does not exist" "$tmp/bad.out" ||
   fail "a broken link was not caught"
+grep -q '^docs/guide.md:7 links to missing.png, which does not exist' "$tmp/bad.out" || fail "a missing image was not caught"
 grep -qE 'guide.md,|example.org|nowhere.md|\.\./README.md' "$tmp/bad.out" && fail "a sound link, a web link or a code block was reported"
 grep -q '^CHANGELOG.md: its newest version is 1.2.2, the project' "$tmp/bad.out" || fail "a CHANGELOG behind the project's version was not caught"
-[ "$(wc -l <"$tmp/bad.out")" -eq 4 ] || { fail "expected 4 problems in the faulty tree:"; cat "$tmp/bad.out"; }
+[ "$(wc -l <"$tmp/bad.out")" -eq 5 ] || { fail "expected 5 problems in the faulty tree:"; cat "$tmp/bad.out"; }
 
 # --- the source tree -----------------------------------------------------------------------------
 check_tree "$source_dir" >"$tmp/tree.out"
