@@ -8,7 +8,7 @@
 // BM_FleetScenario: a scale scenario of scenarios/scale/ run whole, as `dglsim run` runs it (the
 // operator, the DGL workload models, the recorder and the invariant checker included):
 // fleet-day (50 nodes, 50 DGLJobs) and, by name (--benchmark_filter=FleetWeek), fleet-week
-// (1,000 nodes, 1,000 DGLJobs, ~14,000 pods over six days; issue 15's target: under 1 s and
+// (1,000 nodes, 1,000 DGLJobs, ~14,000 pods over six days; the performance target: under 1 s and
 // 300 MB on one core).
 //
 // Each reports CPU time, engine events and API writes per second of CPU, simulated seconds per

@@ -176,7 +176,7 @@ void BM_CreateDeleteWithOwner(benchmark::State& state) {
 }
 BENCHMARK(BM_CreateDeleteWithOwner);
 
-// Issue 15's API-write target: one write (store, version, notify the watchers it concerns) within
+// The API-write performance target: one write (store, version, notify the watchers it concerns) within
 // 2x of a floor that does only the unavoidable work. The write: a status merge patch of a pod with
 // range(0) watches open on pods (in a run: the scheduler, the operator, the recorder, the invariant
 // checker and the node's kubelet), each queued the event. The floor, same pod and same watchers:

@@ -28,7 +28,7 @@ namespace {
 
 constexpr int kNodes = 1000;
 constexpr int kFlows = 10'000;
-constexpr double kNicBps = 12.5e9;  // 100 Gbit/s, the reference machines of calibration.md
+constexpr double kNicBps = 12.5e9;  // 100 Gbit/s, the reference machines of docs/models.md
 constexpr double kDiskBps = 2e9;
 
 enum class Pattern { kJobLocal, kAllToAll, kStorageFanIn };
@@ -102,7 +102,7 @@ void BM_JobLocal(benchmark::State& state) { RunPattern(state, Pattern::kJobLocal
 void BM_AllToAll(benchmark::State& state) { RunPattern(state, Pattern::kAllToAll); }
 void BM_StorageFanIn(benchmark::State& state) { RunPattern(state, Pattern::kStorageFanIn); }
 
-// Issue 15's re-rate target: 5,000 long downloads from the shared store (one link, one component)
+// The re-rate performance target: 5,000 long downloads from the shared store (one link, one component)
 // stay alive while one more flow starts and is cancelled, again and again; each start and each
 // cancel changes the storage's share for all of them (each is a one-link re-rate, network.h).
 // Items per second are re-rates per second (target 50,000).
@@ -130,7 +130,7 @@ void BM_OneLinkRerate(benchmark::State& state) {
 }
 BENCHMARK(BM_OneLinkRerate)->Arg(5000)->Unit(benchmark::kMillisecond);
 
-// Issue 15's epoch target: all-to-all traffic between 64 workers (4,032 flows) each epoch, as the
+// The epoch performance target: all-to-all traffic between 64 workers (4,032 flows) each epoch, as the
 // tri-role training's remote features and sampled blocks. One iteration is one epoch: every flow
 // starts at once, the epoch ends when the last is done. The second argument spreads the flows'
 // sizes by +-that percent (0: all equal, so they all end together; 20: each ending re-rates the

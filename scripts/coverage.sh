@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Line and branch coverage of the tests, per module, with a gate (issue 12).
+# Line and branch coverage of the tests, per module, with a gate.
 #
 #   bash scripts/coverage.sh [--no-build] [--unit-only] [--gate PERCENT]
 #

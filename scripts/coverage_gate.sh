@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI's coverage gate (issue 12): line coverage of the API server (fakeapi/server), the client library
+# CI's coverage gate: line coverage of the API server (fakeapi/server), the client library
 # (fakeapi/client) and the operator (operator/) must each reach the gate, 90 % unless told otherwise.
 #
 #   bash scripts/coverage_gate.sh BUILD_DIR [--gate PERCENT]

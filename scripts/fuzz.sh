@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The libFuzzer targets of tests/fuzz, run longer than CI runs them (issue 12).
+# The libFuzzer targets of tests/fuzz, run longer than CI runs them.
 #
 #   bash scripts/fuzz.sh [--runs N | --time SECONDS] [--jobs J] [--no-build] [TARGET...]
 #

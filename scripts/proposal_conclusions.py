@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The computed parts of reports/proposal-options.md: its conclusions and the options' tables.
+"""The computed parts of reports/proposal-options.md: its findings and the options' tables.
 
     python3 scripts/proposal_conclusions.py conclusions DATA_DIR
     python3 scripts/proposal_conclusions.py options DATA_DIR
@@ -7,7 +7,9 @@
 DATA_DIR holds the JSON results of the report's sweeps (`dglsim sweep --json`), one file per sweep:
 placement-D.json, layout-D.json and options-D.json for each dataset D of DATASETS. Every sentence
 is made from those results (which is cheaper, which fails and why), and names the sweep and the
-point it comes from, so the report says what the data says after any change to the models.
+point it comes from, so the report says what the data says after any change to the models. Each
+question opens with one plain sentence (which choice wins, by how much, where it stops holding),
+its figures in a table under it and a plot beside them; the detailed lines follow.
 scripts/proposal-report.sh calls it; the standard library only.
 """
 
@@ -264,74 +266,149 @@ def names(items):
     return ", ".join(items[:-1]) + (" and " if len(items) > 1 else "") + items[-1] if items else "none"
 
 
-def summary_lines(data):
-    """One line per question over the three datasets, each figure with the points it comes from."""
-    a_alone, a_busy, a_burst, a_same, less_pulled, less_copied = [], [], [], [], True, True
+def share_range(shares):
+    """'12%' or '3% to 12%' for a list of fractions."""
+    lo, hi = min(shares), max(shares)
+    return f"{100 * lo:.0f}%" if round(100 * lo) == round(100 * hi) else f"{100 * lo:.0f}% to {100 * hi:.0f}%"
+
+
+def picture(path, alt):
+    """The finding's plot, floated beside its sentence and table where the Markdown renderer allows."""
+    return f'<img src="{path}" align="right" width="420" alt="{alt}">'
+
+
+def placement_finding(data):
+    """(a): the plain sentence, then one row per dataset."""
+    rows, faster, later, dearer_busy = [], [], [], []
     for key, dataset in DATASETS:
         s = Sweep(data, f"placement-{key}")
         pod = s.find(placement="Pod", mode="SSP", jobs="1", headNodes="1")
         li = s.find(placement="LauncherInit", mode="SSP", jobs="1", headNodes="1")
         if not (ok(pod) and ok(li)):
+            rows.append(f"| {dataset} | fails | fails | - | - | - | - | {s.ref(pod)}, {s.ref(li)} |")
             continue
-        a_alone.append(f"{dataset} {duration(li['makespanSeconds'])} against {duration(pod['makespanSeconds'])} "
-                       f"({s.ref(li)}, {s.ref(pod)})")
-        less_pulled = less_pulled and stage(li, "imagePull") < stage(pod, "imagePull")
-        less_copied = less_copied and stage(li, "dispatch") < stage(pod, "dispatch")
-        a_busy.append(f"{dataset} {money(li['busyCost'])} against {money(pod['busyCost'])}")
+        faster.append(1 - li["makespanSeconds"] / pod["makespanSeconds"])
+        if li["busyCost"] > pod["busyCost"]:
+            dearer_busy.append(dataset)
         burst_pod = s.find(placement="Pod", mode="SSP", jobs="4", headNodes="1")
         burst_li = s.find(placement="LauncherInit", mode="SSP", jobs="4", headNodes="1")
+        burst = "-", "-"
+        refs = f"{s.ref(li)}, {s.ref(pod)}"
         if ok(burst_pod) and ok(burst_li):
-            text = (f"{dataset} ({duration(span(burst_li))} against {duration(span(burst_pod))}, "
-                    f"{s.ref(burst_li)}, {s.ref(burst_pod)})")
-            (a_burst if span(burst_li) > span(burst_pod) * (1 + SAME) else a_same).append(text)
-    why = [w for w, holds in (("the launcher's image is already on the head node", less_pulled),
-                              ("no partition is copied to the launcher", less_copied)) if holds]
-    line = (f"- **(a)** With the partitioner in the launcher's init container, a lone SSP job ends in "
-            f"{names(a_alone)} with a partitioner pod{' (' + ' and '.join(why) + ')' if why else ''}; but the launcher "
-            f"then holds the head node to the end: with nodes paid only while busy the job costs {names(a_busy)}")
-    if a_burst or a_same:
-        line += "; four jobs at once on one head node end"
-        if a_burst:
-            line += f" later on {names(a_burst)}"
-        if a_same:
-            line += f"{',' if a_burst else ''} within 5% on {names(a_same)}"
-    lines = [line + "."]
-    worker_wins, split_wins = [], []
+            burst = duration(span(burst_li)), duration(span(burst_pod))
+            refs += f"; {s.ref(burst_li)}, {s.ref(burst_pod)}"
+            if span(burst_li) > span(burst_pod) * (1 + SAME):
+                later.append((span(burst_li) / span(burst_pod) - 1, dataset))
+        rows.append(f"| {dataset} | {duration(li['makespanSeconds'])} | {duration(pod['makespanSeconds'])} | "
+                    f"{money(li['busyCost'])} | {money(pod['busyCost'])} | {burst[0]} | {burst[1]} | {refs} |")
+    sentence = "**(a)** "
+    if faster and min(faster) > 0:
+        sentence += (f"The partitioner in the launcher's init container ends a lone job sooner than a partitioner pod "
+                     f"({share_range(faster)} sooner: no image to pull, no partitions to copy)")
+    elif faster:
+        sentence += f"A lone job's makespan changes by {share_range(faster)} with the partitioner in the launcher"
+    else:
+        sentence += "Neither placement runs a lone SSP job on these clusters"
+    if later:
+        sentence += (f", but the launcher then holds the head node to the end, so four jobs sharing one head node "
+                     f"end up to {100 * max(later)[0]:.0f}% later ({names(d for _, d in later)})")
+    if dearer_busy:
+        sentence += f"; paid only while busy, it is dearer on {names(dearer_busy)}"
+    table = ["| dataset | makespan, init container | makespan, pod | busy cost, init container | busy cost, pod | "
+             "4 jobs on 1 head node, init container | 4 jobs, pod | points |",
+             "|---|---|---|---|---|---|---|---|"] + rows
+    return [picture("proposal-options/placement-products-makespan-vs-jobs.svg",
+                    "makespan against the number of jobs, ogbn-products"), "", sentence + ".", ""] + table
+
+
+def layout_finding(data):
+    """(b): the plain sentence, then one row per dataset."""
+    rows, worker_wins, split_wins, slower = [], [], [], []
     for key, dataset in DATASETS:
         s = Sweep(data, f"layout-{key}")
         worker = cheapest(s.where(layout="worker"))
         split = cheapest(s.where(layout=("server+trainer", "server+sampler+trainer")))
         if worker is None or split is None:
+            rows.append(f"| {dataset} | - | - | - | - | - | - | one layout fails at every size |")
             continue
-        text = f"{dataset} ({money(worker['cost'])} against {money(split['cost'])}, {s.ref(worker)}, {s.ref(split)})"
-        (worker_wins if worker["cost"] <= split["cost"] else split_wins).append(text)
-    b = "- **(b)** The cheapest layout is "
+        if worker["cost"] <= split["cost"]:
+            worker_wins.append((1 - worker["cost"] / split["cost"], dataset))
+        else:
+            split_wins.append((1 - split["cost"] / worker["cost"], dataset))
+        w8 = s.find(layout="worker", trainers="8")
+        t8 = s.find(layout="server+trainer", trainers="8", servers="2")
+        epochs = ("-", "-")
+        refs = f"{s.ref(worker)}, {s.ref(split)}"
+        if ok(w8) and ok(t8):
+            epochs = f"{w8['epochSeconds']:.2f}s", f"{t8['epochSeconds']:.2f}s"
+            refs += f"; {s.ref(w8)}, {s.ref(t8)}"
+            slower.append(t8["epochSeconds"] / w8["epochSeconds"])
+        rows.append(f"| {dataset} | {money(worker['cost'])} | {worker['epochSeconds']:.2f}s | {money(split['cost'])} | "
+                    f"{split['epochSeconds']:.2f}s | {epochs[0]} | {epochs[1]} | {refs} |")
+    parts = []
     if worker_wins:
-        b += f"one worker pod per GPU machine on {names(worker_wins)}"
+        parts.append(f"one worker pod per GPU machine is the cheapest layout on {names(d for _, d in worker_wins)} "
+                     f"({share_range([w for w, _ in worker_wins])} cheaper than the best split layout)")
     if split_wins:
-        b += f"{'; ' if worker_wins else ''}separate server, sampler and trainer pods on {names(split_wins)}"
-    lines.append(b + ". Trainer pods fetch every feature they train on from the server pods (epochs below).")
-    one_cheapest, one_fails, two_dearer = [], [], []
+        parts.append(f"separate server, sampler and trainer pods are cheapest on {names(d for _, d in split_wins)} "
+                     f"({share_range([w for w, _ in split_wins])} cheaper)")
+    said = "; ".join(parts) or "neither layout runs these jobs"
+    sentence = "**(b)** " + said[0].upper() + said[1:]
+    if slower and min(slower) > 1:
+        sentence += (f": trainer pods hold no partition and fetch every feature from the servers, so at 8 GPU "
+                     f"machines their epochs take {min(slower):.1f} to {max(slower):.1f} times as long")
+    table = ["| dataset | cheapest with workers: cost | its epoch | cheapest split: cost | its epoch | "
+             "epoch at 8 machines, workers | trainer pods on 2 servers | points |",
+             "|---|---|---|---|---|---|---|---|"] + rows
+    return [picture("proposal-options/layout-papers100m-epoch-vs-trainers.svg",
+                    "time per epoch against trainers, ogbn-papers100M"), "", sentence + ".", ""] + table
+
+
+def options_finding(data):
+    """(c): the plain sentence, then one row per dataset."""
+    rows, one_fails, one_matches, two_dearer = [], [], [], []
     for key, dataset in DATASETS:
         per = option_points(data, key)
         c = {o: best_of(pairs, cheapest) for o, pairs in per.items()}
         bad = [p for _, p in per["1"] if not ok(p)]
         if bad:
-            one_fails.append(f"{dataset} at {len(bad)} of {len(per['1'])} sizes ({names(sorted({p['lostTo'] for p in bad}))})")
+            one_fails.append(f"{dataset} ({len(bad)} of {len(per['1'])} sizes, "
+                             f"{names(sorted({p['lostTo'] for p in bad}))})")
         if c["1"] and c["3"] and c["1"][1]["cost"] <= c["3"][1]["cost"] * (1 + SAME):
-            one_cheapest.append(f"{dataset} ({money(c['1'][1]['cost'])}, {c['1'][0].ref(c['1'][1])})")
+            one_matches.append(dataset)
         if c["2"] and c["3"] and c["2"][1]["cost"] > c["3"][1]["cost"] * (1 + SAME):
-            two_dearer.append(f"{dataset} ({c['2'][1]['cost'] / c['3'][1]['cost']:.1f} times, {c['2'][0].ref(c['2'][1])})")
-    lines.append(f"- **(c)** Option 1 (MSP only, a fixed 1/1/1 worker per GPU) fails on {names(one_fails)}, yet its "
-                 f"best configuration is as cheap as option 3's on {names(one_cheapest)}; option 2, which cannot run "
-                 f"MSP, costs more than option 3 on {names(two_dearer)}.")
-    return lines
+            two_dearer.append(c["2"][1]["cost"] / c["3"][1]["cost"])
+        cell = lambda o: "cannot run it" if c[o] is None else f"{money(c[o][1]['cost'])}"
+        refs = ", ".join(c[o][0].ref(c[o][1]) for o in ("1", "2", "3") if c[o] is not None)
+        rows.append(f"| {dataset} | {cell('1')} | {len(bad)} of {len(per['1'])} | {cell('2')} | {cell('3')} | {refs} |")
+    sentence = "**(c)** Option 3 (an operator with everything) is never dearer than the others, since it can run any of their configurations"
+    if one_matches:
+        sentence += f"; option 1 (MSP only) matches it on {names(one_matches)}"
+        if one_fails:
+            sentence += f" but fails at small sizes on {names(one_fails)}"
+    if two_dearer:
+        sentence += (f"; option 2, which cannot run MSP, costs {min(two_dearer):.1f} to {max(two_dearer):.1f} "
+                     f"times as much")
+    table = ["| dataset | option 1: cheapest cost | option 1: sizes that fail | option 2: cheapest cost | "
+             "option 3: cheapest cost | points |",
+             "|---|---|---|---|---|---|"] + rows
+    return [picture("proposal-options/options-papers100m-cost-vs-machines.svg",
+                    "cost against machines, ogbn-papers100M"), "", sentence + ".", ""] + table
+
+
+def findings(data):
+    """The findings a reader takes in at a glance: per question, one plain sentence, its figures in a
+    table, its picture beside them."""
+    out = []
+    for finding in (placement_finding, layout_finding, options_finding):
+        out += finding(data) + ["", '<br clear="right">', ""]
+    return out
 
 
 def main():
     what, data = sys.argv[1], sys.argv[2]
     if what == "conclusions":
-        lines = summary_lines(data) + ["", "In detail:", ""]
+        lines = findings(data) + ["In detail:", ""]
         lines += [placement_line(data, k, d) for k, d in DATASETS]
         lines += [layout_line(data, k, d) for k, d in DATASETS]
         lines += options_lines(data)

@@ -8,7 +8,7 @@
 #   compiled as one unit (DGLSIM_UNITY), warnings as errors; the GoogleTest binaries, dglsim and
 #   dgl-operator. Not the benchmarks (DGLSIM_BENCH=OFF): nothing here ran them, and compiling them
 #   under the sanitizers was a minute of the build's CPU (half a minute of CI's time); a plain build
-#   (README, "Building by hand") compiles them, scripts/perf-report.sh the two its report runs.
+#   (docs/testing.md, "Building by hand") compiles them, scripts/perf-report.sh the two its report runs.
 # A compile check follows: the programs and libraries built again with g++ in Release (-O3),
 # warnings as errors, in build-release/ (g++ warns at -O3 where clang does not).
 # Then, all under the sanitizers, so a memory error or undefined behaviour anywhere fails the run:
@@ -97,13 +97,11 @@ step "unit tests (build-ci/tests/*_tests, sharded)"
 # about half a second to start, and a thousand starts were most of this step. A failing shard
 # prints its log. (`ctest --test-dir build-ci -L unit` still runs every test in a process of its
 # own.)
-# RunnerScenarioTest.EveryScenarioInTheFolderPasses is left out here only: it runs every
-# scenarios/*.yaml in process, which the next step does anyway, one CTest entry per file, in this
-# same sanitized build (it was a quarter of the unit tests' time).
+# The scenarios of scenarios/ are not among them: the next step runs each once, one CTest entry per
+# file.
 # The largest binary first, so that the pool's last shards are short ones.
 mapfile -t unit_bins < <(ls -S build-ci/tests/*_tests)
-if run_gtest_shards "$jobs" build-ci shard cat "${unit_bins[@]}" -- \
-  --gtest_filter=-RunnerScenarioTest.EveryScenarioInTheFolderPasses; then
+if run_gtest_shards "$jobs" build-ci shard cat "${unit_bins[@]}"; then
   echo "unit tests: every shard of ${unit_bins[*]##*/} passed"
 else
   status=1

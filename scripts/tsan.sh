@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The multi-threaded parts under ThreadSanitizer (issue 12).
+# The multi-threaded parts under ThreadSanitizer.
 #
 #   bash scripts/tsan.sh [--no-build] [--unit-only]
 #

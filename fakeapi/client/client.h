@@ -10,7 +10,7 @@
 // last holder lets go.
 #pragma once
 
-#include "fakeapi/client/clock.h"
+#include "clock/clock.h"
 #include "fakeapi/client/json.h"
 #include "fakeapi/client/status.h"
 

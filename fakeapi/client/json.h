@@ -7,7 +7,7 @@
 // the watch history lets a version go. In one contiguous array a copy makes one allocation per
 // object instead of one per member, a lookup scans a few adjacent keys (or binary-searches a large
 // object's), and a free is one block: the fleet week ran about a fifth faster in CPU and a tenth
-// smaller (see README, "Performance at scale"). Members stay sorted by key, so iteration and
+// smaller (reports/performance.md). Members stay sorted by key, so iteration and
 // serialization order are std::map's: every dump, hash and trace is the same as with nlohmann::json.
 //
 // The one difference a caller can meet: inserting a member into an object may move its other

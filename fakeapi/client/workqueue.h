@@ -24,7 +24,7 @@
 // one controller loop owns it); Pop() never blocks: it returns nullopt when nothing is ready.
 #pragma once
 
-#include "fakeapi/client/clock.h"
+#include "clock/clock.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -28,7 +28,7 @@
 // connection down, which is how Stop() ends within milliseconds.
 #pragma once
 
-#include "fakeapi/client/clock.h"
+#include "clock/clock.h"
 
 #include <httplib.h>
 

@@ -60,7 +60,7 @@
 // client gets 500 InternalError and `on_internal_error` hears of it.
 #pragma once
 
-#include "fakeapi/client/clock.h"
+#include "clock/clock.h"
 #include "fakeapi/client/json.h"
 #include "fakeapi/client/status.h"
 #include "fakeapi/server/audit_log.h"

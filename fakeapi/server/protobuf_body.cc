@@ -4,7 +4,7 @@
 // field, so that adding a kind is adding its rows.
 #include "fakeapi/server/protobuf_body.h"
 
-#include "fakeapi/client/clock.h"
+#include "clock/clock.h"
 #include "fakeapi/server/wire.h"
 
 #include <cstddef>

@@ -31,8 +31,8 @@
 // Exit codes: 0 after SIGTERM/SIGINT (or for `crd` and --help), 1 after losing leadership, 2 for
 // bad flags or configuration.
 #include "fakeapi/client/client.h"
+#include "clock/clock.h"
 #include "fakeapi/client/client_metrics.h"
-#include "fakeapi/client/clock.h"
 #include "fakeapi/client/http_client.h"
 #include "fakeapi/client/json.h"
 #include "fakeapi/client/leader_election.h"

@@ -19,8 +19,8 @@
 #pragma once
 
 #include "fakeapi/client/client.h"
+#include "clock/clock.h"
 #include "fakeapi/client/client_metrics.h"
-#include "fakeapi/client/clock.h"
 #include "fakeapi/client/informer.h"
 #include "fakeapi/client/metrics.h"
 #include "fakeapi/client/status.h"

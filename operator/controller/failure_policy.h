@@ -24,7 +24,7 @@
 // (reconcile_pass.h), so its pods never land on a node that broke the run and is not marked yet.
 #pragma once
 
-#include "fakeapi/client/clock.h"
+#include "clock/clock.h"
 #include "fakeapi/client/json.h"
 #include "operator/api/types.h"
 #include "operator/controller/job_pods.h"

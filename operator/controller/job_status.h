@@ -8,7 +8,7 @@
 #pragma once
 
 #include "fakeapi/client/client.h"
-#include "fakeapi/client/clock.h"
+#include "clock/clock.h"
 #include "fakeapi/client/json.h"
 
 #include <string>

@@ -37,7 +37,7 @@
 #pragma once
 
 #include "fakeapi/client/client.h"
-#include "fakeapi/client/clock.h"
+#include "clock/clock.h"
 #include "fakeapi/client/status.h"
 #include "operator/controller/builders.h"
 #include "operator/controller/events.h"

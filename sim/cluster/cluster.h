@@ -57,7 +57,7 @@ inline constexpr const char* kAnnotationCpuSpeed = "dglsim.io/cpu-speed";
 inline constexpr const char* kDefaultEphemeralStorage = "100Gi";
 
 // What a machine is when nothing says otherwise: a 100 Gbit/s NIC (12.5 GB/s each direction, the
-// calibration.md machines), a 2 GB/s disk (the scenarios.md example), the calibration machine's CPU.
+// docs/models.md machines), a 2 GB/s disk (the scenarios.md example), the calibration machine's CPU.
 inline constexpr double kDefaultNicBytesPerSecond = 12.5e9;
 inline constexpr double kDefaultDiskBytesPerSecond = 2e9;
 inline constexpr double kDefaultCpuSpeed = 1.0;

@@ -51,8 +51,8 @@
 
 namespace sim {
 
-// Image pulls: planning default 100-300 MB/s (calibration.md, "Kubernetes and cluster defaults",
-// unconfirmed): 200 MB/s; an image of unknown size is 10 GB (calibration.md: ML images are
+// Image pulls: planning default 100-300 MB/s (docs/models.md, "Kubernetes and cluster defaults",
+// unconfirmed): 200 MB/s; an image of unknown size is 10 GB (docs/models.md: ML images are
 // hundreds of MB to tens of GB).
 inline constexpr double kDefaultImagePullBytesPerSecond = 200e6;
 inline constexpr std::int64_t kDefaultImageSize = 10'000'000'000;

@@ -41,7 +41,7 @@ const std::vector<UncertainParameter>& UncertainParameters() {
       {"metisCutError", &C::metis_cut_error, 1 / kRandomCutBand, kRandomCutBand,
        "90 % band of the random-structure cut's leave-one-out errors, 30 runs measured here"},
       {"parmetisWorkFactor", &C::parmetis_work_factor, 1.0, 2.0, "planning"},
-      {"parmetisEfficiencyDecay", &C::parmetis_efficiency_decay, 0.06, 0.25, "calibration.md: 0.5-0.8 per rank"},
+      {"parmetisEfficiencyDecay", &C::parmetis_efficiency_decay, 0.06, 0.25, "docs/models.md: 0.5-0.8 per rank"},
       {"parmetisExchangeVolume", &C::parmetis_exchange_volume, 4, 16, "planning"},
       {"parmetisBytesPerCutEdge", &C::parmetis_bytes_per_cut_edge, 8, 32, "planning"},
       {"parmetisRounds", &C::parmetis_rounds, 50, 200, "planning"},

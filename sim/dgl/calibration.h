@@ -2,7 +2,7 @@
 // preparation, DGL's single-process partition pipeline, METIS, ParMETIS, DGL's chunked distributed
 // pipeline, partition files, the DGL server's partition load, worker memory, sampling and training
 // epochs, DGL-KE. Each constant names its source beside it: a published figure of
-// shared/reference/calibration.md, arithmetic on those (*derived*), a measurement made here with
+// docs/models.md, arithmetic on those (*derived*), a measurement made here with
 // `dglsim calibrate` (*measured here*, the points are in sim/dgl/published.cc), or a planning value
 // (*unconfirmed*). Every unconfirmed value carries a range (UncertainParameters below); the
 // predictions are also evaluated at the ends of the ranges (sim/dgl/uncertainty.h). A law fitted
@@ -34,7 +34,7 @@
 namespace sim::dglmodels {
 
 // The published DGL METIS run on ogbn-papers100M that the partition-pipeline laws are anchored to
-// (calibration.md "Partitioning"): 111,059,956 nodes, 3,228,124,712 symmetrised edges, 64 parts,
+// (docs/models.md "Partitioning"): 111,059,956 nodes, 3,228,124,712 symmetrised edges, 64 parts,
 // --balance-train and --balance-edges (4 METIS constraints: DGL's metis_partition_assignment adds
 // one weight per value of the train mask and, with balance_edges, one in-degree weight per value).
 inline constexpr double kPapersNodes = 111'059'956;
@@ -51,7 +51,7 @@ struct Calibration {
   std::string name = "default";  // metadata.name of the file it came from
 
   // ---- dataset preparation: download, unpack, OGB's loader ----------------------------------------
-  // calibration.md "Dataset preparation" (kumo.ai's PyG dataset page, a secondary source): the
+  // docs/models.md "Dataset preparation" (kumo.ai's PyG dataset page, a secondary source): the
   // papers100M download is about 57 GB, its raw files an edge list of about 12 GB and node features
   // of about 54 GB. Raw bytes per stored edge 12 GB / 1.616 G = 7.43 and per feature value
   // 54 GB / (111 M x 128) = 3.80 (*derived*); the archive is 57 / 66 = 0.864 of the raw files.
@@ -62,7 +62,7 @@ struct Calibration {
   double unpack_bytes_per_second = 150e6;
   // OGB's loader turning the raw files into a DGL graph, raw bytes per second: *unconfirmed*.
   double ogb_load_bytes_per_second = 100e6;
-  // Loading papers100M through OGB's loader needs about 400 GB (calibration.md, secondary source):
+  // Loading papers100M through OGB's loader needs about 400 GB (docs/models.md, secondary source):
   // 4.84 times the raw data held in memory (16 B per stored edge as int64 pairs + 4 B per float32
   // feature value = 82.7 GB; *derived*).
   double ogb_peak_factor = 400e9 / (16 * kPapersStoredEdges + 4 * kPapersNodes * kPapersFeatureDim);
@@ -97,14 +97,14 @@ struct Calibration {
   // Edge-equivalents of work per node: 2-4 *measured here* (R-MAT, edge factors 4/8/32 at 131 K and
   // 524 K nodes; sim/dgl/fits.h), range 2-6. Not refitted over all the runs measured here: their
   // best fit (about 20, with the Barabasi-Albert runs) predicts mt-metis's products -> papers100M
-  // ratio (calibration.md) 40 % too high, and lowers the runs' leave-one-out error by 1 % only.
+  // ratio (docs/models.md) 40 % too high, and lowers the runs' leave-one-out error by 1 % only.
   double metis_edges_per_node = 3.0;
   // Per-edge cost growing with the graph (caches, NUMA): time ~ E^(1 + size_exponent). *Measured
   // here*: 0.03-0.19 over 1.8 M-63.5 M edges (R-MAT, 16 and 64 parts); mt-metis' products -> papers100M
-  // ratio (43.5 for 26 x the edges) asks 0.14 (calibration.md). Range 0.05-0.2.
+  // ratio (43.5 for 26 x the edges) asks 0.14 (docs/models.md). Range 0.05-0.2.
   double metis_size_exponent = 0.12;
   // Part count: P(k) = 1 + share x (k/64)^exponent, fitted exactly to METIS on ogbn-products at 64,
-  // 1,024 and 4,096 parts (20.8, 37.6, 66.8 s: ratios 1.808 and 3.212; calibration.md).
+  // 1,024 and 4,096 parts (20.8, 37.6, 66.8 s: ratios 1.808 and 3.212; docs/models.md).
   double metis_parts_share = 0.1927;
   double metis_parts_exponent = 0.646;
   // Graphs without locality grow faster with the parts (*measured here*: R-MAT from 64 to 1,024
@@ -119,7 +119,7 @@ struct Calibration {
   // the log's machine (*unconfirmed*: a desktop core against the log's x1e-class Xeon, 1.0-2.5).
   double metis_home_machine_speed = 1.8;
   // Graphs without locality (R-MAT, Erdos-Renyi, Barabasi-Albert) partition slower per edge than
-  // real ones (calibration.md); *unconfirmed* factor, range 2.5-6.7 (6.7: R-MAT measured here at
+  // real ones (docs/models.md); *unconfirmed* factor, range 2.5-6.7 (6.7: R-MAT measured here at
   // 0.98 M edges/s against products' 5.95 M/s on the home machine, were the machines alike).
   double metis_random_structure = 4.0;
   // The METIS time law's error (*measured here*): 1 at its value; its range is the 90 % band of the
@@ -148,7 +148,7 @@ struct Calibration {
   double metis_memory_error = 1.0;
   // Edge cut of METIS as a share of random assignment's (1 - 1/k): q64 x (log2 k / 6)^growth, at
   // most 1. Real graphs: 16.7 M of 121.8 M symmetrised edges at 64 parts on ogbn-products
-  // (calibration.md), q64 = 0.137; other real graphs cut more or less (*unconfirmed* 0.10-0.25);
+  // (docs/models.md), q64 = 0.137; other real graphs cut more or less (*unconfirmed* 0.10-0.25);
   // growth with log2 k *unconfirmed* 0.5-1.5. Random structure (*measured here*: R-MAT 0.66 of
   // random assignment's cut at 2 parts, 0.68 at 8, 0.77 at 16, 0.92 at 64, 0.95 at 1,024 and 4,096;
   // Barabasi-Albert 0.76 at 16, 0.80 at 64): q64 0.845, growth 0.192, a least-squares line in log
@@ -162,7 +162,7 @@ struct Calibration {
   double metis_cut_error = 1.0;
 
   // ---- random partitioning: 0.02 s for ogbn-products' 2.45 M nodes on the home machine -----------
-  // (calibration.md), 8.2 ns per node there; "well under a second per 100 M nodes".
+  // (docs/models.md), 8.2 ns per node there; "well under a second per 100 M nodes".
   double random_seconds_per_node = 0.02 / kProductsNodes;
 
   // ---- ParMETIS pm_dglpart (SMP in one pod, MSP across the workers) --------------------------------
@@ -176,7 +176,7 @@ struct Calibration {
   // ParMETIS's serial work against METIS on the same graph: *unconfirmed*, 1.0-2.0.
   double parmetis_work_factor = 1.2;
   // Parallel efficiency per rank falls with the ranks: eff(R) = 1 / (1 + decay x log2 R).
-  // calibration.md: "0.5-0.8 per rank is a planning range" (*unconfirmed*); 0.125 gives 0.80 at 4
+  // docs/models.md: "0.5-0.8 per rank is a planning range" (*unconfirmed*); 0.125 gives 0.80 at 4
   // ranks and 0.57 at 64; range 0.06-0.25.
   double parmetis_efficiency_decay = 0.125;
   // Communication (*unconfirmed*): the boundary of each rank's share crosses the link
@@ -193,7 +193,7 @@ struct Calibration {
 
   // ---- DGL's chunked distributed pipeline (DGL >= 0.9.1: chunked graph format, ParMETIS or random
   // assignment, dispatch_data.py). DGL: "the combined CPU RAM of the cluster is able to hold the
-  // entire graph data" and recommends 2-3x the graph data size (calibration.md): a machine peaks at
+  // entire graph data" and recommends 2-3x the graph data size (docs/models.md): a machine peaks at
   // this factor times its share of the graph and features (*unconfirmed* 2-3).
   double dispatch_memory_factor = 2.5;
   // dispatch_data.py builds the partitions with the reshuffle and split work of partition_graph,
@@ -204,7 +204,7 @@ struct Calibration {
   // distributed GraphSAGE README). A part holds the graph as DGL loaded it, not symmetrised: OGB
   // adds the reverse edges of products (123.7 M edges loaded) but not of papers100M (1.616 G, a
   // citation graph; the example partitions without --undirected). Per loaded edge: 24.3-25.9 B
-  // (products), 27.2-28.5 B (papers100M); calibration.md's "14-25 B per symmetrised edge" counted
+  // (products), 27.2-28.5 B (papers100M); docs/models.md's "14-25 B per symmetrised edge" counted
   // papers100M's edges twice. 26.4 B, the geometric mean of the two middles (*derived*); range
   // 24-29, both graphs' spread.
   double partition_bytes_per_loaded_edge = 26.4;
@@ -265,7 +265,7 @@ struct Calibration {
   // other machines is remote_hops x the METIS cut, at most 1 - 1/machines (each hop may leave the
   // part; *unconfirmed* 1.5-3). Fetching them took remote_share of DistDGL's 13 s epoch: that part
   // of the epoch grows with the remote fraction, the rest shrinks with the machines. Fitted to
-  // DistDGL's "linear speed-up" (calibration.md; the speed-up from 8 to 16 machines, 2.0, is a
+  // DistDGL's "linear speed-up" (docs/models.md; the speed-up from 8 to 16 machines, 2.0, is a
   // fitted point): 0.35, the planning value before, gave 1.77; no share reaches 2.0 (the sampling
   // requests to every other machine flatten it too), 0.10 gives 1.89, within 10 %, and keeps the
   // fetches visible (*derived*; range 0.05-0.35).
@@ -312,7 +312,7 @@ struct Calibration {
 // makes a prediction smaller counts towards its low. A calibration file that changed the value
 // moves the range by the same factor.
 struct UncertainParameter {
-  const char* key;              // camelCase, as the validation table and the README name it
+  const char* key;              // camelCase, as the validation table and docs/models.md name it
   double Calibration::*member;
   double low;
   double high;

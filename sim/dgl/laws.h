@@ -17,7 +17,7 @@
 //   ParMETIS       the MPI message limit at 1 B and 2.19 B edges (ParMETIS issue #8); no published
 //                  timing: efficiency and communication are planning values.
 //   random         ogbn-products' 2.45 M nodes (0.02 s, published) and 100 M nodes ("well under a
-//   assignment     second", calibration.md).
+//   assignment     second", docs/models.md).
 //   epoch          16 machines (DistDGL), its speed-up from 8 to 16, 8 x 8 GPUs (DistDGLv2);
 //                  sampling on 2 machines with 4 trainers each, ogbn-products and ogbn-papers100M
 //                  (GraphBolt). Other machine counts are extrapolation.

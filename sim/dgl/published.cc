@@ -18,8 +18,8 @@ namespace {
 constexpr double kGB = 1e9;
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 constexpr double kQuotedPrecision = 0.005;
-const char* kCalibrationMd = "calibration.md";
-const char* kLog = "calibration.md: DGL's METIS log, ogbn-papers100M";
+const char* kCalibrationMd = "docs/models.md";
+const char* kLog = "docs/models.md: DGL's METIS log, ogbn-papers100M";
 const char* kMeasured = "measured here: dglsim calibrate, reports/metis-measured/";
 
 // The laws the points check (coverage per law in the table).
@@ -79,13 +79,13 @@ PublishedPoint Point(std::string id, std::string group, const char* law, std::st
 
 void AddPreparation(std::vector<PublishedPoint>& out) {
   const std::string g = "Dataset preparation";
-  const std::string kumo = "calibration.md: kumo.ai's PyG dataset page (secondary)";
+  const std::string kumo = "docs/models.md: kumo.ai's PyG dataset page (secondary)";
   out.push_back(Point("papers-download", g, kLawPreparation, "ogbn-papers100M download", kumo, "GB", 57, 57, true,
                       [](const Calibration& c) { return ArchiveBytes(Papers(), c) / kGB; }));
   out.push_back(Point("papers-ogb-load-peak", g, kLawPreparation, "ogbn-papers100M through OGB's loader, peak memory",
                       kumo, "GB", 400, 400, true,
                       [](const Calibration& c) { return PeakBytes(PrepareSteps(Papers(), c, 1.0)) / kGB; }));
-  const std::string disk = "calibration.md: DGL's disk-based feature example";
+  const std::string disk = "docs/models.md: DGL's disk-based feature example";
   // The example's sizes are what `du -h` prints: GiB (the features are exactly 52.96 GiB).
   out.push_back(Point(
       "papers-processed-graph", g, kLawPreparation, "ogbn-papers100M graph on disk after loading", disk, "GiB", 13, 13,
@@ -135,7 +135,7 @@ void AddPartitionLog(std::vector<PublishedPoint>& out) {
 
 void AddMetisScaling(std::vector<PublishedPoint>& out) {
   const std::string g = "METIS on ogbn-products (single process, a home machine)";
-  const std::string src = "calibration.md: a public test log";
+  const std::string src = "docs/models.md: a public test log";
   const char* home = "plain METIS; the home machine metisHomeMachineSpeed x the log's";
   for (int parts : {64, 1024, 4096}) {
     const double published = parts == 64 ? 20.8 : parts == 1024 ? 37.6 : 66.8;
@@ -165,7 +165,7 @@ void AddMetisScaling(std::vector<PublishedPoint>& out) {
 
 void AddBaselines(std::vector<PublishedPoint>& out) {
   const std::string g = "Other partitioners (mt-metis baseline, Libra)";
-  const std::string mt = "calibration.md: an out-of-core mt-metis fork's README";
+  const std::string mt = "docs/models.md: an out-of-core mt-metis fork's README";
   out.push_back(Point(
       "mt-metis-time-ratio", g, kLawMetisTime, "mt-metis time, ogbn-papers100M over ogbn-products (37 min / 51 s)", mt,
       "x", 43.5, 43.5, false,
@@ -184,7 +184,7 @@ void AddBaselines(std::vector<PublishedPoint>& out) {
       "the 32-bit METIS memory law measured here"));
   out.push_back(Point("mt-metis-400m-oom", g, kLawNone, "mt-metis on a 400 M-node papers100M: out of memory", mt,
                       "fails", 1, 1, false, {}, "not modelled: the machine's memory is not published"));
-  const std::string libra = "calibration.md: DGL's old Libra example README";
+  const std::string libra = "docs/models.md: DGL's old Libra example README";
   for (const auto& [name, seconds, gb] : std::vector<std::tuple<std::string, double, double>>{
            {"ogbn-papers100M", 25000, 200}, {"ogbn-products", 2000, 30}, {"Reddit", 1500, 25}}) {
     out.push_back(Point("libra-" + name + "-seconds", g, kLawNone, "Libra, " + name + ", time", libra, "s", seconds,
@@ -194,7 +194,7 @@ void AddBaselines(std::vector<PublishedPoint>& out) {
   }
 }
 
-// The calibration.md summaries of earlier runs here: checks, predicted at the speed fitted over all
+// The docs/models.md summaries of earlier runs here: checks, predicted at the speed fitted over all
 // the runs of reports/metis-measured/. Their peaks were the whole process's, the input graph
 // included: the measuring program holds it as a CSR of 32-bit ids and 64-bit offsets.
 void AddMeasuredSummaries(std::vector<PublishedPoint>& out, const std::string& g) {
@@ -265,7 +265,7 @@ void AddMeasured(std::vector<PublishedPoint>& out) {
 
 void AddParmetis(std::vector<PublishedPoint>& out) {
   const std::string g = "ParMETIS";
-  const std::string issue = "calibration.md: ParMETIS issue #8";
+  const std::string issue = "docs/models.md: ParMETIS issue #8";
   auto fails = [](double stored_edges, int machines) {
     return [stored_edges, machines](const Calibration& c) {
       return CheckParmetis(c, Shape(0, 2 * stored_edges), machines).overflows ? 1.0 : 0.0;
@@ -285,13 +285,13 @@ void AddParmetis(std::vector<PublishedPoint>& out) {
         "\"0.5-0.8 per rank is a planning range\""));
 }
 
-// The NFS read rate of DGL issue #4514's load: calibration.md derives 0.5-0.6 GB/s; load_feats read
+// The NFS read rate of DGL issue #4514's load: docs/models.md derives 0.5-0.6 GB/s; load_feats read
 // 25 GB in 42.5 s, so the NFS gave at least 0.59 GB/s: the top of that range.
 constexpr double kIssue4514ReadBytesPerSecond = 0.6e9;
 
 void AddLoadAndTraining(std::vector<PublishedPoint>& out) {
   const std::string g = "Server load, memory and training";
-  const std::string issue = "calibration.md: DGL issue #4514 (15 GB graph + 25 GB features over NFS)";
+  const std::string issue = "docs/models.md: DGL issue #4514 (15 GB graph + 25 GB features over NFS)";
   auto load = [](int which) {
     return [which](const Calibration& c) {
       const LoadSteps s = ServerLoad({.graph_bytes = 15e9, .feature_bytes = 25e9}, c, kIssue4514ReadBytesPerSecond, 1.0);
@@ -315,18 +315,18 @@ void AddLoadAndTraining(std::vector<PublishedPoint>& out) {
     };
   };
   out.push_back(Point(
-      "distdgl-epoch-16", g, kLawEpoch, "DistDGL epoch, ogbn-papers100M, 16 machines", "calibration.md: DistDGL (2020)",
+      "distdgl-epoch-16", g, kLawEpoch, "DistDGL epoch, ogbn-papers100M, 16 machines", "docs/models.md: DistDGL (2020)",
       "s", 13, 13, true,
       [epoch](const Calibration& c) { return epoch(16, static_cast<int>(std::lround(c.reference_trainers)), 0)(c); },
       "CPU trainers, referenceTrainers per machine"));
   out.push_back(Point(
       "distdgl-speedup-8-16", g, kLawEpoch, "DistDGL speed-up from 8 to 16 machines",
-      "calibration.md: DistDGL, \"linear speed-up\"", "x", 2, 2, true,
+      "docs/models.md: DistDGL, \"linear speed-up\"", "x", 2, 2, true,
       [epoch](const Calibration& c) { return epoch(8, 1, 0)(c) / epoch(16, 1, 0)(c); }, "remoteShare is fitted to it"));
   out.push_back(Point("distdglv2-epoch-64-gpus", g, kLawEpoch, "DistDGLv2 epoch, 64 GPUs (8 machines x 8)",
-                      "calibration.md: DistDGLv2 (2021)", "s", 5, 10, false, epoch(8, 8, 8),
+                      "docs/models.md: DistDGLv2 (2021)", "s", 5, 10, false, epoch(8, 8, 8),
                       "ogbn-papers100M, one GPU trainer per GPU assumed"));
-  const std::string gb = "calibration.md: DGL's GraphBolt example README (DGL rows; 2 machines, 4 trainers, 2 servers)";
+  const std::string gb = "docs/models.md: DGL's GraphBolt example README (DGL rows; 2 machines, 4 trainers, 2 servers)";
   struct Dataset {
     const char* id;
     DatasetInfo d;
@@ -352,7 +352,7 @@ void AddLoadAndTraining(std::vector<PublishedPoint>& out) {
                         [d](const Calibration& c) { return 6 * ProcessBytes(c, static_cast<double>(d.nodes)) / kGB; }));
     out.push_back(Point(
         std::string(ds.id) + "-graph-file", g, kLawFiles, "graph.dgl per part, 2 parts, " + name,
-        "calibration.md: DGL's distributed GraphSAGE README", "GB", ds.file_low, ds.file_high, true,
+        "docs/models.md: DGL's distributed GraphSAGE README", "GB", ds.file_low, ds.file_high, true,
         [d](const Calibration& c) { return PartitionFiles(d, c, SplitGraph(d, c, 2, false))[0].graph_bytes / kGB; },
         d.directed ? "the graph as loaded: directed, 1.616 G edges" : "the graph as loaded: both directions"));
   }
@@ -567,7 +567,7 @@ std::string ValidationMarkdown(const std::vector<PointCheck>& checks, const Cali
   std::ostringstream out;
   out << "# Model validation\n\n"
       << "Generated by `dglsim models validate` from sim/dgl/published.cc: every published figure of\n"
-      << "`../shared/reference/calibration.md` and every METIS run measured here, with the workload models'\n"
+      << "`docs/models.md` and every METIS run measured here, with the workload models'\n"
       << "prediction, its " << Percent(kBandCoverage) << " % band and the ratio of prediction to published value (1.00 "
       << "inside a published\nrange). The band runs the models with each uncertain parameter at each end of its range "
       << "(a planning\nrange read as a " << Percent(kBandCoverage)

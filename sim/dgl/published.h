@@ -1,4 +1,4 @@
-// Every published figure of shared/reference/calibration.md, and the METIS measurements made here
+// Every published figure of docs/models.md, and the METIS measurements made here
 // with `dglsim calibrate` (reports/metis-measured/), with the models' prediction of each and its
 // range. `dglsim models validate` writes them as reports/model-validation.md; the tests and CI hold
 // every point marked `fitted` within its tolerance (10 %).

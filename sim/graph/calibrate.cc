@@ -274,7 +274,7 @@ std::string CalibrationYaml(const std::string& name, const CalibrationResult& re
       << (options.generator == Generator::kRmat ? "R-MAT" : "power-law") << " graphs (edge factor "
       << options.edge_factor << "), " << PartList(options.parts) << " parts (the fit: " << options.parts.front()
       << " parts), seed " << options.seed << ".\n"
-      << "# edges are symmetrised (each undirected edge counted in both directions, as in calibration.md);\n"
+      << "# edges are symmetrised (each undirected edge counted in both directions, as in docs/models.md);\n"
       << "# peakBytes is the resident memory partitioning added to the process ("
       << (result.peak_method == PeakMethod::kClearRefs
               ? "VmHWM after a clear_refs reset minus VmRSS before"

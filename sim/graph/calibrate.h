@@ -6,9 +6,9 @@
 // by least squares over the points of the first part count (the other part counts show how time,
 // memory and cut grow with the parts; sim/dgl/laws.h uses them). `dglsim calibrate` (sim/cli/calibrate.cc) prints the points and writes the fit
 // as a Calibration YAML file that scenarios load in place of the published defaults
-// (shared/reference/calibration.md, Partitioning).
+// (docs/models.md, Partitioning).
 //
-// "Symmetrised edges" counts each undirected edge in both directions, as calibration.md does
+// "Symmetrised edges" counts each undirected edge in both directions, as docs/models.md does
 // (papers100M: about 3.2 B symmetrised edges, about 0.67 M of them per second in METIS).
 //
 // This is the one place in the simulator that reads the wall clock and the process's memory: its

@@ -4,7 +4,7 @@
 // synthetic graphs (R-MAT, power law) serve `dglsim calibrate` and tests.
 //
 // Conventions (as DGL's partition_graph): the graph is treated as undirected and symmetrised; self
-// loops and duplicate edges are dropped on reading (ParMETIS refuses them, calibration.md); node ids
+// loops and duplicate edges are dropped on reading (ParMETIS refuses them, docs/models.md); node ids
 // are 0..n-1 after compaction of the ids the file uses. An edge (u, v) is owned by the part of its
 // destination v (DGL's rule); a part's halo nodes are the nodes outside it adjacent to one of its
 // nodes.

@@ -1,6 +1,6 @@
 // The files a command writes (reports, traces, JUnit, calibration files): checked before any work
 // starts, so that nothing is simulated or measured in vain, and written with every error seen, a
-// full disk (/dev/full) included. The commands answer both with exit code 2 (README, exit codes).
+// full disk (/dev/full) included. The commands answer both with exit code 2 (docs/cli.md, exit codes).
 #pragma once
 
 #include <string>

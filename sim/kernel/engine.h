@@ -22,7 +22,7 @@
 #include <functional>
 #include <vector>
 
-#include "fakeapi/client/clock.h"
+#include "clock/clock.h"
 
 namespace sim {
 

@@ -4,7 +4,7 @@
 // or /dev/urandom is refused at once instead of read until memory runs out or waited on forever;
 // and a file larger than the caller's cap is refused before anything is read.
 //
-// The caps (stated where a user meets them: README "Limits"):
+// The caps (stated where a user meets them: docs/limits.md):
 //   kMaxDocumentBytes  64 MiB   YAML and JSON documents, arrival traces, sweep and chaos slices
 //   kMaxEdgeListBytes  256 MiB  edge lists (about 20 million edges; bigger graphs are given by size)
 //

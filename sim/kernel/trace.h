@@ -22,7 +22,7 @@
 #include <string_view>
 #include <utility>
 
-#include "fakeapi/client/clock.h"
+#include "clock/clock.h"
 
 namespace sim {
 

@@ -10,7 +10,7 @@
 //     independent) and one disk link shared by reads and writes (an SSD's throughput is one budget;
 //     a copy from a node's disk to the same disk crosses it once);
 //   - the storage link is one budget for all transfers to and from the shared store (an NFS/EFS
-//     server's throughput, calibration.md: about 0.5-0.6 GB/s per NFS client, EFS 500 MiB/s);
+//     server's throughput, docs/models.md: about 0.5-0.6 GB/s per NFS client, EFS 500 MiB/s);
 //   - the image registry hangs off the spine through an optional registry link (one budget for all
 //     pulls; non-blocking by default: a registry and its CDN usually outpace a node's NIC);
 //   - a rack with a finite uplink capacity has an up link (rack -> spine) and a down link
@@ -142,7 +142,7 @@ struct FlowSpec {
   std::function<void()> on_done;
 };
 
-// The shared storage's capacity: a single NFS client, about 0.5-0.6 GB/s (calibration.md,
+// The shared storage's capacity: a single NFS client, about 0.5-0.6 GB/s (docs/models.md,
 // "Storage", from DGL issue #4514's partition load).
 inline constexpr double kDefaultStorageBytesPerSecond = 0.55e9;
 

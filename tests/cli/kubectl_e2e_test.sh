@@ -2,7 +2,7 @@
 # The real kubectl against `dglsim serve`: discovery, get (tables, -A, -o wide/yaml/json), get -w,
 # describe with events, create, apply (client-side and server-side), delete, logs and the errors
 # (404, 409, 422), a DGLJob created over HTTP reconciled to Succeeded by the operator inside the
-# simulation, and what issue 16 added: complete nodeInfo, namespace labels, deploy/rbac.yaml
+# simulation, and what real clients need: complete nodeInfo, namespace labels, deploy/rbac.yaml
 # (cluster-scoped RBAC), Leases, server dry runs and `diff`, paged lists, server-side apply
 # conflicts and force, `explain`; `auth can-i` and `auth whoami` (which kubectl 1.32 sends as protobuf).
 #
@@ -193,7 +193,7 @@ expect_in "the server-side applied change is stored" "$out" "ssa"
 out=$(k label dgljob e2e-ssa stage=test)
 expect_in "label patches" "$out" "dgljob.kubeflow.org/e2e-ssa labeled"
 
-# --- what real clients need (issue 16) ----------------------------------------------------------
+# --- what real clients need ----------------------------------------------------------------
 out=$(k get nodes -o wide)
 expect_re "get nodes -o wide shows OS image, kernel and runtime" "$out" \
   "^gpu-0 +Ready .*dglsim simulated node +simulated +dglsim://simulated"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bad input past dglsim's limits (README: Limits), as a hostile but fair user tries it (issue 12):
+# Bad input past dglsim's limits (docs/limits.md), as a hostile but fair user tries it:
 # files that are not regular files or are too big, edge lists that do not parse, regular
 # expressions that would crash or hang std::regex, absurd sizes, and outputs that cannot be
 # written. Each must end at once with exit code 2 and a located message: before the fixes these
@@ -48,8 +48,8 @@ for target in "$tmp/fifo" /dev/zero /dev/urandom; do
     expect_line "calibration-$tag" err "calibration: cannot read \"$target\": (is a FIFO|is a character device)"
 done
 
-# --- 8 MB of short list items (2,000,000 of them): refused by the value count while it is read (README:
-# Limits has the 50 MB figure; smaller here so that a sanitized -O0 build on a loaded machine stays
+# --- 8 MB of short list items (2,000,000 of them): refused by the value count while it is read (a 50 MB
+# file is refused the same way; smaller here so that a sanitized -O0 build on a loaded machine stays
 # inside a deadline of its own: 300 s; under ASan at -O0 and load 14 it passed 60 s).
 { scenario big-list -e '' >/dev/null; cat "$tmp/big-list.yaml"; echo 'x-padding:'; yes -- '- 1' | head -n 2000000; } >"$tmp/big.yaml"
 deadline=300 run big-list 2 validate "$tmp/big.yaml" && expect_line big-list err "^$tmp/big.yaml:[0-9]+:[0-9]+: file too large: more than 1000000 values$"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `dglsim models validate`: writes the validation table, exits 0 while every fitted point holds
 # within the tolerance and 1 when one drifts, refuses bad input with 2; the committed
-# reports/model-validation.md and the README's copy of its summary are what the command writes.
+# reports/model-validation.md is what the command writes (docs/models.md links it rather than copying
+# its figures).
 # Usage: models_validate_test.sh DGLSIM_BINARY SOURCE_DIR
 set -u
 dglsim=$1
@@ -27,16 +28,6 @@ if [ -f "$source_dir/reports/model-validation.md" ]; then
 else
   fail "reports/model-validation.md is missing"
 fi
-# The README shows the table's summary line.
-summary=$(grep '^\*\*[0-9]* points\*\*' "$tmp/table.md")
-grep -qF "$summary" "$source_dir/README.md" || fail "the README's calibration section does not show the table's summary: $summary"
-# Every row of the tables the README shows in its validation section is a row of the table.
-rows=0
-while IFS= read -r row; do
-  rows=$((rows + 1))
-  grep -qxF -- "$row" "$tmp/table.md" || fail "the README shows a row the table does not have: $row"
-done < <(sed -n '/^#### Validation: `dglsim models validate`/,/^## /p' "$source_dir/README.md" | grep '^| ')
-[ "$rows" -ge 40 ] || fail "the README's validation section shows only $rows table rows"
 grep -q '^## Coverage of the checks by law' "$tmp/table.md" || fail "the table lacks the coverage by law"
 grep -q '^## Leave-one-out bands' "$tmp/table.md" || fail "the table lacks the leave-one-out bands"
 

@@ -122,7 +122,7 @@ curl -s "$url/api/v1/namespaces/default/configmaps/$job-config" | jq -r '.data.i
 awk 'NF {print $4}' "$tmp/ipconfig" | paste -sd' ' | grep -qx "$job-worker-0 $job-worker-1" ||
   fail "ipconfig is not worker-0 then worker-1: $(cat "$tmp/ipconfig")"
 
-# Every write of the operator names it as field manager (issue 16): the objects it made are owned
+# Every write of the operator names it as field manager: the objects it made are owned
 # by dgl-operator alone, and the job's status by dgl-operator through the status subresource.
 managers() { curl -s "$url/$1" | jq -r '[.metadata.managedFields[]? | "\(.manager)/\(.operation)/\(.subresource // "")"] | unique | join(" ")'; }
 for made in "api/v1/namespaces/default/configmaps/$job-config" "api/v1/namespaces/default/pods/$job-launcher"; do

@@ -138,7 +138,7 @@ fakeapi_bench 2000 1
 
 # 2. A report before it, written as an earlier run would have: commit, fleet-day CPU 2.00, profile.
 cat >"$report" <<'MD'
-# Performance at scale (issue 15)
+# Performance at scale
 
 Code: commit `abc1234`. The report it replaced did not name its commit.
 

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Conformance of `dglsim serve` with a client this project did not write: Debian's official
-Kubernetes Python client (python3-kubernetes). Every item of issue 16, through the client's typed
+Kubernetes Python client (python3-kubernetes). Everything real clients need from the API server, through the client's typed
 APIs where it has them, its dynamic client over every served kind, and raw requests where it has
 no API for what is checked (a watch's wire form, the Accept header, server-side apply's query).
 

@@ -12,7 +12,7 @@
 // params). Properties: no handler throws (the server's on_internal_error is a defect here), every
 // answer has an HTTP status, a JSON answer is valid JSON, and a watch or followed log streams
 // without crashing (the first turns of its content provider are pulled, then the stream is closed).
-#include "fakeapi/client/clock.h"
+#include "clock/clock.h"
 #include "fakeapi/client/json.h"
 #include "fakeapi/server/http_server.h"
 #include "fakeapi/server/store.h"

@@ -12,7 +12,7 @@
 // "failures/NODE"), so adding an arrival or a node changes no other's draws. Same seed, same events.
 #pragma once
 
-#include "fakeapi/client/clock.h"
+#include "clock/clock.h"
 
 #include <cstdint>
 #include <string>

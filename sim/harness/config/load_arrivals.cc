@@ -55,7 +55,7 @@ void Loader::LoadArrival(const json& item, const std::string& path, Scenario& s)
                    "draws " + std::to_string(times.size()) + " jobs (" +
                        std::to_string(jobs_submitted_ + static_cast<std::int64_t>(times.size())) +
                        " with the scenario's others); a scenario submits at most " + std::to_string(kMaxJobs) +
-                       " (README: Limits)");
+                       " (docs/limits.md)");
   const std::vector<std::size_t> picks = PickTemplates(s.seed, *name, weights, times.size());
   std::set<std::size_t> reported;
   // A template's manifest file is read once, when the template is first drawn.

@@ -16,11 +16,11 @@ namespace harness::loading {
 
 std::string TooManyNodes(std::size_t nodes) {
   return "the cluster would have " + std::to_string(nodes) + " nodes; a scenario holds at most " +
-         std::to_string(kMaxNodes) + " (README: Limits)";
+         std::to_string(kMaxNodes) + " (docs/limits.md)";
 }
 
 std::string GpusPastTheBound(std::int64_t gpus) {
-  return std::to_string(gpus) + " GPUs on one node; at most " + std::to_string(kMaxNodeGpus) + " (README: Limits)";
+  return std::to_string(gpus) + " GPUs on one node; at most " + std::to_string(kMaxNodeGpus) + " (docs/limits.md)";
 }
 
 // A Node manifest's GPU capacity and allocatable, bounded as a template's are.

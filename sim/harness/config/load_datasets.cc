@@ -70,7 +70,7 @@ void Loader::LoadDataset(const json& item, const std::string& path, Scenario& s)
   if (const double bytes = 4.0 * static_cast<double>(d.nodes) * static_cast<double>(d.feature_dim); bytes > kMaxFeatureBytes)
     Problem(Child(path, "featureDim"), "the features would take " + std::to_string(std::llround(bytes / kMaxFeatureBytes)) +
                                            " PiB (" + std::to_string(d.nodes) + " nodes x " + std::to_string(d.feature_dim) +
-                                           " float32); a dataset's features take at most 1 PiB (README: Limits)");
+                                           " float32); a dataset's features take at most 1 PiB (docs/limits.md)");
   if (auto url = String(item, "url", path)) d.url = *url;
   if (auto structure = Enum(item, "structure", path, {"real", "random"})) d.structure = *structure;
   if (has_edge_list) {

@@ -177,12 +177,12 @@ bool Loader::JobFits(const json& defaulted, const std::function<void(const std::
   }
   if (jobs_submitted_ >= kMaxJobs) {
     problem("metadata.name", "more than " + std::to_string(kMaxJobs) + " jobs; a scenario submits at most " +
-                                 std::to_string(kMaxJobs) + " (README: Limits)");
+                                 std::to_string(kMaxJobs) + " (docs/limits.md)");
     return false;
   }
   if (pods_submitted_ + pods > kMaxPods) {
     problem("spec.dglReplicaSpecs", "the scenario's jobs would have " + std::to_string(pods_submitted_ + pods) +
-                                        " pods; at most " + std::to_string(kMaxPods) + " (README: Limits)");
+                                        " pods; at most " + std::to_string(kMaxPods) + " (docs/limits.md)");
     return false;
   }
   ++jobs_submitted_;

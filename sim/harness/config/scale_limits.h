@@ -1,8 +1,8 @@
 // How big a scenario may be. A run holds its whole cluster in memory (the API server's objects, an
 // actor per node, the operator's caches, the run record), so each bound below is refused with a
 // located message (exit 2) by the loader rather than found as an out-of-memory kill or a run that
-// never ends. The figures measured for the bounds (one core, RelWithDebInfo) are in README
-// "Limits"; raise a bound only with a measurement that it stays within a few GB.
+// never ends. The figures measured for the bounds (one core, RelWithDebInfo) are in
+// docs/limits.md; raise a bound only with a measurement that it stays within a few GB.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +17,7 @@ inline constexpr std::int64_t kMaxNodes = 100'000;
 // about 16 GB).
 inline constexpr std::int64_t kMaxJobs = 100'000;
 // Pods of every job submitted, the replicas of every role added up (scenarios/scale/fleet-week-1m:
-// about 990,000 pods of 70,000 DGLJobs on 70,000 nodes over a week; README "Performance at scale").
+// about 990,000 pods of 70,000 DGLJobs on 70,000 nodes over a week; reports/performance.md).
 inline constexpr std::int64_t kMaxPods = 1'500'000;
 // Kubernetes' replicas are int32 (the CRD's format: int32): 2147483648 is refused by admission.
 // GPUs of one node (the largest machines have 16): keeps the cluster's GPU count, summed over

@@ -95,7 +95,7 @@ const char* ToString(ExpectKind kind) {
 }
 
 const std::vector<DatasetPreset>& DatasetPresets() {
-  // Node and edge counts as OGB publishes them (calibration.md, "Datasets"); edges as stored, not
+  // Node and edge counts as OGB publishes them (docs/models.md, "Datasets"); edges as stored, not
   // symmetrised; directed as OGB's master.csv says (add_inverse_edge false: papers100M, arxiv).
   static const std::vector<DatasetPreset> kPresets = {
       {"ogbn-products", 2'449'029, 61'859'140, 100, "http://snap.stanford.edu/ogb/data/nodeproppred/products.zip", false},

@@ -52,7 +52,7 @@
 //   pods expectation `at`           end
 #pragma once
 
-#include "fakeapi/client/clock.h"
+#include "clock/clock.h"
 #include "fakeapi/client/json.h"
 #include "operator/api/vocabulary.h"
 #include "sim/cluster/cluster.h"
@@ -200,7 +200,7 @@ struct DatasetSpec {
   bool directed = false;           // the preset's graph is loaded directed (as stored): partition files
 };
 
-// The built-in dataset presets (calibration.md and the OGB leaderboards).
+// The built-in dataset presets (docs/models.md and the OGB leaderboards).
 struct DatasetPreset {
   const char* name;
   std::int64_t nodes;

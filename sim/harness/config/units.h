@@ -18,7 +18,7 @@
 // second ("1e-810Bps" is not zero to a long double, but it is to the model's doubles).
 #pragma once
 
-#include "fakeapi/client/clock.h"
+#include "clock/clock.h"
 #include "fakeapi/client/json.h"
 
 #include <cstdint>

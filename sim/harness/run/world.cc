@@ -27,7 +27,7 @@ namespace {
 // oldest is younger than 75 s, halved once a quarter of them is older, at most 100 * 1024. Every
 // superseded version the history holds stays in memory: a fixed 10,000 events a resource made most
 // of the fleet week's 455 MB (102 MB now). The trade is CPU on runs of a day or a week, which then
-// free versions as they go instead of never (README, "Performance at scale"). An informer that
+// free versions as they go instead of never (reports/performance.md). An informer that
 // falls further behind relists on 410 Expired, as against kube-apiserver.
 constexpr std::size_t kWatchHistoryMax = 100 * 1024;
 constexpr std::size_t kWatchHistoryMin = 100;

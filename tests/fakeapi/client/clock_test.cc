@@ -1,5 +1,5 @@
 // Tests of the clocks and of RFC 3339 formatting and parsing.
-#include "fakeapi/client/clock.h"
+#include "clock/clock.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// What real controllers and tools need from the HTTP facade beyond kubectl's basics (issue 16):
+// What real controllers and tools need from the HTTP facade beyond kubectl's basics:
 // OpenAPI v2, server-side apply with field ownership, dryRun, deletes answered as kube-apiserver
 // answers them, deletecollection, Leases, ClusterRoles, bindings, evictions, access reviews, the
 // events.k8s.io view, the Accept header, paging, exact lists, bookmarks and WatchList.

@@ -1,4 +1,4 @@
-// Conformance tests of the fake API server: one or more per behaviour of issue 2, including the
+// Conformance tests of the fake API server: one or more per behaviour controllers depend on, including the
 // cases other fakes got wrong (client-go's fake: no resourceVersion, no field selectors, a panic
 // after 100 unconsumed watch events, no cascading delete; controller-runtime's fake: no GC).
 #include "fakeapi/server/store.h"

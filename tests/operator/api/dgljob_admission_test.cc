@@ -4,7 +4,7 @@
 #include "operator/admission/dgljob_admission.h"
 #include "operator/api/dgljob_api.h"
 
-#include "fakeapi/client/clock.h"
+#include "clock/clock.h"
 #include "fakeapi/server/store.h"
 
 #include <gtest/gtest.h>

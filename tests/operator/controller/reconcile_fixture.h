@@ -2,7 +2,7 @@
 // admission, job builders, and helpers that play kubelet by writing pod status directly.
 #pragma once
 
-#include "fakeapi/client/clock.h"
+#include "clock/clock.h"
 #include "fakeapi/client/json.h"
 #include "fakeapi/server/store.h"
 #include "operator/admission/dgljob_admission.h"

@@ -47,7 +47,7 @@ TEST_F(ReconcilerTest, DglApiFirstPassCreatesPartitionerLauncherAndSupportObject
   EXPECT_EQ(Status()["restartCount"], 0);
 }
 
-TEST_F(ReconcilerTest, PhaseFollowsCurrentPodsInTheSameReconcile) {  // defect 4
+TEST_F(ReconcilerTest, PhaseFollowsCurrentPodsInTheSameReconcile) {  // the original lagged a reconcile
   CreateJob(MakeJob("DGL-API", 2));
   Reconcile();
   SetPod("j-partitioner", "Running", "10.0.0.2");
@@ -92,7 +92,7 @@ TEST_F(ReconcilerTest, WorkersAreCreatedOnlyAfterThePartitionerSucceeded) {
   EXPECT_FALSE(Exists("pods", "j-worker-0"));
 }
 
-TEST_F(ReconcilerTest, PartitionedDoesNotBounceWhileWorkersComeUp) {  // defect 4
+TEST_F(ReconcilerTest, PartitionedDoesNotBounceWhileWorkersComeUp) {  // the original lagged a reconcile
   CreateJob(MakeJob("DGL-API", 2));
   Reconcile();
   SetPod("j-partitioner", "Succeeded", "10.0.0.2");
@@ -110,7 +110,7 @@ TEST_F(ReconcilerTest, PartitionedDoesNotBounceWhileWorkersComeUp) {  // defect 
   EXPECT_EQ(Phase(), "Training");
 }
 
-TEST_F(ReconcilerTest, SuccessSetsCompletionTimeAndStartTimeIsSaved) {  // defect 3
+TEST_F(ReconcilerTest, SuccessSetsCompletionTimeAndStartTimeIsSaved) {  // the original never set completionTime
   CreateJob(MakeJob("DGL-API", 2));
   Reconcile();
   const std::string start = Status().value("startTime", "");
@@ -129,7 +129,7 @@ TEST_F(ReconcilerTest, SuccessSetsCompletionTimeAndStartTimeIsSaved) {  // defec
   EXPECT_EQ(Status()["replicaStatuses"]["Launcher"]["succeeded"], 1);
 }
 
-TEST_F(ReconcilerTest, SkipModeRunsTheLauncherAloneAndLeavesPending) {  // defect 2
+TEST_F(ReconcilerTest, SkipModeRunsTheLauncherAloneAndLeavesPending) {  // the original stayed Pending
   CreateJob(MakeJob("Skip", 0));
   Reconcile();
   EXPECT_EQ(Names("pods"), std::vector<std::string>{"j-launcher"});
@@ -146,7 +146,7 @@ TEST_F(ReconcilerTest, SkipModeRunsTheLauncherAloneAndLeavesPending) {  // defec
   EXPECT_TRUE(Status().contains("completionTime"));
 }
 
-TEST_F(ReconcilerTest, ParMetisRunsAPartitionerAndProgresses) {  // defect 2
+TEST_F(ReconcilerTest, ParMetisRunsAPartitionerAndProgresses) {  // the original stayed Pending
   CreateJob(MakeJob("ParMETIS", 2));
   Reconcile();
   json part = Get("pods", "j-partitioner");
@@ -198,7 +198,7 @@ TEST_F(ReconcilerTest, DistParMetisCreatesWorkersAndLauncherTogetherWithDistPart
 
 // ---- ConfigMap, Service ------------------------------------------------------------------------
 
-TEST_F(ReconcilerTest, WorkerTenGetsItsOwnIpWithTwelveWorkers) {  // defect 1
+TEST_F(ReconcilerTest, WorkerTenGetsItsOwnIpWithTwelveWorkers) {  // the original ordered IPs as strings
   CreateJob(MakeJob("DGL-API", 12));
   DriveToTraining(12);
   json data = Get("configmaps", "j-config")["data"];
@@ -224,7 +224,7 @@ TEST_F(ReconcilerTest, IpconfigListsOnlyWorkersWithAnIp) {
   EXPECT_EQ(Get("configmaps", "j-config")["data"]["ipconfig"], "10.0.1.2 30050 1 j-worker-2 8\n");
 }
 
-TEST_F(ReconcilerTest, ExactlyOneServiceWithNumServersPorts) {  // defect 7
+TEST_F(ReconcilerTest, ExactlyOneServiceWithNumServersPorts) {  // the original made one Service per port
   CreateJob(MakeJob("DGL-API", 4, /*num_servers=*/3));
   DriveToTraining(4);
   auto services = Names("services");
@@ -410,7 +410,7 @@ TEST_F(ReconcilerTest, ObservedGenerationFollowsTheSpec) {
 
 // ---- failure policy -------------------------------------------------------------------------------
 
-TEST_F(ReconcilerTest, PartitionerFailureIsRetriedThenFailsNeverHangs) {  // defect 5
+TEST_F(ReconcilerTest, PartitionerFailureIsRetriedThenFailsNeverHangs) {  // the original hung on a failed partitioner
   json job = MakeJob("DGL-API", 2);
   job["spec"]["runPolicy"] = {{"backoffLimit", 1}};
   CreateJob(job);
@@ -684,7 +684,7 @@ TEST_F(ReconcilerTest, TtlAfterFinishedDeletesTheJob) {
   EXPECT_FALSE(Exists("configmaps", "j-config"));  // garbage-collected with its owner
 }
 
-TEST_F(ReconcilerTest, DeletingTheJobCollectsEveryObjectItOwned) {  // defect 7: Service cleanup
+TEST_F(ReconcilerTest, DeletingTheJobCollectsEveryObjectItOwned) {  // the original left its Service behind
   CreateJob(MakeJob("DGL-API", 2));
   DriveToTraining(2);
   ASSERT_TRUE(store_.Delete("dgljobs", "ns", "j").ok());

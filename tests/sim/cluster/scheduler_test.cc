@@ -83,7 +83,7 @@ TEST_F(SchedulerTest, BindsAPendingPodToAFittingNodeThroughTheApi) {
 TEST_F(SchedulerTest, ABindingRefusedWithAConflictIsRetriedAfterTheBackoff) {
   // A 409 on the binding may come from a concurrent write, not from a bind elsewhere: no watch
   // event will ever say the pod needs scheduling again, so dropping it would leave it Pending for
-  // good (issue 12: 6 of 9 seeds of an ApiFaults run hung that way).
+  // good (6 of 9 seeds of an ApiFaults run hung that way).
   ASSERT_TRUE(cluster_.AddNodes(Nodes("n", 1, "8", "32Gi")).ok());
   Boot();
   sim_.SetApiFaults({.conflict_rate = 1.0});

@@ -113,7 +113,7 @@ TEST(MetisLawTest, MemoryGrowsWithEdgesAndNodesAndMatchesTheMeasured32BitLaw) {
   g = kProducts;
   g.nodes *= 2;
   EXPECT_GT(MetisWorkspaceBytes(c, g), base);
-  // mt-metis (calibration.md): 7.4 GB on products, 232.4 GB on papers100M; the 32-bit law within 15 %.
+  // mt-metis (docs/models.md): 7.4 GB on products, 232.4 GB on papers100M; the 32-bit law within 15 %.
   EXPECT_NEAR(Metis32Bytes(c, kProducts), 7.4e9, 0.15 * 7.4e9);
   EXPECT_NEAR(Metis32Bytes(c, kPapers), 232.4e9, 0.15 * 232.4e9);
 }
@@ -142,7 +142,7 @@ TEST(ParmetisLawTest, EfficiencyFallsWithTheRanksInsideThePlanningRange) {
     const double e = ParmetisEfficiency(c, ranks);
     EXPECT_LT(e, last) << ranks;
     if (ranks >= 4 && ranks <= 64) {
-      EXPECT_GE(e, 0.5) << ranks;  // calibration.md: 0.5-0.8 per rank
+      EXPECT_GE(e, 0.5) << ranks;  // docs/models.md: 0.5-0.8 per rank
       EXPECT_LE(e, 0.8 + 1e-9) << ranks;
     }
     last = e;

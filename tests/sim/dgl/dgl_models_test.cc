@@ -1,5 +1,5 @@
 // The stage models of sim/dgl/models.h: every stage the real scripts run, with its time and peak
-// memory, against the published figures (shared/reference/calibration.md) and the mechanisms around
+// memory, against the published figures (docs/models.md) and the mechanisms around
 // them: dataset preparation, the partition_graph pipeline, ParMETIS across machines, DGL's chunked
 // pipeline and its memory rule, partition files, the server's load, worker memory, and a
 // calibration file standing for another machine.

@@ -346,7 +346,7 @@ TEST_F(DglProgramsTest, EveryStageReportsItsRangeAndALimitInsideAMemoryRangeIsNo
   EXPECT_TRUE(job.notes.empty());  // no memory limit inside the range
 }
 
-// The sweep of issue 13: ogbn-papers100M through MSP on 4 .. 64 workers. Partitioning and the epoch
+// The MSP sweep: ogbn-papers100M through MSP on 4 .. 64 workers. Partitioning and the epoch
 // get faster with more workers, but never twice as fast per doubling, and less so each time.
 TEST_F(DglProgramsTest, MspOnPapers100MNoLongerHalvesPerDoublingOfTheWorkers) {
   std::map<int, double> partition, epoch;

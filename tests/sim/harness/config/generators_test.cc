@@ -89,7 +89,7 @@ TEST(Arrivals, DrawsPastThePodLimitAreRefused) {
     text.replace(at, std::string("Worker: {replicas: 1,").size(), "Worker: {replicas: 10000,");
   ScenarioLoad load = LoadScenarioString(text, "f.yaml", kDir);
   ASSERT_EQ(load.problems.size(), 1u);
-  EXPECT_NE(load.problems[0].find("pods; at most " + std::to_string(kMaxPods) + " (README: Limits)"), std::string::npos)
+  EXPECT_NE(load.problems[0].find("pods; at most " + std::to_string(kMaxPods) + " (docs/limits.md)"), std::string::npos)
       << load.problems[0];
   EXPECT_NE(load.problems[0].find("arrivals[0].templates["), std::string::npos) << load.problems[0];
 }

@@ -3,7 +3,7 @@
 // scheduled into a run) and stays quiet on a clean run.
 #include "tests/sim/harness/harness_test_util.h"
 
-#include "fakeapi/client/clock.h"
+#include "clock/clock.h"
 #include "sim/cluster/simulation.h"
 #include "sim/harness/report/report.h"
 #include "sim/harness/run/invariants.h"

@@ -4,7 +4,7 @@
 // Finish.
 #include "sim/harness/run/recorder.h"
 
-#include "fakeapi/client/clock.h"
+#include "clock/clock.h"
 #include "operator/api/vocabulary.h"
 #include "sim/cluster/cluster.h"
 #include "sim/cluster/simulation.h"

@@ -1,5 +1,6 @@
-// The scenario runner end to end: every scenario in scenarios/ runs and meets its expectations,
-// runs are deterministic, and `dglsim run`'s exit codes and reports.
+// The scenario runner end to end: runs are deterministic, and `dglsim run`'s exit codes and reports.
+// That every scenario of scenarios/ meets its expectations is checked once, by CTest: one entry per
+// file (label scenario, tests/CMakeLists.txt), each running `dglsim run` on it.
 #include "sim/harness/run/runner.h"
 
 #include "sim/harness/checks/expectations.h"
@@ -11,7 +12,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -23,30 +23,6 @@ using testing::Load;
 using testing::SmallScenario;
 
 std::string ScenarioPath(const std::string& name) { return std::string(DGLSIM_SOURCE_DIR) + "/scenarios/" + name; }
-
-void ExpectScenarioPasses(const std::string& name) {
-  ScenarioLoad load = LoadScenario(ScenarioPath(name));
-  ASSERT_TRUE(load.ok()) << name << ": " << (load.problems.empty() ? "" : load.problems[0]);
-  RunRecord record = RunScenario(*load.scenario);
-  auto results = EvaluateExpectations(*load.scenario, record);
-  EXPECT_TRUE(AllPassed(results)) << FormatSummary(record, results);
-}
-
-TEST(RunnerScenarioTest, SspProducts2Workers) { ExpectScenarioPasses("ssp-products-2-workers.yaml"); }
-TEST(RunnerScenarioTest, SkipMode) { ExpectScenarioPasses("skip-mode.yaml"); }
-TEST(RunnerScenarioTest, PartitionerOom) { ExpectScenarioPasses("partitioner-oom.yaml"); }
-
-TEST(RunnerScenarioTest, EveryScenarioInTheFolderPasses) {
-  std::vector<std::string> names;
-  for (const auto& entry : std::filesystem::directory_iterator(std::string(DGLSIM_SOURCE_DIR) + "/scenarios"))
-    if (entry.path().extension() == ".yaml") names.push_back(entry.path().filename().string());
-  std::sort(names.begin(), names.end());
-  ASSERT_GE(names.size(), 3u);
-  for (const auto& name : names) {
-    SCOPED_TRACE(name);
-    ExpectScenarioPasses(name);
-  }
-}
 
 TEST(RunnerTest, ASmallJobRunsThroughEveryPhase) {
   Scenario s = Load(SmallScenario("", ""));

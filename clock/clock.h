@@ -1,6 +1,8 @@
 // A Clock tells the current time. Everything that needs time gets one injected: the simulator
 // passes its simulated clock, tests a ManualClock, a real deployment the SystemClock. Time is an
 // integer count of microseconds since the Unix epoch, so runs are exact and reproducible.
+// The bottom layer (dglclock): the Kubernetes client library and the simulator's event kernel both
+// use it, and it uses only the standard library. Namespace kube, as the timestamps are Kubernetes'.
 #pragma once
 
 #include <cstdint>

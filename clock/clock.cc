@@ -1,7 +1,7 @@
 // The system clock and RFC 3339 formatting and parsing of microsecond timestamps.
 // The civil-date arithmetic is done here on integers (proleptic Gregorian calendar, UTC) so that
 // results never depend on the host's locale, TZ variable or C library.
-#include "fakeapi/client/clock.h"
+#include "clock/clock.h"
 
 #include <charconv>
 #include <chrono>
