@@ -75,6 +75,10 @@ struct Response;
 namespace fakeapi {
 
 class Store;
+class Authentication;
+namespace rbac {
+class Authorizer;
+}  // namespace rbac
 
 // A container's log, as the provider knows it.
 struct ContainerLog {
@@ -114,6 +118,18 @@ struct HttpServerOptions {
   // Called with the exception's message when a handler throws (a defect: the client gets 500
   // InternalError); on the request's thread, outside the executor. Unset: nothing.
   std::function<void(const std::string& what)> on_internal_error;
+  // Who may do what, checked before a request is routed (auth_filter.cc): its user from the
+  // Authorization header (authentication.h; 401 without a valid token), impersonation (kubectl
+  // --as), then the authorizer (rbac.h; 403 with kube-apiserver's Forbidden body, the escalation
+  // checks on RBAC writes). SubjectAccessReviews and SelfSubjectAccessReviews are answered by the
+  // same authorizer, SelfSubjectReview with the request's user. Unset authentication: every request
+  // is anonymous and a superuser (below). Unset authorizer: every request is allowed and every access
+  // review answers allowed. The authorizer is used inside the executor and must outlive the server.
+  // Without authentication a request is system:anonymous in system:unauthenticated and
+  // system:masters (allowed everything; impersonation with kubectl --as is then how to ask as
+  // someone else).
+  std::shared_ptr<const Authentication> authentication;
+  const rbac::Authorizer* authorizer = nullptr;
 };
 
 class HttpServer {
