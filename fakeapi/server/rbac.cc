@@ -14,7 +14,6 @@ using kube::Json;
 namespace {
 
 constexpr const char* kAll = "*";
-constexpr const char* kRbacGroup = "rbac.authorization.k8s.io";
 
 bool Has(const std::vector<std::string>& list, std::string_view value) {
   return std::find(list.begin(), list.end(), value) != list.end();

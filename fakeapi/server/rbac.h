@@ -50,6 +50,7 @@ class Store;
 
 namespace rbac {
 
+inline constexpr const char* kRbacGroup = "rbac.authorization.k8s.io";
 inline constexpr const char* kMastersGroup = "system:masters";
 inline constexpr const char* kAuthenticatedGroup = "system:authenticated";
 inline constexpr const char* kUnauthenticatedGroup = "system:unauthenticated";

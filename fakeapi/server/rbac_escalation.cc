@@ -13,9 +13,7 @@ using kube::Json;
 
 namespace {
 
-constexpr const char* kRbacGroup = "rbac.authorization.k8s.io";
-
-bool HasOrAll(const std::vector<std::string>& list, const std::string& value) {
+bool ListHolds(const std::vector<std::string>& list, const std::string& value) {
   for (const std::string& s : list)
     if (s == value || s == "*") return true;
   return false;
@@ -23,7 +21,7 @@ bool HasOrAll(const std::vector<std::string>& list, const std::string& value) {
 
 // An owner's resources cover one requested resource: "*", the same, or "*/sub" for "res/sub".
 bool ResourceCovered(const std::vector<std::string>& owner, const std::string& resource) {
-  if (HasOrAll(owner, resource)) return true;
+  if (ListHolds(owner, resource)) return true;
   const std::size_t slash = resource.find('/');
   if (slash == std::string::npos) return false;
   return std::find(owner.begin(), owner.end(), "*/" + resource.substr(slash + 1)) != owner.end();
@@ -41,12 +39,12 @@ bool UrlCovered(const std::vector<std::string>& owner, const std::string& url) {
 // one URL) is held by a rule of `owner`.
 bool Covered(const std::vector<PolicyRule>& owner, const PolicyRule& atom) {
   for (const PolicyRule& o : owner) {
-    if (!HasOrAll(o.verbs, atom.verbs[0])) continue;
+    if (!ListHolds(o.verbs, atom.verbs[0])) continue;
     if (!atom.non_resource_urls.empty()) {
       if (UrlCovered(o.non_resource_urls, atom.non_resource_urls[0])) return true;
       continue;
     }
-    if (!HasOrAll(o.api_groups, atom.api_groups[0]) || !ResourceCovered(o.resources, atom.resources[0])) continue;
+    if (!ListHolds(o.api_groups, atom.api_groups[0]) || !ResourceCovered(o.resources, atom.resources[0])) continue;
     if (o.resource_names.empty()) return true;
     if (!atom.resource_names.empty() &&
         std::find(o.resource_names.begin(), o.resource_names.end(), atom.resource_names[0]) != o.resource_names.end())

@@ -4,7 +4,9 @@
 namespace sim {
 
 OperatorActor::OperatorActor(Simulation& sim, OperatorActorOptions options)
-    : Actor(sim, "dgl-operator"), options_(std::move(options)) {}
+    : Actor(sim, "dgl-operator"), options_(std::move(options)) {
+  SetIdentity(options_.identity);
+}
 
 OperatorActor::~OperatorActor() = default;
 

@@ -73,8 +73,25 @@ void Simulation::SetApiFaults(const kube::FaultPlan& plan) {
 
 void Simulation::DropWatches() { store_->DropWatches(); }
 
+void Simulation::EnableAuthorization(fakeapi::rbac::Policy policy) {
+  authorizer_ = std::make_unique<fakeapi::rbac::Authorizer>(std::move(policy));
+  authorizer_->SetStore(store_.get());
+  for (Actor* a : actors_) a->authorizing_client().SetAuthorizer(authorizer_.get());
+}
+
+void Simulation::OnRefusal(const Actor& actor, const kube::Status& status) {
+  std::string line = actor.name() + ": " + status.message();
+  trace_.Record(engine_.Now(), "auth", line);
+  ++refusal_count_;
+  if (refusals_.size() < kMaxRefusalsKept && std::find(refusals_.begin(), refusals_.end(), line) == refusals_.end())
+    refusals_.push_back(std::move(line));
+}
+
 Actor::Actor(Simulation& sim, std::string name) : sim_(sim), name_(std::move(name)), events_(sim.engine()) {
-  client_ = std::make_unique<kube::FaultyClient>(sim_.store(), sim_.Random("api-faults/" + name_).NextU64());
+  authorizing_ = std::make_unique<fakeapi::AuthorizingClient>(sim_.store(), sim_.store().registry(),
+                                                              sim_.authorizer(), fakeapi::rbac::AdminUser());
+  authorizing_->SetOnRefusal([this](const kube::Status& s) { sim_.OnRefusal(*this, s); });
+  client_ = std::make_unique<kube::FaultyClient>(*authorizing_, sim_.Random("api-faults/" + name_).NextU64());
   sim_.Register(this);
 }
 

@@ -169,6 +169,7 @@ struct RunRecord {
   std::vector<InvariantViolation> invariant_violations;
   std::map<std::string, std::int64_t> invariant_checks;  // invariant name -> checks made
   std::vector<std::string> fault_log;  // "12m30s NodeDown gpu-1", in order applied
+  std::vector<std::string> forbidden;  // distinct refused requests, "<actor>: <403 message>" (Simulation::refusals)
   std::vector<std::string> notes;      // things the summary must say (skipped, why a job is not done)
   int nodes = 0;
   std::int64_t gpus = 0;
