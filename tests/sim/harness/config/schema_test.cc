@@ -286,12 +286,14 @@ std::vector<RunCase> RunCases() {
       {"operator.enabled", Small, none, set({"operator", "enabled"}, false)},
       {"operator.reconcileLatency", Small, none, set({"operator", "reconcileLatency"}, "100ms")},
       {"operator.gangScheduling", Small, none, set({"operator", "gangScheduling"}, true)},
-      // An operator bound to a role that grants nothing: every request refused.
+      // An operator whose role grants all it needs but Events: its Events are refused.
       {"operator.rbac", Small, none,
        set({"operator", "rbac"},
-           WriteScratch("rbac-nothing.yaml",
+           WriteScratch("rbac-no-events.yaml",
                         "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: dgl-operator}\n"
-                        "rules: []\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\n"
+                        "rules: [{apiGroups: ['', kubeflow.org, rbac.authorization.k8s.io, scheduling.x-k8s.io], "
+                        "resources: [pods, pods/exec, configmaps, services, serviceaccounts, nodes, dgljobs, "
+                        "dgljobs/status, roles, rolebindings, podgroups], verbs: ['*']}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\n"
                         "metadata: {name: dgl-operator}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, "
                         "name: dgl-operator}\nsubjects: [{kind: ServiceAccount, name: dgl-operator, namespace: dgl-operator}]\n"))},
       {"calibration", Models, none, set({"calibration"}, calibration)},
