@@ -81,6 +81,10 @@ struct Response;
 namespace fakeapi {
 
 class Store;
+class Authentication;
+namespace rbac {
+class Authorizer;
+}  // namespace rbac
 
 // A container's log, as the provider knows it.
 struct ContainerLog {
@@ -124,10 +128,22 @@ struct HttpServerOptions {
   // (kube::kMetricsContentType). Unset: /metrics is 404, as any unknown path.
   std::function<std::string()> metrics;
   // Every request on a resource is logged here once answered (audit_log.h), under the
-  // Impersonate-User header's identity, else `audit_user` (the server does not authenticate: a
-  // fixed identity stands for the one an authenticator would give). Unset: no audit log.
+  // Impersonate-User header's identity, else `audit_user` (the audit log does not take the user
+  // that `authentication` below gives: a fixed identity stands for it). Unset: no audit log.
   AuditLog* audit = nullptr;
   std::string audit_user = "system:admin";
+  // Who may do what, checked before a request is routed (auth_filter.cc): its user from the
+  // Authorization header (authentication.h; 401 without a valid token), impersonation (kubectl
+  // --as), then the authorizer (rbac.h; 403 with kube-apiserver's Forbidden body, the escalation
+  // checks on RBAC writes). SubjectAccessReviews and SelfSubjectAccessReviews are answered by the
+  // same authorizer, SelfSubjectReview with the request's user. Unset authentication: every request
+  // is anonymous and a superuser (below). Unset authorizer: every request is allowed and every access
+  // review answers allowed. The authorizer is used inside the executor and must outlive the server.
+  // Without authentication a request is system:anonymous in system:unauthenticated and
+  // system:masters (allowed everything; impersonation with kubectl --as is then how to ask as
+  // someone else).
+  std::shared_ptr<const Authentication> authentication;
+  const rbac::Authorizer* authorizer = nullptr;
 };
 
 class HttpServer {

@@ -10,6 +10,7 @@
 #include "fakeapi/server/http_listener.h"
 #include "fakeapi/server/http_server.h"
 #include "fakeapi/server/openapi.h"
+#include "fakeapi/server/rbac.h"
 #include "fakeapi/server/request_options.h"
 #include "fakeapi/server/store.h"
 
@@ -89,6 +90,23 @@ struct HttpServer::Impl {
   kube::Json RepresentList(const Target& t, const Representation& r, const kube::ListResult& listed,
                                const std::string& include);
 
+  // Authentication, impersonation, authorization (auth_filter.cc): false (and the 401 or 403 in
+  // `res`) when the request may not go on; `*user` is who it runs as.
+  bool Admit(const httplib::Request& req, httplib::Response& res, rbac::UserInfo* user);
+  bool Impersonate(const httplib::Request& req, httplib::Response& res, rbac::UserInfo* user);
+  // The user of the request this thread is serving (nullptr outside one), for the reviews.
+  static const rbac::UserInfo* CurrentUser();
+  class RequestUser {  // sets CurrentUser() for a scope
+   public:
+    explicit RequestUser(const rbac::UserInfo* user);
+    ~RequestUser();
+    RequestUser(const RequestUser&) = delete;
+    RequestUser& operator=(const RequestUser&) = delete;
+
+   private:
+    const rbac::UserInfo* previous_;
+  };
+
   // Routing (http_server.cc).
   void Handle(const httplib::Request& req, httplib::Response& res);  // Answer, then Audit
   void Answer(const httplib::Request& req, httplib::Response& res);
@@ -121,6 +139,9 @@ struct HttpServer::Impl {
   void Bind(const httplib::Request& req, httplib::Response& res, const Target& t);
   void Evict(const httplib::Request& req, httplib::Response& res, const Target& t);
   void Review(const httplib::Request& req, httplib::Response& res, const Target& t);
+  // The status of an access review (or SelfSubjectReview) as the authorizer answers it for the
+  // review's subject (auth_filter.cc). Inside the executor.
+  kube::Json ReviewStatus(const Target& t, const kube::Json& review) const;
 
   // Watches (watch_handler.cc).
   struct WatchState;

@@ -76,6 +76,9 @@ void HttpServer::Impl::Answer(const httplib::Request& req, httplib::Response& re
                                                   std::to_string(options.max_body_bytes) + " bytes"));
   std::string thrown;
   try {
+    rbac::UserInfo user;
+    if (!Admit(req, res, &user)) return;
+    RequestUser scope(&user);
     Dispatch(req, res);
     return;
   } catch (const std::exception& e) {

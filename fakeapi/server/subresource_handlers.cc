@@ -70,7 +70,11 @@ void HttpServer::Impl::Review(const httplib::Request& req, httplib::Response& re
   review["apiVersion"] = t.resource->ApiVersion();
   review["kind"] = t.resource->kind;
   if (!review["metadata"].is_object()) review["metadata"] = json::object();
-  if (t.resource->kind == "SelfSubjectReview") {
+  if (options.authorizer) {
+    json status;
+    Run([&] { status = ReviewStatus(t, review); });
+    review["status"] = std::move(status);
+  } else if (t.resource->kind == "SelfSubjectReview") {
     // No authentication: every request is anonymous (and authorized, see the access reviews).
     review["status"] = {{"userInfo", {{"username", "system:anonymous"}, {"groups", {"system:unauthenticated"}}}}};
   } else if (t.resource->kind == "SelfSubjectRulesReview") {

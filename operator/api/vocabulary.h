@@ -102,6 +102,8 @@ inline constexpr const char* kReasonUnschedulable = "Unschedulable";
 // Event reasons beyond the condition reasons (every phase change records its condition reason).
 inline constexpr const char* kEventPodFailed = "PodFailed";
 inline constexpr const char* kEventForceDeletedPod = "ForceDeletedPod";
+// The API refused one of the operator's requests (403): its RBAC lacks a permission.
+inline constexpr const char* kEventForbidden = "Forbidden";
 
 // Keys of the ConfigMap J-config (the files the launcher, partitioner and workers read).
 inline constexpr const char* kConfigIpconfig = "ipconfig";

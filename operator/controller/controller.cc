@@ -3,6 +3,7 @@
 #include "fakeapi/client/json_path.h"
 #include "operator/api/dgljob_api.h"
 #include "operator/controller/builders.h"
+#include "operator/controller/events.h"
 
 #include <utility>
 #include <vector>
@@ -167,6 +168,12 @@ bool Controller::ProcessNext() {
     last_error_key_ = *key;
     last_error_ = result.status();
     outcome = ReconcileOutcome::kError;
+    if (result.status().code() == 403) {
+      ++stats_.forbidden;
+      if (ObjectPtr job = informers_[kJobs]->GetByKey(*key))
+        (void)RecordEvent(client_, clock_, options_.reconciler.component, *job, "Warning", kEventForbidden,
+                          result.status().message());
+    }
     queue_.AddRateLimited(*key);
   } else {
     queue_.Forget(*key);

@@ -51,6 +51,10 @@ struct ControllerOptions {
 struct ControllerStats {
   std::int64_t reconciles = 0;
   std::int64_t errors = 0;  // reconciles that returned an error and were requeued with back-off
+  // Of those, the ones the API refused (403 Forbidden: a permission the operator's RBAC lacks).
+  // Each is also a Warning Event "Forbidden" on the job naming the refused request, so that
+  // `kubectl describe dgljob` says why the job does not move (if Events may still be written).
+  std::int64_t forbidden = 0;
 };
 
 class Controller {

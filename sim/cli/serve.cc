@@ -1,5 +1,6 @@
 // `dglsim serve SCENARIO.yaml [--port P] [--address A] [--speed X|max] [--no-operator] [--seed N]
-//  [--storage-quota 1Gi] [--watch-history N] [--max-connections 512] [--max-watches 256] [--audit-log FILE]`:
+//  [--storage-quota 1Gi] [--watch-history N] [--max-connections 512] [--max-watches 256] [--audit-log FILE]
+//  [--token-auth-file FILE] [--anonymous-auth]`:
 // the simulated cluster of a scenario, live, behind the fake API over HTTP, so that kubectl (or
 // the operator binary, with --no-operator) can look at it and write to it while it runs. GET
 // /metrics answers with the in-simulation operator's metrics (Prometheus text format, values in
@@ -12,10 +13,19 @@
 // DGLJob Table columns, the DGLJob schema in OpenAPI, container logs from the simulated kubelets,
 // YAML bodies through the harness's YAML reader.
 //
+// Who may do what (docs/rbac.md): requests are authorized by the simulation's RBAC (kube-apiserver's
+// default policy for the cluster's components, the operator's RBAC file, and whatever RBAC objects
+// are created in the API). With --token-auth-file (kube-apiserver's CSV format) a request needs a
+// bearer token of the file (401 otherwise), unless --anonymous-auth lets it in as system:anonymous.
+// Without either, every request is system:anonymous and a superuser (system:masters): the loopback
+// default. An --address other than loopback without --token-auth-file is refused (exit 2): the
+// network would get a superuser.
+//
 // Prints `serving on http://ADDRESS:PORT` (and flushes) once requests are accepted, and
 // `simulated time stopped at T: ...` each time simulated time stops; runs until SIGINT or SIGTERM. Exit codes: 0 after a signal, 2 for bad input or an address it cannot bind.
 #include "fakeapi/client/json_path.h"
 #include "fakeapi/client/quantity.h"
+#include "fakeapi/server/authentication.h"
 #include "fakeapi/server/http_server.h"
 #include "fakeapi/server/store.h"
 #include "operator/api/dgljob_api.h"
@@ -27,6 +37,7 @@
 #include "sim/harness/config/units.h"
 #include "sim/harness/config/yaml_json.h"
 #include "sim/harness/run/live_run.h"
+#include "sim/kernel/input_file.h"
 
 #include <algorithm>
 #include <atomic>
@@ -129,7 +140,42 @@ struct ServeArgs {
   int max_connections = 512;
   int max_watches = 256;
   std::string audit_log;
+  std::string token_auth_file;
+  bool anonymous_auth = false;
 };
+
+bool IsLoopback(const std::string& address) {
+  return address == "localhost" || address == "::1" || address.rfind("127.", 0) == 0;
+}
+
+// The authentication the flags ask for (nullptr: none, the loopback default); false after a
+// message when the token file is bad or a non-loopback address would go without.
+bool LoadAuthentication(const ServeArgs& args, std::shared_ptr<fakeapi::Authentication>* out) {
+  if (!IsLoopback(args.address) && args.token_auth_file.empty()) {
+    std::cerr << "--address " << args.address << ": serving beyond loopback needs authentication: give "
+              << "--token-auth-file (token,user,uid,\"group1,group2\" lines); without it every client "
+              << "would be a superuser\n";
+    return false;
+  }
+  if (args.token_auth_file.empty() && !args.anonymous_auth) return true;
+  auto auth = std::make_shared<fakeapi::Authentication>();
+  if (!args.token_auth_file.empty()) {
+    sim::InputFile text = sim::ReadInputFile(args.token_auth_file, sim::kMaxDocumentBytes);
+    if (!text.ok()) {
+      std::cerr << "--token-auth-file: cannot read \"" << args.token_auth_file << "\": " << text.error << "\n";
+      return false;
+    }
+    auto parsed = fakeapi::Authentication::FromTokenCsv(text.text, args.token_auth_file);
+    if (!parsed.ok()) {
+      std::cerr << "--token-auth-file: " << parsed.status().message() << "\n";
+      return false;
+    }
+    *auth = std::move(parsed).value();
+  }
+  auth->set_anonymous(args.anonymous_auth);
+  *out = std::move(auth);
+  return true;
+}
 
 // The limits a served store and server keep to, checked: false (after a message) for bad values.
 bool CheckLimits(const ServeArgs& args, std::int64_t* quota) {
@@ -194,6 +240,8 @@ int Serve(const ServeArgs& args) {
   }
   std::int64_t quota = 0;
   if (!CheckLimits(args, &quota)) return kExitBadInput;
+  std::shared_ptr<fakeapi::Authentication> authentication;
+  if (!LoadAuthentication(args, &authentication)) return kExitBadInput;
   harness::ScenarioLoad loaded = harness::LoadScenario(args.scenario);
   for (const auto& w : loaded.warnings) std::cerr << w << "\n";
   if (!loaded.ok()) {
@@ -245,6 +293,8 @@ int Serve(const ServeArgs& args) {
     if (auto* op = dynamic_cast<sim::OperatorActor*>(sim.FindActor("dgl-operator")))
       options.metrics = [op] { return op->metrics().Expose(); };
     if (!args.audit_log.empty()) options.audit = &audit;
+    options.authentication = authentication;
+    options.authorizer = sim.authorizer();
     sim.store().SetStorageQuota(static_cast<std::size_t>(quota));
     if (args.watch_history > 0) sim.store().SetHistoryLimit(static_cast<std::size_t>(args.watch_history));
     server = std::make_unique<fakeapi::HttpServer>(sim.store(), options);
@@ -299,6 +349,10 @@ Subcommand AddServeCommand(CLI::App& app) {
   serve->add_option("--audit-log", args->audit_log,
                     "Write every API request (kubectl's, as system:admin or its Impersonate-User) and every simulated "
                     "component's call to this file as an audit log (audit.k8s.io/v1 Event JSON lines)");
+  serve->add_option("--token-auth-file", args->token_auth_file,
+                    "Bearer tokens, kube-apiserver's CSV format: token,user,uid,\"group1,group2\" (401 without one)");
+  serve->add_flag("--anonymous-auth", args->anonymous_auth,
+                  "Let requests without a token in as system:anonymous (group system:unauthenticated)");
   return Subcommand{serve, [args] { return Serve(*args); }};
 }
 

@@ -3,6 +3,7 @@
 #include "sim/cluster/cluster.h"
 
 #include "fakeapi/client/json_path.h"
+#include "fakeapi/server/rbac_bootstrap.h"
 #include "fakeapi/client/quantity.h"
 
 #include <cstdio>
@@ -345,7 +346,10 @@ void Cluster::AddLivenessObserver(LivenessObserver observer) { observers_.push_b
 
 // ---- heartbeats ----------------------------------------------------------------------------------
 
-NodeHeartbeat::NodeHeartbeat(Simulation& sim, Cluster& cluster) : Actor(sim, "node-heartbeat"), cluster_(cluster) {}
+// The kubelets' status posts, for every node: a member of system:nodes.
+NodeHeartbeat::NodeHeartbeat(Simulation& sim, Cluster& cluster) : Actor(sim, "node-heartbeat"), cluster_(cluster) {
+  SetIdentity(fakeapi::rbac::NodeUser("heartbeat"));
+}
 
 void NodeHeartbeat::Start() {
   if (cluster_.options().status_report_period > 0) After(cluster_.options().status_report_period, [this] { Refresh(); });

@@ -3,6 +3,7 @@
 
 #include "fakeapi/client/json_path.h"
 #include "fakeapi/client/quantity.h"
+#include "fakeapi/server/rbac_bootstrap.h"
 #include "sim/kernel/trace.h"
 
 #include <algorithm>
@@ -357,6 +358,7 @@ class Kubelet::Run : public ProgramContext {
 
 Kubelet::Kubelet(Simulation& sim, KubeletConfig config)
     : Actor(sim, "kubelet/" + config.node_name), config_(std::move(config)) {
+  SetIdentity(fakeapi::rbac::NodeUser(config_.node_name));
   programs_ = config_.programs ? config_.programs : std::make_shared<ProgramRegistry>();
   up_ = config_.start_up;
   for (const auto& image : config_.preloaded_images) images_.insert(NormalizeImage(image));

@@ -2,6 +2,7 @@
 #include "sim/cluster/node_lifecycle.h"
 
 #include "fakeapi/client/json_path.h"
+#include "fakeapi/server/rbac_bootstrap.h"
 
 #include <algorithm>
 #include <optional>
@@ -32,6 +33,7 @@ bool IsReadinessTaint(const Taint& t) { return t.key == kTaintNotReady || t.key 
 NodeLifecycleController::NodeLifecycleController(Simulation& sim, Cluster& cluster, NodeLifecycleOptions options,
                                                  std::string name)
     : Actor(sim, std::move(name)), cluster_(cluster), options_(options) {
+  SetIdentity(fakeapi::rbac::NodeControllerUser());
   cluster_.AddLivenessObserver(
       [this](const std::string& node, bool up, Micros last_heartbeat) { OnLiveness(node, up, last_heartbeat); });
 }

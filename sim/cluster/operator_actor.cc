@@ -7,6 +7,7 @@ OperatorActor::OperatorActor(Simulation& sim, OperatorActorOptions options)
     : Actor(sim, "dgl-operator"), options_(std::move(options)) {
   options_.controller.metrics = &metrics_;
   measured_ = std::make_unique<kube::MeasuredClient>(client(), metrics_, sim.engine().clock(), "simulation");
+  SetIdentity(options_.identity);
 }
 
 OperatorActor::~OperatorActor() = default;

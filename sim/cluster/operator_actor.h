@@ -34,6 +34,8 @@ struct OperatorActorOptions {
   Micros reconcile_latency = kDefaultReconcileLatency;
   Micros restart_delay = 5 * kSecond;  // a new pod of the operator's Deployment becomes ready
   dgl::ControllerOptions controller;
+  // Who the operator is to the API: its Deployment's service account (deploy/operator.yaml).
+  fakeapi::rbac::UserInfo identity = fakeapi::rbac::ServiceAccountUser("dgl-operator", "dgl-operator");
 };
 
 class OperatorActor : public Actor {

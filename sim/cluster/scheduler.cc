@@ -3,6 +3,7 @@
 
 #include "fakeapi/client/json_path.h"
 #include "fakeapi/client/quantity.h"
+#include "fakeapi/server/rbac_bootstrap.h"
 
 #include <algorithm>
 #include <set>
@@ -252,7 +253,9 @@ struct Scheduler::GroupState {
 // ---- lifecycle -----------------------------------------------------------------------------------
 
 Scheduler::Scheduler(Simulation& sim, SchedulerConfig config, std::string name)
-    : Actor(sim, std::move(name)), config_(std::move(config)), states_(std::make_unique<StateIndex>()) {}
+    : Actor(sim, std::move(name)), config_(std::move(config)), states_(std::make_unique<StateIndex>()) {
+  SetIdentity(fakeapi::rbac::SchedulerUser());
+}
 
 Scheduler::~Scheduler() = default;
 

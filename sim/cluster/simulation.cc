@@ -76,10 +76,29 @@ void Simulation::SetApiFaults(const kube::FaultPlan& plan) {
 
 void Simulation::DropWatches() { store_->DropWatches(); }
 
+void Simulation::EnableAuthorization(fakeapi::rbac::Policy policy) {
+  authorizer_ = std::make_unique<fakeapi::rbac::Authorizer>(std::move(policy));
+  authorizer_->SetStore(store_.get());
+  for (Actor* a : actors_) a->authorizing_client().SetAuthorizer(authorizer_.get());
+}
+
+void Simulation::OnRefusal(const Actor& actor, const kube::Status& status) {
+  std::string line = actor.name() + ": " + status.message();
+  trace_.Record(engine_.Now(), "auth", line);
+  ++refusal_count_;
+  if (refusals_.size() < kMaxRefusalsKept && std::find(refusals_.begin(), refusals_.end(), line) == refusals_.end())
+    refusals_.push_back(std::move(line));
+}
+
 Actor::Actor(Simulation& sim, std::string name) : sim_(sim), name_(std::move(name)), events_(sim.engine()) {
-  kube::Client* api = &sim_.store();
+  // store <- authorizing (RBAC, as the actor's identity) <- auditing (with an audit log: 403s are
+  // logged too) <- faulty (injected API faults).
+  authorizing_ = std::make_unique<fakeapi::AuthorizingClient>(sim_.store(), sim_.store().registry(),
+                                                              sim_.authorizer(), fakeapi::rbac::AdminUser());
+  authorizing_->SetOnRefusal([this](const kube::Status& s) { sim_.OnRefusal(*this, s); });
+  kube::Client* api = authorizing_.get();
   if (fakeapi::AuditLog* log = sim_.options().audit) {
-    audited_ = std::make_unique<fakeapi::AuditingClient>(sim_.store(), sim_.store().registry(), *log,
+    audited_ = std::make_unique<fakeapi::AuditingClient>(*authorizing_, sim_.store().registry(), *log,
                                                          fakeapi::IdentityOfActor(name_));
     api = audited_.get();
   }

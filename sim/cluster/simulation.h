@@ -22,6 +22,8 @@
 #include "fakeapi/client/informer.h"
 #include "fakeapi/client/workqueue.h"
 #include "fakeapi/server/audit_log.h"
+#include "fakeapi/server/authorizing_client.h"
+#include "fakeapi/server/rbac.h"
 #include "fakeapi/server/store.h"
 #include "sim/kernel/engine.h"
 #include "sim/kernel/owned_events.h"
@@ -116,12 +118,27 @@ class Simulation {
   // Ends every open watch, as a restarted API server would; informers resume or relist.
   void DropWatches();
 
+  // Authorization (fakeapi/server/rbac.h): from now on every actor's call is authorized for the
+  // actor's identity by `policy` and the RBAC objects stored in the API; a refusal is a 403 for the
+  // actor and a trace line ("auth": "<actor>: <message>"). Allowed calls leave no trace: a run
+  // whose every call is allowed is the run without authorization. Without it (the default) every
+  // call passes.
+  void EnableAuthorization(fakeapi::rbac::Policy policy);
+  // nullptr until EnableAuthorization.
+  fakeapi::rbac::Authorizer* authorizer() { return authorizer_.get(); }
+  // The calls refused so far, and the first kMaxRefusalsKept distinct refusals as
+  // "<actor>: <message>", in the order they happened.
+  static constexpr std::size_t kMaxRefusalsKept = 100;
+  std::int64_t refusal_count() const { return refusal_count_; }
+  const std::vector<std::string>& refusals() const { return refusals_; }
+
   // Whether any actor still owes the cluster work it has armed a timer for (Actor::HasPendingWork):
   // a run is not over while one does.
   bool AnyActorHasPendingWork() const;
 
  private:
   friend class Actor;
+  void OnRefusal(const Actor& actor, const kube::Status& status);
   void AdoptActor(std::unique_ptr<Actor> actor);
   void Register(Actor* actor);
   void Unregister(Actor* actor);
@@ -135,6 +152,9 @@ class Simulation {
   RandomStreams streams_;
   std::unique_ptr<fakeapi::Store> store_;
   std::unique_ptr<fakeapi::AuditingClient> user_client_;  // with an audit log
+  std::unique_ptr<fakeapi::rbac::Authorizer> authorizer_;
+  std::int64_t refusal_count_ = 0;
+  std::vector<std::string> refusals_;
   std::unique_ptr<Network> network_;
   std::vector<Actor*> actors_;  // live actors, in the order they were built
   struct OwnedActors {          // destroys its actors the last added first
@@ -184,9 +204,15 @@ class Actor {
   // Called once when the simulation starts (or when added to a running one).
   virtual void Start() = 0;
 
-  // The API as this actor sees it: the store behind a FaultyClient whose plan the simulation
-  // sets (no faults by default).
+  // The API as this actor sees it: the store behind the actor's AuthorizingClient (its identity,
+  // see Simulation::EnableAuthorization) behind a FaultyClient whose plan the simulation sets (no
+  // faults by default).
   kube::Client& client() { return *client_; }
+  // Who the actor is to the API: system:admin in system:masters unless the actor says otherwise.
+  const fakeapi::rbac::UserInfo& identity() const { return authorizing_->user(); }
+  // The API as `user` sees it, through the simulation's authorizer (when enabled): for what an
+  // actor does on another identity's behalf (a container's processes as their service account).
+  fakeapi::AuthorizingClient& authorizing_client() { return *authorizing_; }
   kube::FaultyClient& faulty_client() { return *client_; }
 
   // True while the actor has armed a timer for work it still owes the cluster: a controller's
@@ -212,6 +238,8 @@ class Actor {
                                  kube::InformerHandlers handlers);
   // Drops this actor's informers and their caches (an actor that restarts starts over from lists).
   void ResetInformers();
+  // Sets who the actor is to the API (before it makes calls).
+  void SetIdentity(fakeapi::rbac::UserInfo user) { authorizing_->SetUser(std::move(user)); }
   // Records a line in the trace under this actor's name.
   void Log(std::string_view text);
 
@@ -219,6 +247,7 @@ class Actor {
   Simulation& sim_;
   std::string name_;
   std::unique_ptr<fakeapi::AuditingClient> audited_;  // between client_ and the store, with an audit log
+  std::unique_ptr<fakeapi::AuthorizingClient> authorizing_;
   std::unique_ptr<kube::FaultyClient> client_;
   std::vector<std::unique_ptr<PumpedInformer>> informers_;
   OwnedEvents events_;  // last: its events die before anything they use

@@ -70,6 +70,10 @@ json FaultToJson(const FaultSpec& f) {
       break;
     case FaultKind::kWatchDrop:
     case FaultKind::kOperatorRestart: break;
+    case FaultKind::kRbacRuleRemoved:
+      out["role"] = f.role;
+      out["rule"] = f.rule;
+      break;
   }
   if (f.duration) out["for"] = ExactDuration(*f.duration);
   return out;

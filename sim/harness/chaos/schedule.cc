@@ -112,6 +112,7 @@ bool DrawTarget(sim::RandomStream& rng, const Targets& t, const ChaosRates& rate
     case FaultKind::kOperatorRestart:
       if (rng.Bernoulli(0.5)) f.duration = Seconds(rng, kSecond, 120 * kSecond);
       return true;
+    case FaultKind::kRbacRuleRemoved: return false;  // a policy edit, not drawn by campaigns
   }
   return false;
 }

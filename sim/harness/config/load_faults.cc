@@ -24,6 +24,7 @@ void Loader::LoadFault(const json& item, const std::string& path, Scenario& s) {
   LoadTrigger(item, path, s, f);
   if (Contains(SchemaChildren("faults[" + *kind + "]"), "for")) f.duration = Duration(item, "for", path, true);
   LoadFaultTarget(item, path, f);
+  if (f.kind == FaultKind::kRbacRuleRemoved) CheckRbacFault(path, s, f);
   s.faults.push_back(std::move(f));
 }
 
@@ -130,6 +131,7 @@ void Loader::LoadFaultTarget(const json& item, const std::string& path, FaultSpe
     }
     case FaultKind::kWatchDrop:
     case FaultKind::kOperatorRestart: return;
+    case FaultKind::kRbacRuleRemoved: return LoadRbacFault(item, path, f);
   }
 }
 

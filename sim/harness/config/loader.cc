@@ -337,7 +337,20 @@ void Loader::LoadSettings(const json& top, Scenario& s) {
     if (auto b = Bool(*op, "enabled", "operator")) s.operator_settings.enabled = *b;
     if (auto d = Duration(*op, "reconcileLatency", "operator")) s.operator_settings.reconcile_latency = *d;
     if (auto b = Bool(*op, "gangScheduling", "operator")) s.operator_settings.gang_scheduling = *b;
+    if (auto file = String(*op, "rbac", "operator")) {
+      s.operator_settings.rbac_file = Resolve(*file);
+      auto text = sim::ReadInputFile(s.operator_settings.rbac_file, sim::kMaxDocumentBytes);
+      if (!text.ok()) {
+        Problem(Child("operator", "rbac"), "cannot load " + Quoted(s.operator_settings.rbac_file) + ": " + text.error);
+        return;
+      }
+      RbacObjects loaded = LoadRbacObjects(text.text, s.operator_settings.rbac_file);
+      for (std::string& p : loaded.problems) out_->problems.push_back(std::move(p));
+      s.operator_settings.rbac = std::move(loaded.objects);
+      return;
+    }
   }
+  s.operator_settings.rbac = LoadRbacObjects(DefaultOperatorRbac(), "deploy/rbac.yaml").objects;
 }
 
 void Loader::LoadCalibration(const json& top, Scenario& s) {

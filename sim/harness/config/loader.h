@@ -159,6 +159,10 @@ class Loader {
   void LoadTrigger(const json& item, const std::string& path, const Scenario& s, FaultSpec& f);
   void LoadFaultTarget(const json& item, const std::string& path, FaultSpec& f);
   void LoadFaultNode(const json& item, const std::string& path, bool required, FaultSpec& f);
+  // RbacRuleRemoved's role and rule, checked against the operator's RBAC file and the bootstrap
+  // policy (load_rbac.cc).
+  void LoadRbacFault(const json& item, const std::string& path, FaultSpec& f);
+  void CheckRbacFault(const std::string& path, const Scenario& s, const FaultSpec& f);
 
   // ---- expectations (load_expectations.cc)
   void LoadExpectation(const json& item, const std::string& path, Scenario& s);

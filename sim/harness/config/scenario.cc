@@ -73,6 +73,7 @@ const char* ToString(FaultKind kind) {
     case FaultKind::kApiFaults: return "ApiFaults";
     case FaultKind::kWatchDrop: return "WatchDrop";
     case FaultKind::kOperatorRestart: return "OperatorRestart";
+    case FaultKind::kRbacRuleRemoved: return "RbacRuleRemoved";
   }
   return "?";
 }

@@ -81,6 +81,7 @@ void FaultInjector::Apply(const FaultSpec& fault) {
       Record("WatchDrop");
       return;
     case FaultKind::kOperatorRestart: return RestartOperator(fault);
+    case FaultKind::kRbacRuleRemoved: return RemoveRbacRule(fault);
   }
 }
 
@@ -189,6 +190,29 @@ void FaultInjector::RestartOperator(const FaultSpec& fault) {
   }
   op_->Restart(fault.duration);
   Record("OperatorRestart" + (fault.duration ? " down for " + FormatDuration(*fault.duration) : std::string()));
+}
+
+// The rule goes from the authorizer's policy (what the API would do once the edited role is stored);
+// `for` puts it back where it was.
+void FaultInjector::RemoveRbacRule(const FaultSpec& fault) {
+  fakeapi::rbac::Authorizer* authorizer = sim_.authorizer();
+  const std::size_t slash = fault.role.find('/');
+  const std::string kind = fault.role.substr(0, slash), key = fault.role.substr(slash + 1);
+  const auto* rules = authorizer ? authorizer->policy().RulesOf(kind, key) : nullptr;
+  const std::string who = "RbacRuleRemoved " + fault.role + " rule " + std::to_string(fault.rule);
+  if (!rules || fault.rule < 0 || static_cast<std::size_t>(fault.rule) >= rules->size()) {
+    Record(who + " skipped: no such rule");
+    return;
+  }
+  const fakeapi::rbac::PolicyRule removed = (*rules)[static_cast<std::size_t>(fault.rule)];
+  authorizer->policy().RemoveRule(kind, key, static_cast<std::size_t>(fault.rule));
+  Record(who + " " + fakeapi::rbac::CompactString(removed) + For(fault));
+  if (fault.duration)
+    events_.After(*fault.duration, [this, kind, key, rule = fault.rule, removed, who] {
+      if (fakeapi::rbac::Authorizer* a = sim_.authorizer())
+        a->policy().InsertRule(kind, key, static_cast<std::size_t>(rule), removed);
+      Record(who + " restored");
+    });
 }
 
 }  // namespace harness

@@ -65,6 +65,7 @@ class FaultInjector {
   void SlowNetwork(const FaultSpec& fault);
   void FailApiCalls(const FaultSpec& fault);
   void RestartOperator(const FaultSpec& fault);
+  void RemoveRbacRule(const FaultSpec& fault);
 
   sim::Simulation& sim_;
   sim::Cluster& cluster_;

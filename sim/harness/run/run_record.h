@@ -171,6 +171,7 @@ struct RunRecord {
   std::vector<std::string> fault_log;  // "12m30s NodeDown gpu-1", in order applied
   // The in-simulation operator's metrics at the end (Prometheus text format; "" without operator).
   std::string operator_metrics;
+  std::vector<std::string> forbidden;  // distinct refused requests, "<actor>: <403 message>" (Simulation::refusals)
   std::vector<std::string> notes;      // things the summary must say (skipped, why a job is not done)
   int nodes = 0;
   std::int64_t gpus = 0;

@@ -1,6 +1,7 @@
 // The simulation's parts, built in order and owned in order. See world.h.
 #include "sim/harness/run/world.h"
 
+#include "fakeapi/server/rbac_bootstrap.h"
 #include "operator/admission/dgljob_admission.h"
 #include "operator/api/vocabulary.h"
 #include "sim/cluster/cluster.h"
@@ -131,6 +132,11 @@ World::~World() = default;
 
 void World::BuildApi() {
   dgl::RegisterDGLJobAdmission(sim_.store());
+  // Every actor acts as its identity: the cluster's components under kube-apiserver's default
+  // policy, the operator under its RBAC file. The harness's own actors are system:masters.
+  fakeapi::rbac::Policy policy = fakeapi::rbac::BootstrapPolicy();
+  for (const kube::Json& object : scenario_.operator_settings.rbac) (void)policy.Add(object);  // checked when loaded
+  sim_.EnableAuthorization(std::move(policy));
   for (const auto& ns : scenario_.namespaces)
     if (!sim_.store().Get("namespaces", "", ns).ok())
       sim_.store().Create("namespaces", {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}});
@@ -242,6 +248,12 @@ void World::Finish(Micros until) {
   CopyPredictions(dgl_->predictions(), record_);
   record_.fault_log = faults_->log();
   if (operator_) record_.operator_metrics = operator_->metrics().Expose();
+  // Refused requests are the run's news: a missing RBAC rule shows here first.
+  if (sim_.refusal_count() > 0) {
+    record_.notes.push_back(std::to_string(sim_.refusal_count()) + " API request(s) refused (403 Forbidden); first: " +
+                            sim_.refusals().front());
+    record_.forbidden = sim_.refusals();
+  }
   RecordFigures();
 }
 

@@ -193,6 +193,10 @@ std::vector<RunCase> RunCases() {
           json::array({{{"key", "k"}, {"operator", "Equal"}, {"value", "v"}, {"effect", "NoSchedule"}}});
     });
   };
+  // The operator's events rule (rule 7 of deploy/rbac.yaml's ClusterRole) removed a second in.
+  auto rbac_fault = [](json& s) {
+    AddFault(s, {{"at", "1s"}, {"kind", "RbacRuleRemoved"}, {"role", "ClusterRole/dgl-operator"}, {"rule", 7}});
+  };
   const std::string manifest_a = WriteScratch("job-a.yaml", GenericJob("j").dump());
   json one_worker = GenericJob("j");
   one_worker["spec"]["dglReplicaSpecs"]["Worker"]["replicas"] = 1;
@@ -282,6 +286,16 @@ std::vector<RunCase> RunCases() {
       {"operator.enabled", Small, none, set({"operator", "enabled"}, false)},
       {"operator.reconcileLatency", Small, none, set({"operator", "reconcileLatency"}, "100ms")},
       {"operator.gangScheduling", Small, none, set({"operator", "gangScheduling"}, true)},
+      // An operator whose role grants all it needs but Events: its Events are refused.
+      {"operator.rbac", Small, none,
+       set({"operator", "rbac"},
+           WriteScratch("rbac-no-events.yaml",
+                        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: dgl-operator}\n"
+                        "rules: [{apiGroups: ['', kubeflow.org, rbac.authorization.k8s.io, scheduling.x-k8s.io], "
+                        "resources: [pods, pods/exec, configmaps, services, serviceaccounts, nodes, dgljobs, "
+                        "dgljobs/status, roles, rolebindings, podgroups], verbs: ['*']}]\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\n"
+                        "metadata: {name: dgl-operator}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, "
+                        "name: dgl-operator}\nsubjects: [{kind: ServiceAccount, name: dgl-operator, namespace: dgl-operator}]\n"))},
       {"calibration", Models, none, set({"calibration"}, calibration)},
       {"datasets[].name", Models, [](json& s) { s["jobs"][0].erase("dataset"); },
        [](json& s) { s["datasets"][0]["name"] = "other"; }},
@@ -434,6 +448,9 @@ std::vector<RunCase> RunCases() {
       {"faults[WatchDrop]", Small, none, [](json& s) { AddFault(s, {{"at", "2m"}, {"kind", "WatchDrop"}}); }},
       {"faults[OperatorRestart].for", Small, [](json& s) { AddFault(s, {{"at", "1m"}, {"kind", "OperatorRestart"}}); },
        [](json& s) { Fault(s)["for"] = "3m"; }},
+      {"faults[RbacRuleRemoved].role", Small, rbac_fault, [](json& s) { Fault(s)["role"] = "ClusterRole/system:node"; }},
+      {"faults[RbacRuleRemoved].rule", Small, rbac_fault, [](json& s) { Fault(s)["rule"] = 2; }},
+      {"faults[RbacRuleRemoved].for", Small, rbac_fault, [](json& s) { Fault(s)["for"] = "10s"; }},
   };
 }
 
