@@ -25,7 +25,7 @@
 #pragma once
 
 #include "fakeapi/client/client.h"
-#include "fakeapi/client/clock.h"
+#include "clock/clock.h"
 #include "fakeapi/client/metrics.h"
 #include "fakeapi/client/workqueue.h"
 

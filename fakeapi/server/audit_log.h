@@ -18,7 +18,7 @@
 #pragma once
 
 #include "fakeapi/client/client.h"
-#include "fakeapi/client/clock.h"
+#include "clock/clock.h"
 #include "fakeapi/client/resource.h"
 #include "fakeapi/client/status.h"
 

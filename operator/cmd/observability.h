@@ -22,7 +22,7 @@
 // a mutex) and the registry (thread-safe). The controller's thread sets the ProbeState.
 #pragma once
 
-#include "fakeapi/client/clock.h"
+#include "clock/clock.h"
 #include "fakeapi/client/metrics.h"
 #include "fakeapi/client/status.h"
 

@@ -29,7 +29,7 @@
 // REQUIRES: called from the controller's thread (the registry itself is thread-safe).
 #pragma once
 
-#include "fakeapi/client/clock.h"
+#include "clock/clock.h"
 #include "fakeapi/client/json.h"
 #include "fakeapi/client/metrics.h"
 

@@ -19,7 +19,7 @@
 // and name.
 #pragma once
 
-#include "fakeapi/client/clock.h"
+#include "clock/clock.h"
 #include "fakeapi/client/json.h"
 
 #include <string>
