@@ -293,8 +293,9 @@ void Policy::Reindex() const {
     role.effective.clear();
     for (const auto& [other_key, other] : roles_) {
       if (other_key.rfind("ClusterRole/", 0) != 0 || other.aggregated) continue;
+      const auto& labels = other.labels;  // a structured binding cannot be captured before C++20's clang 16
       const bool match = std::any_of(role.aggregation.begin(), role.aggregation.end(),
-                                     [&](const kube::LabelSelector& s) { return !s.Empty() && s.Matches(other.labels); });
+                                     [&](const kube::LabelSelector& s) { return !s.Empty() && s.Matches(labels); });
       if (!match) continue;
       for (const PolicyRule& r : other.rules)
         if (std::find(role.effective.begin(), role.effective.end(), r) == role.effective.end()) role.effective.push_back(r);
