@@ -76,11 +76,19 @@ std::vector<PolicyRule> Missing(const std::vector<PolicyRule>& owner, const std:
 kube::Status NotHeld(const std::string& plural, const std::string& name, const UserInfo& user,
                      const std::vector<PolicyRule>& missing) {
   std::string groups = "[";
-  for (std::size_t i = 0; i < user.groups.size(); ++i) groups += (i ? " \"" : "\"") + user.groups[i] + "\"";
+  for (std::size_t i = 0; i < user.groups.size(); ++i) {
+    // Piece by piece: `"lit" + std::string&&` trips g++ -O3's -Wrestrict (GCC bug 105329).
+    groups += i ? " \"" : "\"";
+    groups += user.groups[i];
+    groups += '"';
+  }
   groups += "]";
   std::string message = plural + "." + kRbacGroup + " \"" + name + "\" is forbidden: user \"" + user.name +
                         "\" (groups=" + groups + ") is attempting to grant RBAC permissions not currently held:";
-  for (const PolicyRule& r : missing) message += "\n" + CompactString(r);
+  for (const PolicyRule& r : missing) {
+    message += '\n';
+    message += CompactString(r);
+  }
   return kube::Status::Forbidden(message).WithDetail("name", name).WithDetail("group", kRbacGroup).WithDetail("kind", plural);
 }
 

@@ -75,8 +75,10 @@ kill "$serve_pid"; wait "$serve_pid" 2>/dev/null; serve_pid=""
 # about someone else (kubectl sends no bearer token over plain HTTP, so it is checked here).
 if command -v kubectl >/dev/null; then
   start_serve "$dglsim" "$scenario" --speed max
-  k() { kubectl --server "$url" "$@"; }
-  [ "$(k auth can-i list pods --as system:serviceaccount:dgl-operator:dgl-operator 2>/dev/null)" = yes ] || fail "kubectl auth can-i list pods --as the operator"
+  # A discovery cache of its own: another test's server may have had this port before.
+  k() { kubectl --server "$url" --cache-dir "$tmp/kube-cache" "$@" 2>>"$tmp/kubectl.err"; }
+  [ "$(k auth can-i list pods --as system:serviceaccount:dgl-operator:dgl-operator)" = yes ] ||
+    fail "kubectl auth can-i list pods --as the operator: $(cat "$tmp/kubectl.err")"
   [ "$(k auth can-i delete nodes --as system:serviceaccount:dgl-operator:dgl-operator 2>/dev/null)" = no ] || fail "kubectl auth can-i delete nodes --as the operator"
   [ "$(k auth can-i create pods 2>/dev/null)" = yes ] || fail "kubectl auth can-i create pods as the loopback superuser"
   kill "$serve_pid"; wait "$serve_pid" 2>/dev/null; serve_pid=""
