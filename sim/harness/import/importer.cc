@@ -407,7 +407,10 @@ void Builder::NodeFaultsOf(const std::string& real, const json* node) {
     }
     return f;
   };
-  std::optional<Micros> down;
+  // Down since `down_at` while `is_down` (a plain pair: g++ -O3 warns that an optional<Micros> here
+  // may be read uninitialized, a -Wmaybe-uninitialized false positive).
+  bool is_down = false;
+  Micros down_at = 0;
   auto emit = [&](Micros from, std::optional<Micros> to, const std::string& why) {
     const Micros at = std::max(t0_, from - grace);
     json f = target({{"at", At(at)}, {"kind", "NodeDown"}, {"node", sim}});
@@ -416,15 +419,18 @@ void Builder::NodeFaultsOf(const std::string& real, const json* node) {
     AddFault(at, f, why);
   };
   for (const auto& [t, ready] : changes) {
-    if (!ready && !down) down = t;
-    if (ready && down) {
-      emit(*down, t, "node " + real + " NotReady at +" + At(*down) + ", Ready again at +" + At(t) +
+    if (!ready && !is_down) {
+      is_down = true;
+      down_at = t;
+    }
+    if (ready && is_down) {
+      emit(down_at, t, "node " + real + " NotReady at +" + At(down_at) + ", Ready again at +" + At(t) +
                          (where.empty() ? "" : " (" + where + ")") + "; it stopped " + Dur(grace) + " before it was noticed");
-      down.reset();
+      is_down = false;
     }
   }
   if (auto d = deleted_nodes_.find(real); d != deleted_nodes_.end()) {
-    if (!down || d->second < *down) {
+    if (!is_down || d->second < down_at) {
       // Deleted: it stops at the deletion (no grace: the API forgets it at once).
       const Micros at = std::max(t0_, d->second);
       json f = target({{"at", At(at)}, {"kind", "NodeDown"}, {"node", sim}});
@@ -433,7 +439,7 @@ void Builder::NodeFaultsOf(const std::string& real, const json* node) {
       return;
     }
   }
-  if (down) emit(*down, std::nullopt, "node " + real + " NotReady since +" + At(*down) + " and never Ready again: gone for good; it stopped " +
+  if (is_down) emit(down_at, std::nullopt, "node " + real + " NotReady since +" + At(down_at) + " and never Ready again: gone for good; it stopped " +
                                           Dur(grace) + " before it was noticed");
   else if (!node && !deleted_nodes_.contains(real))
     Unused("node " + real + ": named by pods or events but not dumped, and no time says when it went: not replayed as a fault");
