@@ -13,6 +13,7 @@ packages=(
   chromium
   python3             # scripts/proposal_conclusions.py (the standard library only)
   python3-kubernetes  # the official Python client, for the conformance test of `dglsim serve`
+  python3-yaml  # tests/controlplane/kwok_speed.py reads the fleet templates (scripts/kwok-speed.sh)
   libjemalloc-dev  # jemalloc: the programs' malloc (DGLSIM_ALLOCATOR in CMakeLists.txt)
   libgoogle-perftools-dev  # TCMalloc: their malloc where jemalloc is missing, and for comparison
   time  # GNU time: CPU time and peak memory of whole runs (scripts/perf-report.sh)

@@ -34,7 +34,11 @@
 # The machine (cores, CPU model) and its load average before and after are stated in the report:
 # the machine is shared, so CPU time is the figure to read, not wall time.
 #
-#   bash scripts/perf-report.sh [--quick | --large | --huge] [--baseline BIN] [BUILD_DIR]
+#   - dglsim against KWOK: the section reports/performance/kwok-speed.md and its Targets row
+#     (reports/performance/kwok-speed.json), as scripts/kwok-speed.sh last wrote them; with --kwok
+#     that script runs first (10 to 15 more minutes: the real control plane runs in real time).
+#
+#   bash scripts/perf-report.sh [--quick | --large | --huge] [--kwok] [--baseline BIN] [BUILD_DIR]
 #       BUILD_DIR: default build/ (RelWithDebInfo, built when missing); --quick: fleet-day only;
 #       --large: the ten-times fleet week too (fleet-week-10x: ~139,000 pods, minutes of CPU and
 #       under 1 GB); --huge: that and the million-pod week (fleet-week-1m: ~990,000 pods on 70,000
@@ -48,6 +52,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 quick=0
+kwok=0
 large=0
 huge=0
 baseline=""
@@ -55,6 +60,7 @@ build=build
 while (($#)); do
   case $1 in
     --quick) quick=1 ;;
+    --kwok) kwok=1 ;;
     --large) large=1 ;;
     --huge) large=1; huge=1 ;;
     --baseline)
@@ -62,7 +68,7 @@ while (($#)); do
       baseline=$2
       shift ;;
     --baseline=*) baseline=${1#--baseline=} ;;
-    -*) echo "perf-report: unknown option $1 (--quick, --large, --huge, --baseline BIN)" >&2; exit 2 ;;
+    -*) echo "perf-report: unknown option $1 (--quick, --large, --huge, --kwok, --baseline BIN)" >&2; exit 2 ;;
     *) build=$1 ;;
   esac
   shift
@@ -97,6 +103,11 @@ timed_run() {
   }
 }
 
+if ((kwok)); then
+  # dglsim against KWOK first (10 to 15 minutes of wall time): its section is read below.
+  echo "perf-report: scripts/kwok-speed.sh" >&2
+  bash scripts/kwok-speed.sh --no-report "$build"
+fi
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 # The benchmarks first: their nanoseconds are the most sensitive to what ran just before (a
 # multi-gigabyte run's memory being handed back, say).
@@ -342,6 +353,12 @@ w("")
 w(f"`dglsim suite scenarios` ({suite_count} scenarios): {suite_wall:.2f} s wall, {suite_cpu:.2f} s CPU. "
   f"`dglsim sweep bench/sweep/thousand.yaml` (1,000 small points): {sweep_wall:.1f} s wall, {sweep_cpu:.1f} s CPU, {mb(sweep_rss)} peak.")
 w("")
+# dglsim against KWOK: the section scripts/kwok-speed.sh wrote last (run here with --kwok), carried
+# over as it is, and its row in the Targets table.
+kwok_md, kwok_json = "reports/performance/kwok-speed.md", "reports/performance/kwok-speed.json"
+if os.path.exists(kwok_md) and os.path.exists(kwok_json):
+    w(open(kwok_md).read().rstrip("\n"))
+    w("")
 w("## Targets")
 w("")
 w("| target | measured | met |")
@@ -385,6 +402,8 @@ for a, b in zip(rows, rows[1:]):
         g = (b["cpu"] / a["cpu"]) / nlogn
         w(f"| CPU grows no faster than n log n, {a['name']} -> {b['name']} ({b['pods'] / a['pods']:.1f}x the pods) | "
           f"{b['cpu'] / a['cpu']:.1f}x the CPU against {nlogn:.1f}x for n log n (ratio {g:.2f}) | {'yes' if g <= 1 else 'no'} |")
+if os.path.exists(kwok_md) and os.path.exists(kwok_json):
+    w(json.load(open(kwok_json))["target_row"])
 w("")
 # ---- the fleet week's CPU by part and by kind, from its own profile ----------------------------
 # Each sample goes to one part: the innermost frame of its stack that belongs to one (a store write
