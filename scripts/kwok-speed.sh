@@ -5,14 +5,15 @@
 # run on one machine (docs/performance.md, "Against KWOK"):
 #   1. `dglsim run scenarios/scale/fleet-day.yaml --json`: each job's submit time, phases and pods
 #      under the DGL workload models; that run's CPU and peak memory are reported too.
-#   2. For each step K of --steps (1,2,4,8: K copies of the day's 50 eight-GPU nodes and of its jobs
-#      submitted in its first --hours hours), tests/controlplane/kwok_speed.py `twin` writes the
+#   2. For each step of --steps (j3,1,2,4,8: K copies of the day's 50 eight-GPU nodes and of its
+#      jobs submitted in its first --hours hours, jN the first N of those jobs alone on one node per
+#      worker), tests/controlplane/kwok_speed.py `twin` writes the
 #      jobs with every time divided by --compress; `kwok` runs them on a fresh control plane
 #      (up --no-audit; down after) and `sim` runs the same jobs in dglsim. Growing stops after the
 #      first step the real path does not keep up with (a job not Succeeded, a pod left at the
 #      deadline, fewer pods than the twin's because a job ended before its operator created them
 #      all, or 95 % of jobs ending more than 5 s of wall time late), or when --budget seconds
-#      have passed; dglsim alone then goes on doubling K while a step costs under 20 s of CPU.
+#      have passed; dglsim alone then goes on doubling K while a step costs under 10 s of CPU.
 #   3. tests/controlplane/kwok_speed.py `report` writes OUT/kwok-speed.json (every figure),
 #      OUT/kwok-speed.csv (a row per path and step) and OUT/kwok-speed.md (the report section) and,
 #      unless --no-report, puts that section and its Targets row into reports/performance.md
@@ -22,7 +23,7 @@
 #                              [--out DIR] [--no-report] [--dglsim BIN --operator BIN] [BUILD_DIR]
 #       BUILD_DIR: default build/ (dglsim and dgl-operator built when missing, unless --dglsim and
 #       --operator name the binaries); --compress: 30; --hours: 1; OUT: default
-#       reports/performance; --tiny: the first 3 jobs on one node per worker, one step, no report
+#       reports/performance; --tiny: the one step j3 (the first 3 jobs), no report
 #       (what CTest's realk8s.kwok_speed runs: it checks the mechanics, never a time).
 #
 # Takes about 10 to 15 minutes by default (each step is about 2 minutes of wall time plus half a
@@ -38,7 +39,7 @@ cd "$root"
 tiny=0
 compress=30
 hours=1
-steps=1,2,4,8
+steps=j3,1,2,4,8
 budget=600
 outdir=reports/performance
 report=1
@@ -47,7 +48,7 @@ dglsim=""
 operator=""
 while (($#)); do
   case $1 in
-    --tiny) tiny=1; report=0; steps=1 ;;
+    --tiny) tiny=1; report=0; steps=j3 ;;
     --compress|--hours|--steps|--budget|--out|--dglsim|--operator)
       (($# >= 2)) || { echo "kwok-speed: $1 needs a value" >&2; exit 2; }
       case $1 in
@@ -62,7 +63,7 @@ while (($#)); do
   esac
   shift
 done
-[[ $steps =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || { echo "kwok-speed: --steps: a comma-separated list of copies (1,2,4)" >&2; exit 2; }
+[[ $steps =~ ^j?[1-9][0-9]*(,j?[1-9][0-9]*)*$ ]] || { echo "kwok-speed: --steps: a comma-separated list of copies, or jN for the first N jobs (j3,1,2,4)" >&2; exit 2; }
 [[ $budget =~ ^[0-9]+$ ]] || { echo "kwok-speed: --budget: whole seconds" >&2; exit 2; }
 for tool in curl jq python3 /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "SKIP: $tool is not installed"; exit 77; }
@@ -84,13 +85,18 @@ dglsim=$(cd "$(dirname "$dglsim")" && pwd)/$(basename "$dglsim")
 operator=$(cd "$(dirname "$operator")" && pwd)/$(basename "$operator")
 driver="python3 $root/tests/controlplane/kwok_speed.py"
 
-work=$(mktemp -d)
+# DGLSIM_KWOK_SPEED_WORK=DIR keeps the intermediate files there (the twins, each path's figures)
+# instead of in a temporary directory removed at the end.
+work=${DGLSIM_KWOK_SPEED_WORK:-$(mktemp -d)}
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
 cp_dir=$work/cp
 cleanup() {
   bash scripts/control-plane.sh down "$cp_dir" >/dev/null 2>&1 || true
-  rm -rf "$work"
+  [[ -n ${DGLSIM_KWOK_SPEED_WORK:-} ]] || rm -rf "$work"
 }
 trap cleanup EXIT
+rm -rf "$work/steps"
 mkdir -p "$work/steps"
 
 # 1. The fleet day under the DGL workload models: its jobs' times, and its own figures.
@@ -99,18 +105,20 @@ echo "kwok-speed: dglsim run scenarios/scale/fleet-day.yaml" >&2
   scenarios/scale/fleet-day.yaml >"$work/fleet-day.out" || { cat "$work/fleet-day.out" >&2; exit 1; }
 echo "$(cut -d' ' -f1-3 /proc/loadavg)" >"$work/fleet-day.load"
 
-twin() { # K DIR
-  local extra=()
-  ((tiny)) && extra=(--jobs 3)
-  $driver twin "$work/fleet-day.json" scenarios/scale/manifests "$2" --compress "$compress" --copies "$1" \
-    --hours "$hours" "${extra[@]}" >"$2.summary"
+twin() { # STEP DIR: STEP is K (copies) or jN (the first N jobs, one node per worker)
+  local size=(--copies "$1")
+  [[ $1 == j* ]] && size=(--copies 1 --jobs "${1#j}")
+  $driver twin "$work/fleet-day.json" scenarios/scale/manifests "$2" --compress "$compress" \
+    --hours "$hours" "${size[@]}" >"$2.summary"
+  echo "$1" >>"$work/steps/order"
 }
 
 # 2. The steps: both paths while the real one keeps up, then the simulator alone.
 start=$SECONDS
 last_k=0
+ran=0
 for k in ${steps//,/ }; do
-  if ((last_k > 0 && SECONDS - start > budget)); then
+  if ((ran && SECONDS - start > budget)); then
     echo "kwok-speed: the budget of $budget s is spent; no more real-path steps" >&2
     break
   fi
@@ -124,18 +132,19 @@ for k in ${steps//,/ }; do
   $driver kwok "$cp_dir" "$work/steps/twin-$k" "$operator" "$work/steps/kwok-$k.json" --deadline-slack "$slack" >&2
   bash scripts/control-plane.sh down "$cp_dir" >/dev/null
   $driver sim "$dglsim" "$work/steps/twin-$k" "$work/steps/sim-$k.json" >&2
-  last_k=$k
+  ran=1
+  [[ $k == j* ]] || last_k=$k
   jq -e .kept_up "$work/steps/kwok-$k.json" >/dev/null || break
 done
 if ((!tiny)); then
   k=$last_k
   while ((k < 1024)); do
-    k=$((k * 2))
+    k=$((k == 0 ? 1 : k * 2))
     [[ -f $work/steps/sim-$k.json ]] && continue
     twin "$k" "$work/steps/twin-$k"
     echo "kwok-speed: dglsim step $k: $(cat "$work/steps/twin-$k.summary")" >&2
     $driver sim "$dglsim" "$work/steps/twin-$k" "$work/steps/sim-$k.json" >&2
-    jq -e '.kept_up and .cpu_s < 20' "$work/steps/sim-$k.json" >/dev/null || break
+    jq -e '.kept_up and .cpu_s < 10' "$work/steps/sim-$k.json" >/dev/null || break
   done
 fi
 
@@ -145,5 +154,7 @@ commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 mkdir -p "$outdir"
 splice=()
 ((report)) && splice=(--splice reports/performance.md)
+build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$(dirname "$dglsim")/../CMakeCache.txt" 2>/dev/null || true)
 $driver report "$work" "$outdir" --compress "$compress" --hours "$hours" --commit "$commit" \
+  --build "${build_type:-unknown} build ($(basename "$(dirname "$(dirname "$dglsim")")")/)" \
   --kubernetes "$(bash scripts/control-plane.sh version)" --tiny "$tiny" "${splice[@]}"
