@@ -22,11 +22,11 @@
 #   bash scripts/kwok-speed.sh [--tiny] [--compress C] [--hours H] [--steps LIST] [--budget S]
 #                              [--out DIR] [--no-report] [--dglsim BIN --operator BIN] [BUILD_DIR]
 #       BUILD_DIR: default build/ (dglsim and dgl-operator built when missing, unless --dglsim and
-#       --operator name the binaries); --compress: 30; --hours: 1; OUT: default
+#       --operator name the binaries); --compress: 20; --hours: 1; OUT: default
 #       reports/performance; --tiny: the one step j3 (the first 3 jobs), no report
 #       (what CTest's realk8s.kwok_speed runs: it checks the mechanics, never a time).
 #
-# Takes about 10 to 15 minutes by default (each step is about 2 minutes of wall time plus half a
+# Takes about 10 to 15 minutes by default (each step of the fleet's size is about 3 minutes of wall time plus half a
 # minute to start and stop the control plane). The machine is usually shared: CPU seconds are the
 # figures to compare; the load average during each measurement is recorded beside it.
 # Exit codes: 0 done (--tiny: both paths ran every pod to its end and the figures were written);
@@ -37,7 +37,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
 tiny=0
-compress=30
+compress=20
 hours=1
 steps=j3,1,2,4,8
 budget=600
