@@ -26,8 +26,8 @@
 #       reports/performance; --tiny: the one step j3 (the first 3 jobs), no report
 #       (what CTest's realk8s.kwok_speed runs: it checks the mechanics, never a time).
 #
-# Takes about 10 to 15 minutes by default (each step of the fleet's size is about 3 minutes of wall time plus half a
-# minute to start and stop the control plane). The machine is usually shared: CPU seconds are the
+# Takes about 10 to 15 minutes by default (a step of the fleet's size is about 3 minutes of wall
+# time, plus half a minute to start and stop the control plane). The machine is usually shared: CPU seconds are the
 # figures to compare; the load average during each measurement is recorded beside it.
 # Exit codes: 0 done (--tiny: both paths ran every pod to its end and the figures were written);
 # 1 a path failed (--tiny) or a command failed; 2 bad usage; 77 the control plane is not built (no
@@ -126,7 +126,12 @@ for k in ${steps//,/ }; do
   echo "kwok-speed: step $k: $(cat "$work/steps/twin-$k.summary")" >&2
   bash scripts/control-plane.sh up "$cp_dir" --with scheduler,controller-manager,kwok --no-audit >/dev/null
   "$bin/kubectl" --kubeconfig "$cp_dir/kubeconfig" apply -f deploy/crd.yaml >/dev/null
-  "$bin/kubectl" --kubeconfig "$cp_dir/kubeconfig" wait --for=condition=Established crd/dgljobs.kubeflow.org --timeout=60s >/dev/null
+  # kubectl wait fails at once ("conditions accessor error") when the CRD has no conditions yet.
+  for _ in $(seq 60); do
+    "$bin/kubectl" --kubeconfig "$cp_dir/kubeconfig" wait --for=condition=Established crd/dgljobs.kubeflow.org \
+      --timeout=60s >/dev/null 2>&1 && break
+    sleep 1
+  done
   slack=30
   ((tiny)) && slack=120  # a safety net, not a speed limit: the tiny run checks mechanics only
   $driver kwok "$cp_dir" "$work/steps/twin-$k" "$operator" "$work/steps/kwok-$k.json" --deadline-slack "$slack" >&2
