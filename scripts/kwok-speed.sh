@@ -12,7 +12,8 @@
 #      (up --no-audit; down after) and `sim` runs the same jobs in dglsim. Growing stops after the
 #      first step the real path does not keep up with (a job not Succeeded, a pod left at the
 #      deadline, fewer pods than the twin's because a job ended before its operator created them
-#      all, or 95 % of jobs ending more than 5 s of wall time late), or when --budget seconds
+#      all, or the jobs' lag growing: the median lag of the later half of the jobs more than 5 s of
+#      wall time above the earlier half's), or when --budget seconds
 #      have passed; dglsim alone then goes on doubling K while a step costs under 10 s of CPU.
 #   3. tests/controlplane/kwok_speed.py `report` writes OUT/kwok-speed.json (every figure),
 #      OUT/kwok-speed.csv (a row per path and step) and OUT/kwok-speed.md (the report section) and,
