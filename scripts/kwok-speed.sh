@@ -24,7 +24,7 @@
 #                              [--out DIR] [--no-report] [--dglsim BIN --operator BIN] [BUILD_DIR]
 #       BUILD_DIR: default build/ (dglsim and dgl-operator built when missing, unless --dglsim and
 #       --operator name the binaries); --compress: 20; --hours: 1; OUT: default
-#       reports/performance; --tiny: the one step j3 (the first 3 jobs), no report
+#       reports/performance; --tiny: the one step j3 (the first 3 jobs) at --compress 60, no report
 #       (what CTest's realk8s.kwok_speed runs: it checks the mechanics, never a time).
 #
 # Takes about 10 to 15 minutes by default (a step of the fleet's size is about 3 minutes of wall
@@ -49,7 +49,7 @@ dglsim=""
 operator=""
 while (($#)); do
   case $1 in
-    --tiny) tiny=1; report=0; steps=j3 ;;
+    --tiny) tiny=1; report=0; steps=j3; compress=60 ;;
     --compress|--hours|--steps|--budget|--out|--dglsim|--operator)
       (($# >= 2)) || { echo "kwok-speed: $1 needs a value" >&2; exit 2; }
       case $1 in
