@@ -530,10 +530,12 @@ struct HttpClient::Impl {
     return token;
   }
 
-  std::unique_ptr<httplib::Client> NewHttp(Micros read_timeout) {
+  // A client of its own for one connection. Ordinary requests keep theirs open (keep_alive) and
+  // return it to the idle pool; a watch stream holds its connection alone and closes it.
+  std::unique_ptr<httplib::Client> NewHttp(Micros read_timeout, bool keep_alive = false) {
     auto http = std::make_unique<httplib::Client>(url.scheme + "://" + url.host + ":" + std::to_string(url.port));
     http->set_url_encode(false);  // paths and queries are escaped here
-    http->set_keep_alive(false);
+    http->set_keep_alive(keep_alive);
     http->set_compress(false);
     http->set_decompress(true);
     http->set_follow_location(false);
@@ -551,6 +553,59 @@ struct HttpClient::Impl {
     }
 #endif
     return http;
+  }
+
+  // Idle keep-alive connections for ordinary requests, so that a request does not pay for a TCP
+  // connect, a TLS handshake and a certificate store of its own (against kube-apiserver over TLS
+  // that was most of the operator's CPU). A request takes one (or opens one), and gives it back
+  // when it got an answer; one that broke is dropped. At most kMaxIdle stay open.
+  static constexpr std::size_t kMaxIdle = 4;
+  std::mutex idle_mu;
+  std::vector<std::unique_ptr<httplib::Client>> idle;
+
+  // A pooled connection, and whether it was used before (a reused one may have been closed by the
+  // server while idle).
+  std::pair<std::unique_ptr<httplib::Client>, bool> TakeConnection() {
+    {
+      std::lock_guard<std::mutex> lock(idle_mu);
+      if (!idle.empty()) {
+        std::unique_ptr<httplib::Client> http = std::move(idle.back());
+        idle.pop_back();
+        return {std::move(http), true};
+      }
+    }
+    return {NewHttp(options.request_timeout, /*keep_alive=*/true), false};
+  }
+  void GiveBack(std::unique_ptr<httplib::Client> http) {
+    std::lock_guard<std::mutex> lock(idle_mu);
+    if (idle.size() < kMaxIdle) idle.push_back(std::move(http));
+  }
+
+  static httplib::Result SendOn(httplib::Client& http, const std::string& method, const std::string& path,
+                                const httplib::Headers& headers, const std::string& body,
+                                const std::string& content_type) {
+    if (method == "GET") return http.Get(path, headers);
+    if (method == "POST") return http.Post(path, headers, body, content_type);
+    if (method == "PUT") return http.Put(path, headers, body, content_type);
+    if (method == "PATCH") return http.Patch(path, headers, body, content_type);
+    return http.Delete(path, headers, body, content_type);
+  }
+
+  // One request on a pooled connection. A GET that fails on a reused connection without an answer
+  // is sent once more on a new one (the server may have closed the idle connection as the request
+  // left; reading twice is harmless). A write is not: it may have been applied, and the caller
+  // hears so (Timeout), as for any broken request.
+  httplib::Result Exchange(const std::string& method, const std::string& path, const std::string& body,
+                           const std::string& content_type) {
+    const httplib::Headers headers = Headers();
+    auto [http, reused] = TakeConnection();
+    httplib::Result res = SendOn(*http, method, path, headers, body, content_type);
+    if (!res && reused && method == "GET") {
+      http = NewHttp(options.request_timeout, /*keep_alive=*/true);
+      res = SendOn(*http, method, path, headers, body, content_type);
+    }
+    if (res) GiveBack(std::move(http));
+    return res;
   }
 
   httplib::Headers Headers() {
@@ -586,15 +641,7 @@ struct HttpClient::Impl {
     // Every write names its field manager, so that server-side field ownership is the caller's.
     if (!options.field_manager.empty() && (method == "POST" || method == "PUT" || method == "PATCH"))
       path += (path.find('?') == std::string::npos ? "?" : "&") + std::string("fieldManager=") + Escape(options.field_manager);
-    std::unique_ptr<httplib::Client> http = NewHttp(options.request_timeout);
-    httplib::Headers headers = Headers();
-    httplib::Result res = [&] {
-      if (method == "GET") return http->Get(path, headers);
-      if (method == "POST") return http->Post(path, headers, body, content_type);
-      if (method == "PUT") return http->Put(path, headers, body, content_type);
-      if (method == "PATCH") return http->Patch(path, headers, body, content_type);
-      return http->Delete(path, headers, body, content_type);
-    }();
+    httplib::Result res = Exchange(method, path, body, content_type);
     if (!res) {
       const httplib::Error error = res.error();
       const std::string what = method + " " + url.scheme + "://" + url.host + ":" + std::to_string(url.port) + path +

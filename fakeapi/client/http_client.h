@@ -30,8 +30,14 @@
 // InClusterOptions() reads the service-account token and CA a pod gets and the
 // KUBERNETES_SERVICE_HOST/PORT variables.
 //
+// Connections: ordinary requests reuse keep-alive connections (HTTP/1.1; TLS sessions included),
+// kept in a pool of at most four idle ones, so a request does not pay for a TCP connect and a TLS
+// handshake; a connection that broke is dropped. A GET that fails on a reused connection without
+// an answer is retried once on a new one (the server may have closed it while idle); a write that
+// fails so is reported as 504 Timeout, as above. Each watch holds a connection of its own.
+//
 // Thread safety: the verbs (Create ... Watch) may be called from several threads at once; each
-// call uses a connection of its own. In the operator one thread runs every verb, the informers and
+// call takes a connection no other call is using. In the operator one thread runs every verb, the informers and
 // the controller; the watch reader threads only decode and queue events and call the notifier. A
 // WatchStream is safe to Poll/Stop from one thread while its reader thread fills it; Stop() and
 // the stream's destructor close the connection and join the reader.

@@ -21,6 +21,7 @@
 #include <fstream>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -695,6 +696,96 @@ TEST_F(ScriptedTest, DeleteAnsweredWithSuccessStatusReturnsTheObjectsName) {
   EXPECT_EQ(KeyOf(**deleted), "ns/j");
   EXPECT_EQ(UidOf(**deleted), "u-1");
   EXPECT_EQ((*deleted)->at("kind"), "DGLJob");
+}
+
+TEST_F(ScriptedTest, RequestsReuseAKeepAliveConnection) {
+  std::mutex mu;
+  std::set<int> ports;  // the client's side of each request's connection
+  int requests = 0;
+  server_.http().Get("/api/v1/namespaces/default/pods/(.*)", [&](const httplib::Request& req, httplib::Response& res) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      ports.insert(req.remote_port);
+      ++requests;
+    }
+    res.set_content(ClientPod(req.matches[1]).dump(), "application/json");
+  });
+  server_.http().Post("/api/v1/namespaces/default/pods", [&](const httplib::Request& req, httplib::Response& res) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      ports.insert(req.remote_port);
+      ++requests;
+    }
+    res.status = 201;
+    res.set_content(req.body, "application/json");
+  });
+  server_.http().set_keep_alive_max_count(100);  // cpp-httplib's server closes after 5 by default
+  Start();
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(client_->Get("pods", "default", "p" + std::to_string(i)).ok());
+    ASSERT_TRUE(client_->Create("pods", ClientPod("q" + std::to_string(i))).ok());
+  }
+  std::lock_guard<std::mutex> lock(mu);
+  EXPECT_EQ(requests, 8);
+  EXPECT_EQ(ports.size(), 1u) << "eight requests in a row opened " << ports.size() << " connections";
+}
+
+TEST_F(ScriptedTest, AServerThatClosesEachConnectionIsStillServed) {
+  // The server closes every connection after its answer (Connection: close): the pooled
+  // connection is open again for the next request.
+  std::mutex mu;
+  int answered = 0;
+  server_.http().Get("/api/v1/namespaces/default/pods/(.*)", [&](const httplib::Request& req, httplib::Response& res) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      ++answered;
+    }
+    res.set_header("Connection", "close");
+    res.set_content(ClientPod(req.matches[1]).dump(), "application/json");
+  });
+  Start();
+  for (int i = 0; i < 3; ++i) {
+    auto got = client_->Get("pods", "default", "p" + std::to_string(i));
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_EQ(NameOf(**got), "p" + std::to_string(i));
+  }
+  std::lock_guard<std::mutex> lock(mu);
+  EXPECT_EQ(answered, 3);
+}
+
+TEST_F(ScriptedTest, AGetBrokenOnAReusedConnectionIsSentAgainAWriteIsNot) {
+  // The second request on any connection breaks without an answer, as when the server closed an
+  // idle connection just as the request left.
+  std::mutex mu;
+  std::set<int> seen;
+  int gets = 0;
+  auto break_reused = [&](const httplib::Request& req, httplib::Response& res, const std::string& body) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!seen.insert(req.remote_port).second) {
+      res.set_content_provider(1000, "application/json", [](std::size_t, std::size_t, httplib::DataSink&) { return false; });
+      return;
+    }
+    res.set_content(body, "application/json");
+  };
+  server_.http().Get("/api/v1/namespaces/default/pods/(.*)", [&](const httplib::Request& req, httplib::Response& res) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      ++gets;
+    }
+    break_reused(req, res, ClientPod(req.matches[1]).dump());
+  });
+  server_.http().Post("/api/v1/namespaces/default/pods", [&](const httplib::Request& req, httplib::Response& res) {
+    break_reused(req, res, req.body);
+  });
+  Start();
+  ASSERT_TRUE(client_->Get("pods", "default", "a").ok());
+  auto again = client_->Get("pods", "default", "b");  // broken on the reused connection, then resent
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(NameOf(**again), "b");
+  auto created = client_->Create("pods", ClientPod("c"));  // broken on the reused connection: not resent
+  EXPECT_EQ(created.status().code(), 504) << created.status().ToString();
+  std::lock_guard<std::mutex> lock(mu);
+  EXPECT_EQ(gets, 3);
 }
 
 TEST_F(ScriptedTest, UnreachableServerIsServiceUnavailable) {
