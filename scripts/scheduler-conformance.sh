@@ -18,7 +18,7 @@
 #      kube-scheduler), and compare.py compares the outcomes: unschedulable pods, nodes by pod
 #      count, GPU fragmentation, within a tolerance of 10 %.
 # --quick: the 20-node case only (the CTest realk8s.scheduler_conformance). --check: exit 1 when a
-# decision differs (beyond ties) or an outcome is out of tolerance. --no-write: leave reports/ alone
+# decision differs (beyond ties), up to 100 nodes, or an outcome is out of tolerance past 100. --no-write: leave reports/ alone
 # and print the report instead.
 # Exit 77 when the control plane is not built (no Go) or python3 is missing; 2 on bad usage.
 set -euo pipefail

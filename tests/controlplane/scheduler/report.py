@@ -4,8 +4,11 @@ scripts/scheduler-conformance.sh (each holds input.json, real.json, outcomes.jso
 nodes, decisions.json).
 
     report.py --md FILE --json FILE --check 0|1 CASE_DIR...
+    report.py --md FILE --json FILE --from-json EARLIER.json   (the same cases, written again)
 
-With --check 1, exits 1 when a compared decision is "different" or an outcome is out of tolerance.
+With --check 1, exits 1 when a compared decision is "different" (up to 100 nodes), or when the
+outcomes of a case past 100 nodes are out of tolerance. (Up to 100 nodes the outcomes are shown but
+not checked: kube-scheduler's random tie-breaks cascade through a small cluster.)
 """
 import argparse
 import json
@@ -32,9 +35,10 @@ def main():
     ap.add_argument("--md", required=True)
     ap.add_argument("--json", required=True)
     ap.add_argument("--check", type=int, default=0)
-    ap.add_argument("cases", nargs="+")
+    ap.add_argument("--from-json", help="re-render the cases of an earlier --json instead of case directories")
+    ap.add_argument("cases", nargs="*")
     args = ap.parse_args()
-    cases = []
+    cases = json.load(open(args.from_json))["cases"] if args.from_json else []
     for d in args.cases:
         inp = json.load(open(os.path.join(d, "input.json")))
         case = {"nodes": len(inp["nodes"]), "pods": len(inp["pods"]), "preplaced": len(inp["preplaced"]),
@@ -82,7 +86,8 @@ def main():
               "share: every node up to 100, a sample from a rotating start past that, in each one's own node order). "
               "*Distance*: total variation distance between the two distributions of nodes by number of pods placed. "
               "Tolerance 10 % (unschedulable pods and partly used GPU nodes: within 10 % of the pods, resp. GPU "
-              "nodes, or 2).", "",
+              "nodes, or 2); checked past 100 nodes only, where the decisions cannot be compared one by one "
+              "(up to 100 nodes kube-scheduler's random tie-breaks cascade through the small cluster).", "",
               "| nodes | pods | unschedulable (kube / dglsim) | distance | GPU nodes partly used (kube / dglsim) | "
               "GPUs free on them (kube / dglsim) | GPU nodes untouched (kube / dglsim) | same node | within tolerance |",
               "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
@@ -90,7 +95,7 @@ def main():
         o = c["outcomes"]
         k, s = o["kube-scheduler"], o["dglsim"]
         ok = all(o["within_tolerance"].values())
-        if not ok:
+        if not ok and "decisions" not in c:  # up to 100 nodes the decisions are the criterion
             failed.append(f"{c['nodes']} nodes: outcomes out of tolerance {o['within_tolerance']}")
         lines.append(f"| {c['nodes']} | {o['pods']} | {k['unschedulable']} / {s['unschedulable']} | "
                      f"{o['nodes_by_pods_distance']} | {k['gpu_nodes_partly_used']} / {s['gpu_nodes_partly_used']} | "
