@@ -1,5 +1,6 @@
 // The Scheduler is the simulated kube-scheduler: an actor that watches unscheduled pods (field
-// selector spec.nodeName=, schedulerName default-scheduler), the nodes and every pod, and binds one
+// selector spec.nodeName=, schedulerName default-scheduler), the nodes, every pod and the Services
+// (their selectors drive topology spreading), and binds one
 // pod at a time through the API (POST pods/binding), taking `latency` of simulated time per decision.
 //
 // Filters, in kube-scheduler's plugin order, the first failing one giving a node's reason:
@@ -29,7 +30,7 @@
 // Explain() returns these per-plugin scores for every node (the placement-comparison harness).
 //
 // Which nodes are looked at, as kube-scheduler's percentageOfNodesToScore: the nodes are kept in
-// name order and each decision scans them round-robin from where the previous one stopped, until
+// name order (kube-scheduler's list interleaves zones) and each decision scans them round-robin from where the previous one stopped, until
 // it has found NumFeasibleNodesToFind(nodes, percentage) that pass the filters, or until every node
 // has been looked at. The best score among those found wins; ties go to the first found
 // (kube-scheduler picks among them at random; we stay deterministic). With kube-scheduler's
