@@ -130,8 +130,8 @@ struct Calibration {
   // than at 64) and structure (Barabasi-Albert about twice R-MAT's time per edge). Real graphs have
   // no such runs: they borrow this band (the products and papers100M points are one run each).
   double metis_time_error = 1.0;
-  // Beyond the sizes it was checked on (laws.h: 1.0 M - 63.5 M symmetrised edges for graphs without
-  // locality, 124 M - 3.2 G for real ones) the METIS time law's band widens: this factor, 1 at its
+  // Beyond the largest sizes it was checked on (laws.h: 63.5 M symmetrised edges for graphs without
+  // locality, 3.2 G for real ones) the METIS time law's band widens: this factor, 1 at its
   // value, is raised to the distance in e-folds (fits.h, Extrapolation; *measured here*: the
   // slope's standard error over the 30 runs, or what leave-one-scale-out shows, the larger).
   double metis_time_extrapolation = 1.0;

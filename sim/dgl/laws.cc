@@ -64,15 +64,14 @@ double MetisConstraintCost(const Calibration& c) {
 }
 
 double ExtrapolationDistance(double size, double low, double high) {
-  if (!(size > 0) || !(low > 0) || !(high >= low)) return 0;
+  if (!(size > 0) || !(high > 0) || !(high >= low)) return 0;
   if (size > high) return std::log(size / high);
-  if (size < low) return std::log(low / size);
+  if (low > 0 && size < low) return std::log(low / size);
   return 0;
 }
 
 double MetisExtrapolationDistance(const GraphShape& g) {
-  if (g.structure == Structure::kRandom) return ExtrapolationDistance(g.sym_edges, 999'564, 63'543'364);
-  return ExtrapolationDistance(g.sym_edges, kProductsSymEdges, kPapersSymEdges);
+  return ExtrapolationDistance(g.sym_edges, 0, g.structure == Structure::kRandom ? 63'543'364 : kPapersSymEdges);
 }
 
 double MetisSeconds(const Calibration& c, const GraphShape& g, int parts, int constraints) {
@@ -82,13 +81,13 @@ double MetisSeconds(const Calibration& c, const GraphShape& g, int parts, int co
 }
 
 double DispatchRankSeconds(const Calibration& c, double edges_per_rank) {
-  const double d = ExtrapolationDistance(edges_per_rank, kDispatchCheckedLow, kDispatchCheckedHigh);
+  const double d = ExtrapolationDistance(edges_per_rank, 0, kDispatchCheckedHigh);
   return (c.dispatch_fixed_seconds + c.dispatch_seconds_per_edge * edges_per_rank) * c.dispatch_time_error *
          std::pow(c.dispatch_extrapolation, d);
 }
 
 double RandomPartitionSeconds(const Calibration& c, double nodes) {
-  const double d = ExtrapolationDistance(nodes, kRandomPartitionCheckedLow, kRandomPartitionCheckedHigh);
+  const double d = ExtrapolationDistance(nodes, 0, kRandomPartitionCheckedHigh);
   return (c.random_partition_fixed_seconds + c.random_partition_seconds_per_node * nodes) *
          c.random_partition_error * std::pow(c.random_partition_extrapolation, d);
 }

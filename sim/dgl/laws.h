@@ -73,12 +73,13 @@ double RandomCutFraction(int parts);
 // Random assignment (numpy's randint over the nodes) on a machine of cpu speed 1.
 double RandomAssignmentSeconds(const Calibration& c, double nodes);
 
-// How far `size` lies outside [low, high], in e-folds (natural log); 0 inside.
+// How far `size` lies outside [low, high], in e-folds (natural log); 0 inside; low 0: no lower end.
 double ExtrapolationDistance(double size, double low, double high);
-// How far a graph lies beyond the sizes the METIS time law was checked on, in e-folds of its
-// symmetrised edges (0 inside): 1.0 M - 63.5 M edges measured here for graphs without locality,
-// 124 M - 3.2 G published for real ones. MetisSeconds multiplies by metis_time_extrapolation to
-// this power, so that its band widens with the distance.
+// How far a graph lies beyond the largest sizes the METIS time law was checked on, in e-folds of
+// its symmetrised edges (0 below): 63.5 M edges measured here for graphs without locality, 3.2 G
+// published for real ones. MetisSeconds multiplies by metis_time_extrapolation to this power, so
+// that its band widens with the distance. The laws widen upwards only: below the checked sizes
+// their times are small (the runs here reach down to 1 M edges).
 double MetisExtrapolationDistance(const GraphShape& g);
 
 // ---- DGL's chunked pipeline, measured here (calibration.h, reports/dgl-measured/) ----------------
@@ -91,7 +92,7 @@ inline constexpr double kRandomPartitionCheckedLow = 62500;
 inline constexpr double kRandomPartitionCheckedHigh = 1048576;
 // One rank of dispatch_data.py owning `edges_per_rank` directed edges, CPU seconds on a machine of
 // cpu speed 1, times dispatch_time_error and dispatch_extrapolation to the power of the distance
-// beyond the measured sizes.
+// beyond the largest size measured.
 double DispatchRankSeconds(const Calibration& c, double edges_per_rank);
 // random_partition.py over `nodes` nodes (one process), likewise.
 double RandomPartitionSeconds(const Calibration& c, double nodes);

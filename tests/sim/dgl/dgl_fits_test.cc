@@ -203,6 +203,11 @@ TEST(ExtrapolationTest, DistanceIsZeroInsideAndLogOutside) {
   EXPECT_NEAR(ExtrapolationDistance(100, 1, 10), std::log(10.0), 1e-12);
   EXPECT_NEAR(ExtrapolationDistance(0.5, 1, 10), std::log(2.0), 1e-12);
   EXPECT_EQ(ExtrapolationDistance(0, 1, 10), 0);  // no size: nothing to say
+  EXPECT_EQ(ExtrapolationDistance(0.5, 0, 10), 0);  // no lower end: the laws widen upwards only
+  EXPECT_EQ(MetisExtrapolationDistance({1e3, 1e4, 0, Structure::kReal}), 0);
+  const Calibration c;
+  EXPECT_NEAR(DispatchRankSeconds(c, kDispatchCheckedLow / 100),
+              c.dispatch_fixed_seconds + c.dispatch_seconds_per_edge * kDispatchCheckedLow / 100, 1e-9);
 }
 
 // An extrapolation factor's range is exp(+-t x rate) per e-fold, rounded to two decimals.
