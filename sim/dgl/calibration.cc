@@ -19,10 +19,10 @@ constexpr double kRandomCutBand = 1.13;
 // The extrapolation factors' ranges per e-fold beyond the checked sizes, exp(t x rate) (fits.h,
 // Extrapolation; the test derives them again), and the chunked pipeline's leave-one-out bands.
 constexpr double kMetisTimeExtrapolation = 1.14;
-constexpr double kDispatchBand = 1.10;
-constexpr double kDispatchExtrapolation = 1.05;
-constexpr double kRandomPartitionBand = 1.31;
-constexpr double kRandomPartitionExtrapolation = 1.15;
+constexpr double kDispatchBand = 1.09;
+constexpr double kDispatchExtrapolation = 1.10;
+constexpr double kRandomPartitionBand = 1.26;
+constexpr double kRandomPartitionExtrapolation = 1.10;
 
 }  // namespace
 

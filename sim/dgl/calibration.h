@@ -212,12 +212,12 @@ struct Calibration {
   // nodes measured (its import dominates): a constant. The error factors carry the laws'
   // leave-one-out bands, the extrapolation factors the error per e-fold beyond the sizes measured
   // (fits.h, Extrapolation).
-  double dispatch_fixed_seconds = 4.431;
-  double dispatch_seconds_per_edge = 2.188e-06;
+  double dispatch_fixed_seconds = 4.474;
+  double dispatch_seconds_per_edge = 2.096e-06;
   double dispatch_time_error = 1.0;
   double dispatch_extrapolation = 1.0;
-  double random_partition_fixed_seconds = 2.631;
-  double random_partition_seconds_per_node = 5.169e-07;
+  double random_partition_fixed_seconds = 2.646;
+  double random_partition_seconds_per_node = 4.143e-07;
   double random_partition_error = 1.0;
   double random_partition_extrapolation = 1.0;
 
