@@ -184,15 +184,16 @@ def child_chunk(args):
 class Watch:
     """Runs a command; records wall time, wait4's CPU time and ru_maxrss; kills it past the limit."""
 
-    def __init__(self, cmd, limit_bytes, env=None, log=None):
-        self.cmd, self.limit, self.env, self.log = cmd, limit_bytes, env, log
+    def __init__(self, cmd, limit_bytes, env=None, log=None, cwd=None):
+        self.cmd, self.limit, self.env, self.log, self.cwd = cmd, limit_bytes, env, log, cwd
         self.killed = False
         self.done = False
 
     def start(self):
         self.t0 = time.perf_counter()
         self.out = open(self.log, "w+") if self.log else tempfile.TemporaryFile("w+")
-        self.proc = subprocess.Popen(self.cmd, stdout=self.out, stderr=subprocess.STDOUT, env=self.env)
+        # In its scratch folder: METIS may leave files (metis<pid>.*) in the working directory.
+        self.proc = subprocess.Popen(self.cmd, stdout=self.out, stderr=subprocess.STDOUT, env=self.env, cwd=self.cwd)
         self.thread = threading.Thread(target=self._watch, daemon=True)
         self.thread.start()
         return self
@@ -219,8 +220,8 @@ class Watch:
         return self
 
 
-def run_one(cmd, limit, env=None, log=None):
-    return Watch(cmd, limit, env, log).start().wait()
+def run_one(cmd, limit, env=None, log=None, cwd=None):
+    return Watch(cmd, limit, env, log, cwd).start().wait()
 
 
 def result_of(text):
@@ -258,7 +259,7 @@ def measure_partition(args, gen, nodes, edges, parts, method):
     workdir = tempfile.mkdtemp(prefix="dglm-", dir=args.scratch)
     try:
         before = load()
-        w = run_one(child_cmd(args, "partition", gen, nodes, edges, parts, method, workdir), args.limit)
+        w = run_one(child_cmd(args, "partition", gen, nodes, edges, parts, method, workdir), args.limit, cwd=workdir)
         rec = {"step": "partition_graph", "method": method, "generator": gen, "nodes": nodes,
                "edges": edges, "parts": parts, "featDim": args.feat_dim, "balance": args.balance,
                "loadBefore": before, "loadAfter": load(), "wallSeconds": round(w.wall, 3),
@@ -284,7 +285,7 @@ def measure_chunked(args, gen, nodes, edges, parts):
     rec = {"step": "chunked", "generator": gen, "nodes": nodes, "edges": edges, "parts": parts,
            "featDim": args.feat_dim, "loadBefore": load()}
     try:
-        w = run_one(child_cmd(args, "chunk", gen, nodes, edges, parts, "random", workdir), args.limit)
+        w = run_one(child_cmd(args, "chunk", gen, nodes, edges, parts, "random", workdir), args.limit, cwd=workdir)
         rec["chunkGraph"] = {"wallSeconds": round(w.wall, 3), "cpuSeconds": round(w.cpu, 3), "peakRssBytes": w.maxrss,
                              "stepWallSeconds": result_of(w.text).get("chunkWallSeconds")}
         if w.proc.returncode != 0:
@@ -294,7 +295,7 @@ def measure_chunked(args, gen, nodes, edges, parts):
         env = dict(os.environ, PYTHONPATH=tools + os.pathsep + os.environ.get("PYTHONPATH", ""))
         w = run_one([sys.executable, os.path.join(tools, "partition_algo", "random_partition.py"),
                      "--in_dir", chunked, "--out_dir", os.path.join(workdir, "assign"),
-                     "--num_partitions", str(parts)], args.limit, env=env)
+                     "--num_partitions", str(parts)], args.limit, env=env, cwd=workdir)
         rec["randomPartition"] = {"wallSeconds": round(w.wall, 3), "cpuSeconds": round(w.cpu, 3),
                                   "peakRssBytes": w.maxrss, "exitCode": w.proc.returncode}
         if w.proc.returncode != 0:
@@ -321,7 +322,7 @@ def run_dispatch(args, tools, workdir, chunked, parts, env):
                os.path.join(workdir, "assign"), "--input-dir", chunked, "--graph-name", "g", "--schema",
                "metadata.json", "--num-parts", str(parts), "--output", os.path.join(workdir, "out"),
                "--process-group-timeout", "3600", "--log-level", "debug"]
-        watches.append(Watch(cmd, args.limit, env=renv, log=os.path.join(workdir, f"rank{rank}.log")).start())
+        watches.append(Watch(cmd, args.limit, env=renv, log=os.path.join(workdir, f"rank{rank}.log"), cwd=workdir).start())
     for w in watches:
         w.wait()
     wall = time.perf_counter() - t0
@@ -487,6 +488,8 @@ def main():
         args.parts, args.chunked_parts = [2], [2]
     if args.min_edges < 1000 or args.max_edges < args.min_edges or args.step < 2 or min(args.parts) < 1:
         p.error("need 1000 <= --min-edges <= --max-edges, --step >= 2 and --parts >= 1")
+    if args.dgl_tools:
+        args.dgl_tools = os.path.abspath(os.path.expanduser(args.dgl_tools))
     if args.dgl_tools and not os.path.isfile(os.path.join(args.dgl_tools, "distpartitioning", "data_proc_pipeline.py")):
         p.error(f"--dgl-tools {args.dgl_tools}: no distpartitioning/data_proc_pipeline.py there")
     args.limit = int(args.mem_limit_gib * 2**30)
