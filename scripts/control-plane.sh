@@ -36,6 +36,8 @@
 #       name them) and kubeconfigs; kwok uses the admin kubeconfig and plays the stages of
 #       tests/controlplane/kwok-stages.yaml (plus each --kwok-stages FILE): it manages the nodes
 #       annotated kwok.x-k8s.io/node: fake, which tests create themselves.
+#       DGLSIM_KUBE_SCHEDULER_FLAGS: more kube-scheduler flags, split on spaces (the placement
+#       comparison sets --vmodule=schedule_one=10 to log every node's scores).
 #   bash scripts/control-plane.sh down DIR
 #       Stops every process up started (each process group: TERM, then KILL after 10 s) and waits
 #       until each is gone, so no process and no port is left behind. Safe to run twice.
@@ -296,7 +298,7 @@ start_scheduler() {
     --authentication-kubeconfig="$dir/kube-scheduler.kubeconfig" \
     --authorization-kubeconfig="$dir/kube-scheduler.kubeconfig" \
     --bind-address=127.0.0.1 --secure-port="$scheduler_port" --leader-elect=false \
-    --cert-dir="$dir/scheduler-certs" --profiling=false
+    --cert-dir="$dir/scheduler-certs" --profiling=false ${DGLSIM_KUBE_SCHEDULER_FLAGS:-}
   wait_ready kube-scheduler https_ok_insecure "https://127.0.0.1:$scheduler_port/healthz"
 }
 

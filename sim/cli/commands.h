@@ -43,5 +43,6 @@ Subcommand AddCalibrateCommand(CLI::App& app);      // sim/cli/calibrate.cc
 Subcommand AddModelsCommand(CLI::App& app);         // sim/cli/models.cc (models validate)
 Subcommand AddSweepCommand(CLI::App& app);          // sim/cli/sweep.cc (capacity planning)
 Subcommand AddImportCommand(CLI::App& app);         // sim/cli/import.cc (evidence to scenario)
+Subcommand AddPlaceCommand(CLI::App& app);          // sim/cli/place.cc (the scheduler alone)
 
 }  // namespace dglsim_cli

@@ -1,5 +1,6 @@
 // dglsim: the command line of the DGL Operator's deterministic test harness. One file per
-// subcommand in this folder (commands.h): validate, run, suite, chaos, serve, calibrate, models, sweep, import.
+// subcommand in this folder (commands.h): validate, run, suite, chaos, serve, calibrate, models, sweep, import,
+// place.
 //
 // Exit codes (docs: the scenario format): 0 success, 1 an expectation or invariant failed, 2 bad
 // input, bad usage or output that could not be written (a report, standard output). Bad input gets one line per problem naming file, line, column and field path;
@@ -41,6 +42,7 @@ int Main(int argc, char** argv) {
       dglsim_cli::AddChaosCommand(app),
       dglsim_cli::AddSweepCommand(app),
       dglsim_cli::AddImportCommand(app),
+      dglsim_cli::AddPlaceCommand(app),
   };
   try {
     app.parse(argc, argv);

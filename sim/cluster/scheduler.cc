@@ -6,6 +6,7 @@
 #include "fakeapi/server/rbac_bootstrap.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <utility>
 
@@ -19,8 +20,14 @@ namespace {
 constexpr const char* kPodGroupLabel = "scheduling.x-k8s.io/pod-group";
 constexpr const char* kPendingGroupIndex = "pod-group";
 constexpr const char* kPodsByNodeIndex = "node";
+constexpr const char* kPodsByLabelIndex = "label";
 constexpr std::int64_t kDefaultMilliCpuRequest = 100;             // schedutil.DefaultMilliCPURequest
 constexpr std::int64_t kDefaultMemoryRequest = 200 * 1024 * 1024;  // schedutil.DefaultMemoryRequest
+constexpr const char* kLabelHostname = "kubernetes.io/hostname";
+constexpr const char* kLabelZone = "topology.kubernetes.io/zone";
+constexpr std::int64_t kMaxNodeScore = 100;
+// The default profile's score weights (pkg/scheduler/apis/config/v1/default_plugins.go).
+constexpr std::int64_t kWeightFit = 1, kWeightBalanced = 1, kWeightTaint = 3, kWeightAffinity = 2, kWeightSpread = 2;
 
 const json* Field(const json& obj, const char* key) { return kube::JsonAt(obj, {key}); }
 const json* Field(const json& obj, const char* a, const char* b) { return kube::JsonAt(obj, {a, b}); }
@@ -81,6 +88,7 @@ Resources ContainerRequests(const json& container, std::int64_t* nonzero_cpu, st
   return r;
 }
 
+// leastRequestedScore / mostRequestedScore; a resource the node has none of is not scored.
 std::int64_t ResourceScore(ScoringPolicy policy, std::int64_t requested, std::int64_t capacity) {
   if (capacity <= 0) return 0;
   if (policy == ScoringPolicy::kLeastAllocated) {
@@ -159,6 +167,8 @@ struct Scheduler::NodeState {
   bool unschedulable = false;
   bool ready = true;
   bool readiness_taint = false;  // not-ready / unreachable taint present
+  bool has_hostname = false;     // a kubernetes.io/hostname label (topology spreading reads it)
+  std::optional<std::string> zone;  // its topology.kubernetes.io/zone label
   auto operator<=>(const NodeState&) const = default;
 };
 
@@ -184,6 +194,9 @@ struct Scheduler::Accounted {
   std::string uid;
   std::string node;
   PodRequests requests;
+  std::string ns;
+  json labels;               // what topology spreading's selector matches
+  bool terminating = false;  // deletionTimestamp set: topology spreading skips it
 };
 
 namespace {
@@ -227,6 +240,7 @@ struct Scheduler::Constraints {
   const json* node_selector = nullptr;                      // into PendingPod::pod, the version held
   std::vector<std::vector<NodeSelectorRequirement>> terms;  // ORed; each term ANDs its requirements
   bool has_required_affinity = false;
+  std::vector<std::pair<std::int64_t, std::vector<NodeSelectorRequirement>>> preferred;  // (weight, term)
   std::vector<Toleration> tolerations;
 };
 
@@ -250,6 +264,58 @@ struct Scheduler::GroupState {
   bool scheduled = false;
 };
 
+namespace {
+
+// A node selector term's requirements (matchExpressions, then matchFields).
+std::vector<NodeSelectorRequirement> ParseTerm(const json& term) {
+  std::vector<NodeSelectorRequirement> exprs;
+  for (const char* kind : {"matchExpressions", "matchFields"}) {
+    const json* list = Field(term, kind);
+    if (!list || !list->is_array()) continue;
+    for (const auto& e : *list) {
+      NodeSelectorRequirement x{Str(Field(e, "key")), Str(Field(e, "operator")), {}, kind[5] == 'F'};
+      if (const json* values = Field(e, "values"); values && values->is_array())
+        for (const auto& v : *values) x.values.push_back(v.is_string() ? v.get<std::string>() : v.dump());
+      exprs.push_back(std::move(x));
+    }
+  }
+  return exprs;
+}
+
+bool TermMet(const std::string& name, const json* labels, const std::vector<NodeSelectorRequirement>& term) {
+  if (term.empty()) return false;  // an empty term matches nothing
+  for (const auto& e : term)
+    if (!RequirementMet(name, labels, e)) return false;
+  return true;
+}
+
+}  // namespace
+
+void Scheduler::ParseConstraints(const json& pod, Constraints& c) {
+  c = Constraints{};
+  c.node_selector = Field(pod, "spec", "nodeSelector");
+  c.tolerations = TolerationsOf(pod);
+  const json* affinity = Field(pod, "spec", "affinity");
+  const json* node_affinity = affinity ? Field(*affinity, "nodeAffinity") : nullptr;
+  const json* required =
+      node_affinity ? Field(*node_affinity, "requiredDuringSchedulingIgnoredDuringExecution") : nullptr;
+  const json* terms = required ? Field(*required, "nodeSelectorTerms") : nullptr;
+  if (terms && terms->is_array()) {
+    c.has_required_affinity = true;
+    for (const auto& term : *terms) c.terms.push_back(ParseTerm(term));
+  }
+  const json* preferred =
+      node_affinity ? Field(*node_affinity, "preferredDuringSchedulingIgnoredDuringExecution") : nullptr;
+  if (preferred && preferred->is_array())
+    for (const auto& p : *preferred) {
+      const json* weight = Field(p, "weight");
+      const json* preference = Field(p, "preference");
+      if (!weight || !weight->is_number_integer() || !preference) continue;
+      auto term = ParseTerm(*preference);
+      if (!term.empty()) c.preferred.emplace_back(weight->get<std::int64_t>(), std::move(term));
+    }
+}
+
 // ---- lifecycle -----------------------------------------------------------------------------------
 
 Scheduler::Scheduler(Simulation& sim, SchedulerConfig config, std::string name)
@@ -269,6 +335,15 @@ void Scheduler::Start() {
                                 .on_update = [this](const ObjectPtr&, const ObjectPtr& p) { OnPod(p); },
                                 .on_delete = [this](const ObjectPtr& p) { OnPodDeleted(p); }});
   pod_informer_->AddIndex(kPodsByNodeIndex, kube::IndexByNodeName());
+  // "namespace/key=value" for each label: the few pods a spreading selector can match.
+  pod_informer_->AddIndex(kPodsByLabelIndex, [](const json& pod) {
+    std::vector<std::string> out;
+    if (const json* labels = Field(pod, "metadata", "labels"); labels && labels->is_object())
+      for (auto it = labels->begin(); it != labels->end(); ++it)
+        if (it.value().is_string())
+          out.push_back(kube::NamespaceOf(pod) + "/" + it.key() + "=" + it.value().get<std::string>());
+    return out;
+  });
   auto group_index = [this](const json& pod) -> std::vector<std::string> {
     std::string g = GroupOf(pod);
     if (g.empty()) return {};
@@ -291,6 +366,7 @@ void Scheduler::Start() {
            },
        .on_delete = [this](const ObjectPtr& p) { OnPendingPodGone(p); }});
   pending_informer_->AddIndex(kPendingGroupIndex, group_index);
+  service_informer_ = &AddInformer("services", {}, {});
   if (config_.gang)
     group_informer_ = &AddInformer("podgroups", {},
                                    {.on_add = [this](const ObjectPtr& g) { OnPodGroup(g); },
@@ -325,6 +401,11 @@ void Scheduler::OnNode(const ObjectPtr& old_node, const ObjectPtr& node) {
   info.unschedulable = unschedulable && unschedulable->is_boolean() && unschedulable->get<bool>();
   info.ready = NodeReadyStatus(*node) == "True";
   info.readiness_taint = false;
+  info.has_hostname = info.labels && info.labels->is_object() && info.labels->contains(kLabelHostname);
+  info.zone.reset();
+  if (const json* z = info.labels && info.labels->is_object() ? Field(*info.labels, kLabelZone) : nullptr;
+      z && z->is_string())
+    info.zone = z->get<std::string>();
   for (const auto& t : info.taints)
     if (t.key == kTaintNotReady || t.key == kTaintUnreachable) info.readiness_taint = true;
 
@@ -380,13 +461,21 @@ void Scheduler::Account(const std::string& key, const json& pod) {
   std::string node_name = Str(Field(pod, "spec", "nodeName"));
   auto it = accounted_.find(key);
   if (it != accounted_.end()) {
-    if (it->second->uid == kube::UidOf(pod) && it->second->node == node_name) return;
+    if (it->second->uid == kube::UidOf(pod) && it->second->node == node_name) {
+      const json* labels = Field(pod, "metadata", "labels");
+      it->second->labels = labels ? *labels : json();
+      it->second->terminating = kube::IsBeingDeleted(pod);
+      return;
+    }
     Unaccount(key);
   }
   auto entry = std::make_unique<Accounted>();
   entry->uid = kube::UidOf(pod);
   entry->node = node_name;
   entry->requests = ComputePodRequests(pod);
+  entry->ns = kube::NamespaceOf(pod);
+  if (const json* labels = Field(pod, "metadata", "labels")) entry->labels = *labels;
+  entry->terminating = kube::IsBeingDeleted(pod);
   if (auto n = nodes_.find(node_name); n != nodes_.end()) {
     Ungroup(*n->second);
     n->second->requested.Add(entry->requests.requests);
@@ -472,32 +561,7 @@ void Scheduler::OnPendingPod(const ObjectPtr& pod, bool changed) {
   if (added || changed) {
     p.requests = ComputePodRequests(*pod);
     p.group = GroupOf(*pod);
-    Constraints& c = p.constraints;
-    c = Constraints{};
-    c.node_selector = Field(*pod, "spec", "nodeSelector");
-    c.tolerations = TolerationsOf(*pod);
-    const json* affinity = Field(*pod, "spec", "affinity");
-    const json* node_affinity = affinity ? Field(*affinity, "nodeAffinity") : nullptr;
-    const json* required =
-        node_affinity ? Field(*node_affinity, "requiredDuringSchedulingIgnoredDuringExecution") : nullptr;
-    const json* terms = required ? Field(*required, "nodeSelectorTerms") : nullptr;
-    if (terms && terms->is_array()) {
-      c.has_required_affinity = true;
-      for (const auto& term : *terms) {
-        std::vector<NodeSelectorRequirement> exprs;
-        for (const char* kind : {"matchExpressions", "matchFields"}) {
-          const json* list = Field(term, kind);
-          if (!list || !list->is_array()) continue;
-          for (const auto& e : *list) {
-            NodeSelectorRequirement x{Str(Field(e, "key")), Str(Field(e, "operator")), {}, kind[5] == 'F'};
-            if (const json* values = Field(e, "values"); values && values->is_array())
-              for (const auto& v : *values) x.values.push_back(v.is_string() ? v.get<std::string>() : v.dump());
-            exprs.push_back(std::move(x));
-          }
-        }
-        c.terms.push_back(std::move(exprs));
-      }
-    }
+    ParseConstraints(*pod, p.constraints);
   }
   if (added) {
     Activate(key);
@@ -640,17 +704,8 @@ bool Scheduler::MatchesNodeAffinity(const NodeInfo& node, const Constraints& c) 
       if (!v || *v != it.value()) return false;
     }
   if (!c.has_required_affinity) return true;
-  for (const auto& term : c.terms) {
-    if (term.empty()) continue;  // an empty term matches nothing
-    bool all = true;
-    for (const auto& e : term) {
-      if (!RequirementMet(node.name, node.labels, e)) {
-        all = false;
-        break;
-      }
-    }
-    if (all) return true;
-  }
+  for (const auto& term : c.terms)
+    if (TermMet(node.name, node.labels, term)) return true;
   return false;
 }
 
@@ -692,18 +747,142 @@ bool Scheduler::ResourcesFit(const NodeInfo& node, const PendingPod& pod, const 
   return fits;
 }
 
-std::int64_t Scheduler::Score(const NodeInfo& node, const PendingPod& pod, const Tentative::Extra* extra) const {
-  std::int64_t cpu = node.nonzero_cpu + pod.requests.nonzero_milli_cpu + (extra ? extra->nonzero_cpu : 0);
-  std::int64_t memory = node.nonzero_memory + pod.requests.nonzero_memory + (extra ? extra->nonzero_memory : 0);
-  std::int64_t total = ResourceScore(config_.scoring, cpu, node.allocatable.milli_cpu) +
-                       ResourceScore(config_.scoring, memory, node.allocatable.memory);
-  std::int64_t weights = 2;
-  if (pod.requests.requests.gpu > 0 && node.allocatable.gpu > 0) {
-    std::int64_t gpu = node.requested.gpu + pod.requests.requests.gpu + (extra ? extra->requests.gpu : 0);
-    total += ResourceScore(config_.scoring, gpu, node.allocatable.gpu);
-    ++weights;
+struct Scheduler::SpreadCounts {
+  std::map<std::string, std::int64_t, std::less<>> by_node;  // matching pods per node
+  std::map<std::string, std::int64_t> by_zone;  // per zone, over the nodes the pod's node affinity admits
+};
+
+// PodTopologySpread's system default constraints apply when Services select the pod: their
+// selectors, merged, count the pods of the same namespace (not terminating) on each node.
+std::optional<Scheduler::SpreadCounts> Scheduler::SpreadFor(const PendingPod& pod) const {
+  if (!service_informer_ || !pod_informer_) return std::nullopt;
+  const json& object = *pod.pod;
+  const std::string& ns = kube::NamespaceOf(object);
+  const json* labels = Field(object, "metadata", "labels");
+  auto matches = [](const json& selector, const json* l) {
+    for (auto it = selector.begin(); it != selector.end(); ++it) {
+      const json* v = l && l->is_object() ? Field(*l, it.key().c_str()) : nullptr;
+      if (!v || *v != it.value()) return false;
+    }
+    return true;
+  };
+  json selector = json::object();
+  for (const auto& service : service_informer_->List(ns)) {
+    const json* sel = Field(*service, "spec", "selector");
+    if (!sel || !sel->is_object() || sel->empty() || !matches(*sel, labels)) continue;  // nil selects nothing
+    for (auto it = sel->begin(); it != sel->end(); ++it) selector[it.key()] = it.value();
   }
-  return total / weights;
+  if (selector.empty()) return std::nullopt;
+  SpreadCounts counts;
+  // The pods carrying the selector's first label, then those bound (or assumed) and matching whole.
+  const std::string first = ns + "/" + selector.begin().key() + "=" +
+                            (selector.begin().value().is_string() ? selector.begin().value().get<std::string>() : "");
+  for (const auto& candidate : pod_informer_->ByIndex(kPodsByLabelIndex, first)) {
+    auto a = accounted_.find(kube::KeyOf(*candidate));
+    if (a == accounted_.end() || a->second->uid != kube::UidOf(*candidate)) continue;
+    if (a->second->terminating || a->second->ns != ns || !matches(selector, &a->second->labels)) continue;
+    ++counts.by_node[a->second->node];
+  }
+  for (const auto& [node, n] : counts.by_node) {
+    auto it = nodes_.find(node);
+    if (it == nodes_.end() || !it->second->zone || !MatchesNodeAffinity(*it->second, pod.constraints)) continue;
+    counts.by_zone[*it->second->zone] += n;
+  }
+  return counts;
+}
+
+std::vector<ScoreBreakdown> Scheduler::ScoreCandidates(const PendingPod& pod, const std::vector<Candidate>& candidates,
+                                                       const SpreadCounts* spread) const {
+  std::vector<ScoreBreakdown> out(candidates.size());
+  const PodRequests& want = pod.requests;
+  const bool balanced = want.requests.milli_cpu != 0 || want.requests.memory != 0;
+  std::vector<std::int64_t> taints(candidates.size()), affinity(candidates.size()), spread_raw(candidates.size());
+  std::size_t all_nodes = 0;
+  std::set<std::string> zones;  // the zone values of the candidates ("" for none), as PreScore counts them
+  for (const auto& c : candidates) {
+    all_nodes += c.nodes;
+    zones.insert(c.node->zone.value_or(""));
+  }
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const NodeInfo& node = *candidates[i].node;
+    const Tentative::Extra* extra = candidates[i].extra;
+    ScoreBreakdown& b = out[i];
+    // NodeResourcesFit: cpu and memory, weight 1 each, on the non-zero requests.
+    const std::int64_t cpu = node.nonzero_cpu + want.nonzero_milli_cpu + (extra ? extra->nonzero_cpu : 0);
+    const std::int64_t memory = node.nonzero_memory + want.nonzero_memory + (extra ? extra->nonzero_memory : 0);
+    std::int64_t sum = 0, weights = 0;
+    for (auto [requested, capacity] : {std::pair{cpu, node.allocatable.milli_cpu}, std::pair{memory, node.allocatable.memory}})
+      if (capacity > 0) {
+        sum += ResourceScore(config_.scoring, requested, capacity);
+        ++weights;
+      }
+    b.fit = (weights ? sum / weights : 0) * kWeightFit;
+    // NodeResourcesBalancedAllocation: the actual requests.
+    if (balanced) {
+      b.balanced_scored = true;
+      std::vector<double> fractions;
+      const std::int64_t used_cpu = node.requested.milli_cpu + want.requests.milli_cpu + (extra ? extra->requests.milli_cpu : 0);
+      const std::int64_t used_memory = node.requested.memory + want.requests.memory + (extra ? extra->requests.memory : 0);
+      for (auto [used, capacity] : {std::pair{used_cpu, node.allocatable.milli_cpu}, std::pair{used_memory, node.allocatable.memory}})
+        if (capacity > 0) fractions.push_back(std::min(1.0, static_cast<double>(used) / static_cast<double>(capacity)));
+      const double deviation = fractions.size() == 2 ? std::abs((fractions[0] - fractions[1]) / 2) : 0.0;
+      b.balanced = static_cast<std::int64_t>((1 - deviation) * static_cast<double>(kMaxNodeScore)) * kWeightBalanced;
+    }
+    // TaintToleration: untolerated PreferNoSchedule taints (normalized below).
+    for (const auto& taint : node.taints) {
+      if (taint.effect != "PreferNoSchedule") continue;
+      bool tolerated = false;
+      for (const auto& t : pod.constraints.tolerations) tolerated = tolerated || Tolerates(t, taint);
+      if (!tolerated) ++taints[i];
+    }
+    // NodeAffinity: the weights of the preferred terms met.
+    for (const auto& [weight, term] : pod.constraints.preferred)
+      if (TermMet(node.name, node.labels, term)) affinity[i] += weight;
+    // PodTopologySpread: hostname (maxSkew 3), then zone (maxSkew 5).
+    if (spread) {
+      double score = 0;
+      if (node.has_hostname) {
+        auto n = spread->by_node.find(node.name);
+        score += static_cast<double>(n == spread->by_node.end() ? 0 : n->second) *
+                     std::log(static_cast<double>(all_nodes + 2)) + 2;
+      }
+      if (node.zone) {
+        auto z = spread->by_zone.find(*node.zone);
+        score += static_cast<double>(z == spread->by_zone.end() ? 0 : z->second) *
+                     std::log(static_cast<double>(zones.size() + 2)) + 4;
+      }
+      spread_raw[i] = std::llround(score);
+    }
+  }
+  // Normalization over the candidates (helper.DefaultNormalizeScore; PodTopologySpread's own).
+  const std::int64_t max_taints = candidates.empty() ? 0 : *std::max_element(taints.begin(), taints.end());
+  const std::int64_t max_affinity = candidates.empty() ? 0 : *std::max_element(affinity.begin(), affinity.end());
+  const std::int64_t max_spread = candidates.empty() ? 0 : *std::max_element(spread_raw.begin(), spread_raw.end());
+  const std::int64_t min_spread = candidates.empty() ? 0 : *std::min_element(spread_raw.begin(), spread_raw.end());
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    ScoreBreakdown& b = out[i];
+    b.taint = (max_taints == 0 ? kMaxNodeScore : kMaxNodeScore - kMaxNodeScore * taints[i] / max_taints) * kWeightTaint;
+    if (!pod.constraints.preferred.empty()) {
+      b.affinity_scored = true;
+      b.affinity = (max_affinity == 0 ? 0 : kMaxNodeScore * affinity[i] / max_affinity) * kWeightAffinity;
+    }
+    if (spread) {
+      b.spread_scored = true;
+      b.spread = (max_spread == 0 ? kMaxNodeScore : kMaxNodeScore * (max_spread + min_spread - spread_raw[i]) / max_spread) *
+                 kWeightSpread;
+    }
+  }
+  return out;
+}
+
+std::size_t Scheduler::Best(const std::vector<Candidate>& candidates, const std::vector<ScoreBreakdown>& scores,
+                            bool by_name) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < candidates.size(); ++i) {
+    const std::int64_t a = scores[i].Total(), b = scores[best].Total();
+    if (a > b || (by_name && a == b && candidates[i].node->name < candidates[best].node->name)) best = i;
+  }
+  return best;
 }
 
 // kube-scheduler's numFeasibleNodesToFind: every node below 100; else `percentage` of them (0:
@@ -735,25 +914,41 @@ bool Scheduler::JudgedByState(const PendingPod& pod, const Tentative* tentative,
   // starts elsewhere, after round-robin decisions on a cluster since shrunk below 100 nodes, breaks
   // ties from its start, and is left to go node by node.)
   return config_.judge_nodes_by_state && !tentative && to_find >= all && next_start_node_ == 0 &&
-         !pod.constraints.node_selector && !pod.constraints.has_required_affinity;
+         !pod.constraints.node_selector && !pod.constraints.has_required_affinity && pod.constraints.preferred.empty();
 }
 
 // The first node in name order of the best-scoring state that passes the filters; when none does,
 // each reason counted once per node of the states that give it.
 const Scheduler::NodeInfo* Scheduler::BestByState(const PendingPod& pod, std::map<std::string, int>* histogram) {
-  const NodeInfo* best = nullptr;
-  std::int64_t best_score = -1;
+  const std::optional<SpreadCounts> spread = SpreadFor(pod);
+  // The nodes holding pods that topology spreading counts score apart from the rest of their state.
+  std::map<const void*, std::vector<const NodeInfo*>> apart;  // by their state's member set
+  if (spread)
+    for (const auto& [name, n] : spread->by_node)
+      if (auto it = nodes_.find(name); it != nodes_.end() && it->second->group)
+        apart[&(*it->second->group)->second].push_back(it->second.get());
+  std::vector<Candidate> candidates;
   for (const auto& [state, members] : states_->groups) {
     const NodeInfo& first = **members.begin();
     ++stats_.nodes_evaluated;
     if (!PassesFilters(first, pod, nullptr, nullptr)) continue;
-    std::int64_t score = Score(first, pod, nullptr);
-    if (score > best_score || (score == best_score && first.name < best->name)) {
-      best = &first;
-      best_score = score;
+    auto a = apart.find(&members);
+    if (a == apart.end()) {
+      candidates.push_back({&first, nullptr, members.size()});
+      continue;
+    }
+    for (const NodeInfo* node : a->second) candidates.push_back({node, nullptr, 1});
+    const std::size_t rest = members.size() - a->second.size();
+    for (const NodeInfo* m : members) {
+      if (rest == 0) break;
+      if (std::find(a->second.begin(), a->second.end(), m) != a->second.end()) continue;
+      candidates.push_back({m, nullptr, rest});  // the first in name order of the others
+      break;
     }
   }
-  if (best || !histogram) return best;
+  if (!candidates.empty())
+    return candidates[Best(candidates, ScoreCandidates(pod, candidates, spread ? &*spread : nullptr), true)].node;
+  if (!histogram) return nullptr;
   std::vector<std::string> reasons;
   for (const auto& [state, members] : states_->groups) {
     reasons.clear();
@@ -779,24 +974,20 @@ std::optional<std::string> Scheduler::FindNode(const PendingPod& pod, const Tent
     auto it = tentative->by_node.find(info.name);
     return it == tentative->by_node.end() ? nullptr : &it->second;
   };
-  const NodeInfo* best = nullptr;
-  std::int64_t best_score = -1;
-  std::size_t feasible = 0;
+  std::vector<Candidate> feasible;
   std::size_t processed = 0;
-  for (; processed < all && feasible < to_find; ++processed) {
+  for (; processed < all && feasible.size() < to_find; ++processed) {
     const NodeInfo& info = *order[(next_start_node_ + processed) % all];
     ++stats_.nodes_evaluated;
     const Tentative::Extra* extra = extra_on(info);
-    if (!PassesFilters(info, pod, extra, nullptr)) continue;
-    ++feasible;
-    std::int64_t score = Score(info, pod, extra);
-    if (score > best_score) {  // the first best in scan order wins ties
-      best = &info;
-      best_score = score;
-    }
+    if (PassesFilters(info, pod, extra, nullptr)) feasible.push_back({&info, extra, 1});
   }
   next_start_node_ = (next_start_node_ + processed) % all;
-  if (best) return best->name;
+  if (!feasible.empty()) {
+    const std::optional<SpreadCounts> spread = SpreadFor(pod);
+    // The first best in scan order wins ties.
+    return feasible[Best(feasible, ScoreCandidates(pod, feasible, spread ? &*spread : nullptr), false)].node->name;
+  }
   // Nothing fits: a second pass collects every node's reasons for the message.
   if (histogram) {
     std::vector<std::string> reasons;
@@ -807,6 +998,33 @@ std::optional<std::string> Scheduler::FindNode(const PendingPod& pod, const Tent
     }
   }
   return std::nullopt;
+}
+
+std::vector<NodeVerdict> Scheduler::Explain(const json& object) const {
+  PendingPod pod;
+  pod.pod = std::make_shared<const json>(object);
+  pod.requests = ComputePodRequests(*pod.pod);
+  ParseConstraints(*pod.pod, pod.constraints);
+  std::vector<NodeVerdict> out;
+  std::vector<Candidate> feasible;
+  std::vector<std::size_t> at;  // feasible[i] is out[at[i]]
+  std::vector<std::string> reasons;
+  for (const auto& [name, info] : nodes_) {
+    NodeVerdict v;
+    v.node = name;
+    reasons.clear();
+    v.fits = PassesFilters(*info, pod, nullptr, &reasons);
+    if (!v.fits && !reasons.empty()) v.reason = reasons.front();
+    if (v.fits) {
+      feasible.push_back({info.get(), nullptr, 1});
+      at.push_back(out.size());
+    }
+    out.push_back(std::move(v));
+  }
+  const std::optional<SpreadCounts> spread = SpreadFor(pod);
+  auto scores = ScoreCandidates(pod, feasible, spread ? &*spread : nullptr);
+  for (std::size_t i = 0; i < feasible.size(); ++i) out[at[i]].scores = scores[i];
+  return out;
 }
 
 std::string Scheduler::FailureMessage(const std::map<std::string, int>& histogram) const {

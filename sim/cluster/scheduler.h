@@ -1,5 +1,6 @@
 // The Scheduler is the simulated kube-scheduler: an actor that watches unscheduled pods (field
-// selector spec.nodeName=, schedulerName default-scheduler), the nodes and every pod, and binds one
+// selector spec.nodeName=, schedulerName default-scheduler), the nodes, every pod and the Services
+// (their selectors drive topology spreading), and binds one
 // pod at a time through the API (POST pods/binding), taking `latency` of simulated time per decision.
 //
 // Filters, in kube-scheduler's plugin order, the first failing one giving a node's reason:
@@ -7,12 +8,29 @@
 // (NoSchedule / NoExecute), NodeAffinity (nodeSelector and required node affinity), NodeResourcesFit
 // (cpu, memory, ephemeral-storage, nvidia.com/gpu and other extended resources, pod count).
 // Requests are the sum of the containers' requests (a limit stands in for a missing request), at
-// least the largest init container's, plus spec.overhead. Scores: LeastAllocated or MostAllocated over
-// cpu and memory (and nvidia.com/gpu when the pod asks for GPUs), on the non-zero requests
-// (100m / 200Mi for a container that requests nothing), as NodeResourcesFit does.
+// least the largest init container's, plus spec.overhead.
+//
+// Scores, as kube-scheduler v1.34's default profile computes and weighs them (each plugin 0..100
+// on the feasible nodes, times its weight, summed; pkg/scheduler/framework/plugins):
+//   NodeResourcesFit (weight 1): LeastAllocated (or MostAllocated) over cpu and memory, weights 1
+//     and 1, on the non-zero requests (100m / 200Mi for a container that requests nothing). GPUs
+//     and other extended resources are not scored, as in the default scoringStrategy.
+//   NodeResourcesBalancedAllocation (1): 100 x (1 - |cpu fraction - memory fraction| / 2) on the
+//     actual requests; skipped for a pod that requests neither cpu nor memory.
+//   TaintToleration (3): untolerated PreferNoSchedule taints, normalized reversed (fewest best).
+//   NodeAffinity (2): the weights of the preferred node-affinity terms a node meets, normalized
+//     to the best; skipped for a pod without preferred terms.
+//   PodTopologySpread (2): the system default constraints (kubernetes.io/hostname maxSkew 3,
+//     topology.kubernetes.io/zone maxSkew 5, ScheduleAnyway) with the selector of the Services
+//     that select the pod, scored as the plugin does (matching pods x log(domains + 2) + maxSkew - 1,
+//     normalized reversed); skipped for a pod no Service selects. ReplicaSets, StatefulSets and
+//     ReplicationControllers are not read; pods placed tentatively in a gang do not count.
+// Not modelled: ImageLocality (no node reports status.images here: 0 on every node in kube-scheduler
+// too), InterPodAffinity (no pod here has pod affinity), VolumeBinding, NodePorts, DRA.
+// Explain() returns these per-plugin scores for every node (the placement-comparison harness).
 //
 // Which nodes are looked at, as kube-scheduler's percentageOfNodesToScore: the nodes are kept in
-// name order and each decision scans them round-robin from where the previous one stopped, until
+// name order (kube-scheduler's list interleaves zones) and each decision scans them round-robin from where the previous one stopped, until
 // it has found NumFeasibleNodesToFind(nodes, percentage) that pass the filters, or until every node
 // has been looked at. The best score among those found wins; ties go to the first found
 // (kube-scheduler picks among them at random; we stay deterministic). With kube-scheduler's
@@ -24,11 +42,14 @@
 //
 // Every node looked at (the default) does not mean every node checked: nodes are also grouped by
 // their state as the filters and the score read it (allocatable, requested, the non-zero requests,
-// taints, unschedulable, readiness). Nodes in one state pass or fail alike and score alike, so a
-// decision checks the first node, in name order, of each state and picks the best score, ties to
-// the name that sorts first: the node a one-by-one scan would pick, at the cost of the number of
-// states (a few dozen in a fleet of identical nodes) instead of the number of nodes. Node affinity
-// (it reads labels and names), gang placements (tentative requests), a share below 100 % and a
+// taints, unschedulable, readiness, whether it has a hostname label and its zone). Nodes in one
+// state pass or fail alike and score alike, so a decision checks the first node, in name order, of
+// each state and picks the best score, ties to the name that sorts first: the node a one-by-one
+// scan would pick, at the cost of the number of states (a few dozen in a fleet of identical nodes)
+// instead of the number of nodes. For a pod that topology spreading scores, the nodes holding pods
+// its Services select (a job's few nodes) are judged each on its own, beside the first other node
+// of each state. Node affinity and preferred node affinity (they read labels and names), gang
+// placements (tentative requests), a share below 100 % and a
 // scan that resumes mid-list (round-robin decisions before the cluster shrank below 100 nodes) look
 // at the nodes one by one. The failure message's counts come from the states too.
 //
@@ -109,6 +130,28 @@ struct PodRequests {
   std::int64_t nonzero_memory = 0;
 };
 PodRequests ComputePodRequests(const kube::Json& pod);
+
+// One node's scores, per kube-scheduler plugin, weighted as kube-scheduler logs them at -v=10
+// ("Plugin scored node for pod"); a skipped plugin (false *_scored) adds nothing.
+struct ScoreBreakdown {
+  std::int64_t fit = 0;        // NodeResourcesFit, weight 1
+  std::int64_t balanced = 0;   // NodeResourcesBalancedAllocation, weight 1
+  std::int64_t taint = 0;      // TaintToleration, weight 3
+  std::int64_t affinity = 0;   // NodeAffinity, weight 2
+  std::int64_t spread = 0;     // PodTopologySpread, weight 2
+  bool balanced_scored = false;
+  bool affinity_scored = false;
+  bool spread_scored = false;
+  std::int64_t Total() const { return fit + balanced + taint + affinity + spread; }
+};
+
+// What the scheduler would make of a pod on one node (Scheduler::Explain).
+struct NodeVerdict {
+  std::string node;
+  bool fits = false;
+  std::string reason;     // the first failing filter's reason when it does not fit
+  ScoreBreakdown scores;  // when it fits, normalized over every node that fits
+};
 // What a node offers: status.allocatable (status.capacity when absent), pods 110 when unset.
 Resources NodeAllocatable(const kube::Json& node);
 
@@ -139,6 +182,10 @@ class Scheduler : public Actor {
   // Pods waiting: in the active queue, backing off, or unschedulable.
   std::size_t PendingCount() const { return pending_.size(); }
   std::size_t UnschedulableCount() const;
+  // Every node, in name order, judged for `pod` (an unbound pod object) against the state now: the
+  // filters and the scores the next decision would compute if it looked at every node. Changes
+  // nothing. For tools and tests (the placement comparison with kube-scheduler).
+  std::vector<NodeVerdict> Explain(const kube::Json& pod) const;
 
  private:
   struct NodeInfo;
@@ -186,7 +233,22 @@ class Scheduler : public Actor {
   static bool MatchesNodeAffinity(const NodeInfo& node, const Constraints& c);
   static bool ResourcesFit(const NodeInfo& node, const PendingPod& pod, const Tentative::Extra* extra,
                            std::vector<std::string>* reasons);
-  std::int64_t Score(const NodeInfo& node, const PendingPod& pod, const Tentative::Extra* extra) const;
+  // A node that passed the filters; judged by state, it stands for `nodes` nodes of its state.
+  struct Candidate {
+    const NodeInfo* node = nullptr;
+    const Tentative::Extra* extra = nullptr;
+    std::size_t nodes = 1;
+  };
+  // What topology spreading reads for one decision (nullopt: the plugin skips the pod).
+  struct SpreadCounts;
+  std::optional<SpreadCounts> SpreadFor(const PendingPod& pod) const;
+  // Every candidate's scores, normalized over them all (see the header comment).
+  std::vector<ScoreBreakdown> ScoreCandidates(const PendingPod& pod, const std::vector<Candidate>& candidates,
+                                              const SpreadCounts* spread) const;
+  // The index of the best total, ties to the earliest (`by_name`: to the name that sorts first).
+  static std::size_t Best(const std::vector<Candidate>& candidates, const std::vector<ScoreBreakdown>& scores,
+                          bool by_name);
+  static void ParseConstraints(const kube::Json& pod, Constraints& c);
   // Best node for `pod`; with `tentative`, requests placed tentatively count as allocated. When
   // nothing fits, `histogram` gets each reason's node count.
   // Looks at nodes round-robin from next_start_node_ (see the header comment).
@@ -232,6 +294,7 @@ class Scheduler : public Actor {
   kube::Informer* pending_informer_ = nullptr;
   kube::Informer* pod_informer_ = nullptr;
   kube::Informer* group_informer_ = nullptr;
+  kube::Informer* service_informer_ = nullptr;
   EventId next_decision_;
   bool busy_ = false;
 };

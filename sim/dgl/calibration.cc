@@ -16,6 +16,13 @@ constexpr double kMi = 1024.0 * 1024;
 constexpr double kMetisTimeBand = 2.02;
 constexpr double kMetisMemoryBand = 1.14;
 constexpr double kRandomCutBand = 1.13;
+// The extrapolation factors' ranges per e-fold beyond the checked sizes, exp(t x rate) (fits.h,
+// Extrapolation; the test derives them again), and the chunked pipeline's leave-one-out bands.
+constexpr double kMetisTimeExtrapolation = 1.14;
+constexpr double kDispatchBand = 1.09;
+constexpr double kDispatchExtrapolation = 1.10;
+constexpr double kRandomPartitionBand = 1.26;
+constexpr double kRandomPartitionExtrapolation = 1.10;
 
 }  // namespace
 
@@ -34,6 +41,8 @@ const std::vector<UncertainParameter>& UncertainParameters() {
       {"metisRandomStructure", &C::metis_random_structure, 2.5, 6.7, "R-MAT here against products there"},
       {"metisTimeError", &C::metis_time_error, 1 / kMetisTimeBand, kMetisTimeBand,
        "90 % band of the METIS time law's leave-one-out errors, 30 runs measured here (fits.h)"},
+      {"metisTimeExtrapolation", &C::metis_time_extrapolation, 1 / kMetisTimeExtrapolation, kMetisTimeExtrapolation,
+       "per e-fold beyond the sizes the METIS time law was checked on (fits.h, Extrapolation)"},
       {"metisMemoryError", &C::metis_memory_error, 1 / kMetisMemoryBand, kMetisMemoryBand,
        "90 % band of the 32-bit METIS memory law's leave-one-out errors, 30 runs measured here"},
       {"metisCutQ64", &C::metis_cut_q64, 0.10, 0.25, "products 0.137; other real graphs"},
@@ -48,6 +57,14 @@ const std::vector<UncertainParameter>& UncertainParameters() {
       {"parmetisMessageSeconds", &C::parmetis_message_seconds, 20e-6, 200e-6, "planning"},
       {"parmetisRankOverheadBytes", &C::parmetis_rank_overhead_bytes, 256 * kMi, 1024 * kMi, "planning"},
       {"dispatchMemoryFactor", &C::dispatch_memory_factor, 2.0, 3.0, "DGL: cluster RAM 2-3x the graph data"},
+      {"dispatchTimeError", &C::dispatch_time_error, 1 / kDispatchBand, kDispatchBand,
+       "90 % band of the dispatch_data.py law's leave-one-out errors, runs measured here (reports/dgl-measured/)"},
+      {"dispatchExtrapolation", &C::dispatch_extrapolation, 1 / kDispatchExtrapolation, kDispatchExtrapolation,
+       "per e-fold beyond the edges per rank measured here (fits.h, Extrapolation)"},
+      {"randomPartitionError", &C::random_partition_error, 1 / kRandomPartitionBand, kRandomPartitionBand,
+       "90 % band of the random_partition.py law's leave-one-out errors, runs measured here"},
+      {"randomPartitionExtrapolation", &C::random_partition_extrapolation, 1 / kRandomPartitionExtrapolation,
+       kRandomPartitionExtrapolation, "per e-fold beyond the nodes measured here (fits.h, Extrapolation)"},
       {"partitionBytesPerLoadedEdge", &C::partition_bytes_per_loaded_edge, 24, 29,
        "products 24.3-25.9, papers100M 27.2-28.5 B per loaded edge"},
       {"loadGraphCopies", &C::load_graph_copies, 1.5, 2.5, "planning"},

@@ -130,6 +130,11 @@ struct Calibration {
   // than at 64) and structure (Barabasi-Albert about twice R-MAT's time per edge). Real graphs have
   // no such runs: they borrow this band (the products and papers100M points are one run each).
   double metis_time_error = 1.0;
+  // Beyond the largest sizes it was checked on (laws.h: 63.5 M symmetrised edges for graphs without
+  // locality, 3.2 G for real ones) the METIS time law's band widens: this factor, 1 at its
+  // value, is raised to the distance in e-folds (fits.h, Extrapolation; *measured here*: the
+  // slope's standard error over the 30 runs, or what leave-one-scale-out shows, the larger).
+  double metis_time_extrapolation = 1.0;
   // Memory of METIS's own arrays (64-bit indices in DGL's build), anchored to the log: 599.2 GB at the
   // METIS step = the bidirected graph (234 GB) + constraint weights (8 B x 4 x N) + workspace 361.6 GB
   // (*derived*). The workspace grows as E + metis_memory_edges_per_node x N: the ratio of the 32-bit
@@ -196,8 +201,25 @@ struct Calibration {
   // entire graph data" and recommends 2-3x the graph data size (docs/models.md): a machine peaks at
   // this factor times its share of the graph and features (*unconfirmed* 2-3).
   double dispatch_memory_factor = 2.5;
-  // dispatch_data.py builds the partitions with the reshuffle and split work of partition_graph,
-  // shared out over the ranks (*unconfirmed*).
+  // dispatch_data.py (what it launches on each machine: distpartitioning/data_proc_pipeline.py) and
+  // random_partition.py, *measured here* with the real DGL 2.1.0 pipeline (scripts/measure-dgl.py,
+  // reports/dgl-measured/; sim/dgl/fits.h DispatchRuns, RandomPartitionRuns): CPU seconds of one
+  // rank = fixed + per edge x the directed edges it owns, on R-MAT, uniform random and community
+  // graphs, least squares on the relative error, times this machine's speed against the reference
+  // (0.68: MeasuredMachineSpeed over the METIS runs measured here). Per-edge Python and NumPy work
+  // (reading the chunks, sorting and looking up ids, building and saving the DGL objects), not
+  // bytes over a NIC: the shuffle's flows are separate. random_partition.py's time did not grow measurably over the
+  // nodes measured (its import dominates): a constant. The error factors carry the laws'
+  // leave-one-out bands, the extrapolation factors the error per e-fold beyond the sizes measured
+  // (fits.h, Extrapolation).
+  double dispatch_fixed_seconds = 4.474;
+  double dispatch_seconds_per_edge = 2.096e-06;
+  double dispatch_time_error = 1.0;
+  double dispatch_extrapolation = 1.0;
+  double random_partition_fixed_seconds = 2.646;
+  double random_partition_seconds_per_node = 4.143e-07;
+  double random_partition_error = 1.0;
+  double random_partition_extrapolation = 1.0;
 
   // ---- files ----------------------------------------------------------------------------------
   // Partition graph.dgl: 1.5 / 1.6 GB for products and 23 / 22 GB for papers100M with 2 parts (DGL's

@@ -190,4 +190,176 @@ std::vector<double> RandomCutLooErrors() {
   return out;
 }
 
+const std::vector<DglRun>& DispatchRuns() {
+  // reports/dgl-measured/*.yaml, the chunked records: data_proc_pipeline.py's CPU seconds summed
+  // over its ranks and divided by them, the largest rank's ru_maxrss. size = edges per rank. The
+  // uniform random graph of 16 M edges counts: every rank finished the pipeline, one crashed at
+  // exit in gloo's teardown (its record's note).
+  static const std::vector<DglRun> kRuns = [] {
+    std::vector<DglRun> runs = {
+        {"community", 62500, 1000000, 4, 7.0300, 668336128},
+        {"community", 250000, 4000000, 4, 9.8803, 851501056},
+        {"random", 62500, 1000000, 4, 7.4515, 663670784},
+        {"random", 250000, 4000000, 4, 9.3650, 842698752},
+        {"random", 1000000, 16000000, 4, 18.3017, 1647341568},
+        {"rmat", 65536, 1000000, 4, 7.3033, 660369408},
+        {"rmat", 262144, 4000000, 4, 10.4080, 858673152},
+        {"rmat", 1048576, 16000000, 4, 19.0673, 1660067840},
+    };
+    for (DglRun& r : runs) r.size = r.edges / r.ranks;
+    return runs;
+  }();
+  return kRuns;
+}
+
+const std::vector<DglRun>& RandomPartitionRuns() {
+  // reports/dgl-measured/*.yaml, the chunked records' random_partition.py: one process; size = nodes.
+  static const std::vector<DglRun> kRuns = [] {
+    std::vector<DglRun> runs = {
+        {"community", 62500, 1000000, 1, 3.5580, 595009536},
+        {"community", 250000, 4000000, 1, 4.1050, 593162240},
+        {"random", 62500, 1000000, 1, 4.7250, 594612224},
+        {"random", 250000, 4000000, 1, 4.5260, 591876096},
+        {"random", 1000000, 16000000, 1, 4.3590, 592752640},
+        {"rmat", 65536, 1000000, 1, 3.9380, 594583552},
+        {"rmat", 262144, 4000000, 1, 3.5650, 594169856},
+        {"rmat", 1048576, 16000000, 1, 4.7260, 593207296},
+    };
+    for (DglRun& r : runs) r.size = r.nodes;
+    return runs;
+  }();
+  return kRuns;
+}
+
+LineFit FitLine(const std::vector<DglRun>& runs, std::size_t skip, double below) {
+  // Minimise sum ((a + b x) / y - 1)^2: normal equations in u = 1 / y, v = x / y.
+  double suu = 0, suv = 0, svv = 0, su = 0, sv = 0;
+  int n = 0;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (i == skip || runs[i].size >= below) continue;
+    const double u = 1 / runs[i].cpu_seconds, v = runs[i].size / runs[i].cpu_seconds;
+    suu += u * u, suv += u * v, svv += v * v, su += u, sv += v, ++n;
+  }
+  const double det = suu * svv - suv * suv;
+  LineFit f;
+  if (n >= 2 && std::abs(det) > 1e-9 * suu * svv) f = {(su * svv - sv * suv) / det, (sv * suu - su * suv) / det};
+  if (f.fixed < 0 || n < 2) f = {0, svv > 0 ? sv / svv : 0};  // through the origin
+  if (f.per_unit < 0 || !(std::abs(det) > 1e-9 * suu * svv)) f = {suu > 0 ? su / suu : 0, 0};  // a constant
+  return f;
+}
+
+std::vector<double> LineLooErrors(const std::vector<DglRun>& runs) {
+  std::vector<double> out;
+  for (std::size_t i = 0; i < runs.size(); ++i) out.push_back(std::log(runs[i].cpu_seconds / FitLine(runs, i).at(runs[i].size)));
+  return out;
+}
+
+namespace {
+
+// rms / sqrt(sum (ln x - mean)^2).
+double SlopeRate(const std::vector<double>& sizes, double rms) {
+  double mean = 0, sxx = 0;
+  for (double x : sizes) mean += std::log(x);
+  mean /= std::max<std::size_t>(1, sizes.size());
+  for (double x : sizes) sxx += (std::log(x) - mean) * (std::log(x) - mean);
+  return sxx > 0 ? rms / std::sqrt(sxx) : 0;
+}
+
+// Sizes within this ratio of each other are one scale: leave-one-scale-out predicts a scale from
+// sizes at least this much smaller.
+constexpr double kScaleRatio = 1.5;
+
+// The scales, largest first: each the smallest size of its group (sizes within kScaleRatio of the
+// group's largest).
+std::vector<double> Scales(const std::vector<double>& sizes) {
+  std::vector<double> s = sizes, out;
+  std::sort(s.begin(), s.end(), std::greater<>());
+  double top = 0;
+  for (double x : s) {
+    if (out.empty() || x * kScaleRatio < top)
+      out.push_back(x), top = x;
+    else
+      out.back() = x;
+  }
+  return out;
+}
+
+// What leave-one-scale-out adds to the in-sample error, per e-fold.
+double LosoRate(const std::vector<ScaleOut>& outs, double rms) {
+  double e2 = 0, d2 = 0;
+  for (const ScaleOut& o : outs) e2 += o.log_error * o.log_error, d2 += o.distance * o.distance;
+  if (outs.empty() || !(d2 > 0)) return 0;
+  return std::sqrt(std::max(0.0, e2 / outs.size() - rms * rms) / (d2 / outs.size()));
+}
+
+}  // namespace
+
+Extrapolation LineExtrapolation(const std::vector<DglRun>& runs, int scales) {
+  Extrapolation x;
+  std::vector<double> sizes;
+  for (const DglRun& r : runs) sizes.push_back(r.size);
+  const LooBand band = BandOf(LineLooErrors(runs));
+  x.points = band.points, x.rms = band.rms;
+  x.slope_rate = SlopeRate(sizes, band.rms);
+  const std::vector<double> scale = Scales(sizes);
+  for (int k = 0; k < scales && k + 1 < static_cast<int>(scale.size()); ++k) {
+    // Fit below this scale only; its band from those runs alone (their LOO rms, their slope term).
+    std::vector<DglRun> small;
+    for (const DglRun& r : runs)
+      if (r.size < scale[k] * (1 - 1e-9)) small.push_back(r);
+    std::vector<double> distinct;
+    for (const DglRun& r : small) distinct.push_back(r.size);
+    if (Scales(distinct).size() < 2) continue;  // a line needs two sizes
+    const LineFit fit = FitLine(small);
+    const LooBand b = BandOf(LineLooErrors(small));
+    std::vector<double> small_sizes;
+    for (const DglRun& r : small) small_sizes.push_back(r.size);
+    const double rate = SlopeRate(small_sizes, b.rms), t = StudentT95(b.points - 1);
+    const double largest = *std::max_element(small_sizes.begin(), small_sizes.end());
+    for (const DglRun& r : runs) {
+      if (r.size < scale[k] * (1 - 1e-9) || (k > 0 && r.size >= scale[k - 1] * (1 - 1e-9))) continue;
+      const double d = std::log(r.size / largest);
+      x.scale_outs.push_back({r.size, d, std::log(r.cpu_seconds / fit.at(r.size)),
+                              std::sqrt(b.half_width * b.half_width + (t * rate * d) * (t * rate * d))});
+    }
+  }
+  x.loso_rate = LosoRate(x.scale_outs, band.rms);
+  return x;
+}
+
+Extrapolation MetisTimeExtrapolation(const Calibration& c, int scales) {
+  const auto& runs = MeasuredRuns();
+  Extrapolation x;
+  std::vector<double> sizes;
+  for (const MeasuredRun& r : runs) sizes.push_back(r.edges);
+  const LooBand band = BandOf(MetisTimeLooErrors(c));
+  x.points = band.points, x.rms = band.rms;
+  x.slope_rate = SlopeRate(sizes, band.rms);
+  const std::vector<double> scale = Scales(sizes);
+  for (int k = 0; k < scales && k + 1 < static_cast<int>(scale.size()); ++k) {
+    std::vector<MeasuredRun> small;
+    std::vector<double> small_sizes;
+    for (const MeasuredRun& r : runs)
+      if (r.edges < scale[k] * (1 - 1e-9)) small.push_back(r), small_sizes.push_back(r.edges);
+    Calibration here = c;
+    here.metis_time_error = 1.0;
+    here.metis_machine_speed = MeasuredMachineSpeed(c, small);
+    // The small runs' own in-sample band: their speed's log errors (the law's shape is fixed).
+    std::vector<double> errors;
+    for (const MeasuredRun& r : small)
+      errors.push_back(std::log(r.cpu_seconds / MetisSeconds(here, r.shape(), r.parts, 1)));
+    const LooBand b = BandOf(errors);
+    const double rate = SlopeRate(small_sizes, b.rms), t = StudentT95(b.points - 1);
+    const double largest = *std::max_element(small_sizes.begin(), small_sizes.end());
+    for (const MeasuredRun& r : runs) {
+      if (r.edges < scale[k] * (1 - 1e-9) || (k > 0 && r.edges >= scale[k - 1] * (1 - 1e-9))) continue;
+      const double d = std::log(r.edges / largest);
+      x.scale_outs.push_back({r.edges, d, std::log(r.cpu_seconds / MetisSeconds(here, r.shape(), r.parts, 1)),
+                              std::sqrt(b.half_width * b.half_width + (t * rate * d) * (t * rate * d))});
+    }
+  }
+  x.loso_rate = LosoRate(x.scale_outs, band.rms);
+  return x;
+}
+
 }  // namespace sim::dglmodels

@@ -20,6 +20,8 @@
 #include "sim/dgl/calibration.h"
 #include "sim/dgl/laws.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <limits>
 #include <vector>
@@ -99,5 +101,67 @@ std::vector<double> MetisTimeLooErrors(const Calibration& c);
 std::vector<double> Metis32MemoryLooErrors();
 // The random-structure cut fitted without the run.
 std::vector<double> RandomCutLooErrors();
+
+// ---- the real DGL pipeline measured here (reports/dgl-measured/, scripts/measure-dgl.py) ---------------
+
+// One measurement of a step of DGL's chunked pipeline on this machine: dispatch_data.py's
+// data_proc_pipeline.py (one rank per part, all on this machine) or random_partition.py (one process).
+struct DglRun {
+  const char* generator;  // "rmat", "random", "community"
+  double nodes = 0;
+  double edges = 0;        // directed edges as generated (DGL's chunked format keeps them directed)
+  int ranks = 1;           // processes the step ran as
+  double cpu_seconds = 0;  // user + sys of every process, divided by the ranks: one rank's share
+  double peak_bytes = 0;   // the largest rank's resident high-water mark
+  // The size the law scales with: edges per rank (dispatch) or nodes (random assignment).
+  double size = 0;
+};
+const std::vector<DglRun>& DispatchRuns();
+const std::vector<DglRun>& RandomPartitionRuns();
+
+// seconds = fixed + per_unit x size, least squares on the relative error, over `runs` without the
+// one at index `skip` and without those whose size is `below` or more (leave-one-scale-out). A
+// negative intercept is held at 0; a negative slope, or runs of one size, give a constant.
+struct LineFit {
+  double fixed = 0;
+  double per_unit = 0;
+  double at(double size) const { return fixed + per_unit * size; }
+};
+LineFit FitLine(const std::vector<DglRun>& runs, std::size_t skip = kKeepAll,
+                double below = std::numeric_limits<double>::infinity());
+// log(measured / predicted) of each run under the line fitted without it.
+std::vector<double> LineLooErrors(const std::vector<DglRun>& runs);
+
+// ---- extrapolation: bands that widen beyond the sizes a law was checked on --------------------------------
+
+// A law's error per e-fold of extrapolation: the larger of
+//   the slope's standard error, rms / sqrt(sum (ln size - mean)^2) over the sizes it was fitted on
+//     (what a least-squares prediction interval adds away from the data's centre), and
+//   what leave-one-scale-out shows beyond the in-sample error: sqrt(max(0, mean(e^2) - rms^2) /
+//     mean(d^2)) over the errors e of each scale predicted from the smaller ones, d their distance.
+// Its 90 % band per e-fold is t x rate: the law's `...Extrapolation` parameter (calibration.h)
+// ranges over exp(+-t x rate) and multiplies the prediction by itself to the power of the distance,
+// so the band's half-width is sqrt(in-sample^2 + (t x rate x d)^2): exactly the in-sample band
+// inside the checked range, widening linearly in log size outside it.
+struct ScaleOut {
+  double size = 0;       // the run predicted
+  double distance = 0;   // e-folds beyond the largest size it was fitted on
+  double log_error = 0;  // log(measured / predicted)
+  double half_width = 0; // the band it was given, from the smaller sizes alone
+  bool inside() const { return std::abs(log_error) <= half_width; }
+};
+struct Extrapolation {
+  double rms = 0;         // in-sample (leave-one-out) rms log error
+  double slope_rate = 0;  // rms / sqrt(Sxx)
+  double loso_rate = 0;   // from leave-one-scale-out
+  double rate() const { return std::max(slope_rate, loso_rate); }
+  int points = 0;
+  std::vector<ScaleOut> scale_outs;  // every run of the largest sizes predicted from the smaller ones
+};
+// For a straight-line law over `runs` (dispatch, random assignment): scale_outs predict the runs at
+// each of the `scales` largest sizes from the runs below it.
+Extrapolation LineExtrapolation(const std::vector<DglRun>& runs, int scales = 2);
+// For the METIS time law over MeasuredRuns() (this machine's speed refitted below each scale).
+Extrapolation MetisTimeExtrapolation(const Calibration& c, int scales = 2);
 
 }  // namespace sim::dglmodels

@@ -63,9 +63,33 @@ double MetisConstraintCost(const Calibration& c) {
   return std::max(0.0, (four / plain_here - 1.0) / (kReferenceConstraints - 1));
 }
 
+double ExtrapolationDistance(double size, double low, double high) {
+  if (!(size > 0) || !(high > 0) || !(high >= low)) return 0;
+  if (size > high) return std::log(size / high);
+  if (low > 0 && size < low) return std::log(low / size);
+  return 0;
+}
+
+double MetisExtrapolationDistance(const GraphShape& g) {
+  return ExtrapolationDistance(g.sym_edges, 0, g.structure == Structure::kRandom ? 63'543'364 : kPapersSymEdges);
+}
+
 double MetisSeconds(const Calibration& c, const GraphShape& g, int parts, int constraints) {
   const double seconds = MetisReferenceSeconds(c, g, parts, constraints, MetisConstraintCost(c));
-  return seconds * c.metis_time_error / std::max(1e-6, c.metis_machine_speed);
+  return seconds * c.metis_time_error * std::pow(c.metis_time_extrapolation, MetisExtrapolationDistance(g)) /
+         std::max(1e-6, c.metis_machine_speed);
+}
+
+double DispatchRankSeconds(const Calibration& c, double edges_per_rank) {
+  const double d = ExtrapolationDistance(edges_per_rank, 0, kDispatchCheckedHigh);
+  return (c.dispatch_fixed_seconds + c.dispatch_seconds_per_edge * edges_per_rank) * c.dispatch_time_error *
+         std::pow(c.dispatch_extrapolation, d);
+}
+
+double RandomPartitionSeconds(const Calibration& c, double nodes) {
+  const double d = ExtrapolationDistance(nodes, 0, kRandomPartitionCheckedHigh);
+  return (c.random_partition_fixed_seconds + c.random_partition_seconds_per_node * nodes) *
+         c.random_partition_error * std::pow(c.random_partition_extrapolation, d);
 }
 
 double MetisWorkspaceBytes(const Calibration& c, const GraphShape& g) {

@@ -17,7 +17,11 @@
 //   ParMETIS       the MPI message limit at 1 B and 2.19 B edges (ParMETIS issue #8); no published
 //                  timing: efficiency and communication are planning values.
 //   random         ogbn-products' 2.45 M nodes (0.02 s, published) and 100 M nodes ("well under a
-//   assignment     second", docs/models.md).
+//   assignment     second", docs/models.md); random_partition.py measured here (reports/dgl-measured/).
+//   dispatch_data  the real pipeline measured here at a few million edges per rank; a published
+//                  billion-scale run (DGL v0.9.1's blog) as a held-out check. Beyond the measured
+//                  sizes the METIS time, dispatch and random_partition laws widen their bands with
+//                  the distance (fits.h, Extrapolation).
 //   epoch          16 machines (DistDGL), its speed-up from 8 to 16, 8 x 8 GPUs (DistDGLv2);
 //                  sampling on 2 machines with 4 trainers each, ogbn-products and ogbn-papers100M
 //                  (GraphBolt). Other machine counts are extrapolation.
@@ -52,7 +56,8 @@ int MetisConstraints(bool balance_train, bool balance_edges);
 // plain METIS on ogbn-products at 64 parts takes 20.8 s on the home machine (calibration.h).
 double MetisConstraintCost(const Calibration& c);
 // METIS_PartGraphKway's time on a machine of cpu speed 1 (the DGL log's), divided by the calibration
-// file's metis_machine_speed, times metis_time_error.
+// file's metis_machine_speed, times metis_time_error and metis_time_extrapolation to the power of
+// MetisExtrapolationDistance.
 double MetisSeconds(const Calibration& c, const GraphShape& g, int parts, int constraints);
 // The workspace of DGL's 64-bit METIS (its own arrays, not the DGL graph it is called on), anchored
 // at 361.6 GB for ogbn-papers100M; scaled by the calibration file's metis_memory_scale and by
@@ -67,6 +72,30 @@ double MetisCutFraction(const Calibration& c, int parts, Structure s);
 double RandomCutFraction(int parts);
 // Random assignment (numpy's randint over the nodes) on a machine of cpu speed 1.
 double RandomAssignmentSeconds(const Calibration& c, double nodes);
+
+// How far `size` lies outside [low, high], in e-folds (natural log); 0 inside; low 0: no lower end.
+double ExtrapolationDistance(double size, double low, double high);
+// How far a graph lies beyond the largest sizes the METIS time law was checked on, in e-folds of
+// its symmetrised edges (0 below): 63.5 M edges measured here for graphs without locality, 3.2 G
+// published for real ones. MetisSeconds multiplies by metis_time_extrapolation to this power, so
+// that its band widens with the distance. The laws widen upwards only: below the checked sizes
+// their times are small (the runs here reach down to 1 M edges).
+double MetisExtrapolationDistance(const GraphShape& g);
+
+// ---- DGL's chunked pipeline, measured here (calibration.h, reports/dgl-measured/) ----------------
+
+// The sizes the chunked pipeline's laws were measured at: edges per rank of dispatch_data.py and
+// nodes of random_partition.py (DispatchRuns, RandomPartitionRuns in fits.h).
+inline constexpr double kDispatchCheckedLow = 250000;
+inline constexpr double kDispatchCheckedHigh = 4000000;
+inline constexpr double kRandomPartitionCheckedLow = 62500;
+inline constexpr double kRandomPartitionCheckedHigh = 1048576;
+// One rank of dispatch_data.py owning `edges_per_rank` directed edges, CPU seconds on a machine of
+// cpu speed 1, times dispatch_time_error and dispatch_extrapolation to the power of the distance
+// beyond the largest size measured.
+double DispatchRankSeconds(const Calibration& c, double edges_per_rank);
+// random_partition.py over `nodes` nodes (one process), likewise.
+double RandomPartitionSeconds(const Calibration& c, double nodes);
 
 // ---- ParMETIS -------------------------------------------------------------------------------------
 

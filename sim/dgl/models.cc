@@ -135,8 +135,9 @@ std::vector<PartitionStep> ChunkedAssignmentSteps(const DatasetInfo& d, const Ca
   const double cpu = Cpu(run.cpu_speed);
   const double nodes = static_cast<double>(d.nodes);
   if (options.random) {
-    // tools/partition_algo/random_partition.py: one process writes a part id per node.
-    return {{"random_partition.py", RandomAssignmentSeconds(c, nodes) / cpu, c.process_bytes + 8.0 * nodes}};
+    // tools/partition_algo/random_partition.py: one process draws a part id per node and writes it
+    // as a line of text (measured here).
+    return {{"random_partition.py", RandomPartitionSeconds(c, nodes) / cpu, c.process_bytes + 8.0 * nodes}};
   }
   const double e = d.SymEdges();
   const double share = 1.0 / std::clamp(run.machines, 1, std::max(1, run.ranks));
@@ -152,9 +153,11 @@ std::vector<PartitionStep> DispatchDataSteps(const DatasetInfo& d, const Calibra
   const double share = 1.0 / std::max(1, machines);
   const double data = GraphDataBytes(d, c) * share;
   const double peak = c.dispatch_memory_factor * data;
+  // The ranks' work measured here: reading and parsing the chunks, sorting and looking up ids,
+  // building and saving the DGL objects, per directed edge a rank owns (laws.h DispatchRankSeconds).
   return {{"dispatch_data.py: load chunks", data / (c.load_feats_bytes_per_second * cpu), data},
-          {"dispatch_data.py: build partitions",
-           d.SymEdges() * share * (c.reshuffle_seconds_per_edge + c.split_seconds_per_edge) / cpu, peak}};
+          {"dispatch_data.py: shuffle and build partitions",
+           DispatchRankSeconds(c, static_cast<double>(d.edges) * share) / cpu, peak}};
 }
 
 double DispatchShuffleBytesPerMachine(const DatasetInfo& d, const Calibration& c, int machines) {

@@ -17,7 +17,9 @@
 //                       a secondary source), the files it saves (DGL's disk-based feature example)
 //   partition (SSP)     the published log's steps on ogbn-papers100M at 64 parts; ogbn-products in 2
 //                       parts below the original example's 20 GiB limit; METIS as laws.h says
-//   partition (ParMETIS, chunked)  the MPI message limit only: no published timing
+//   partition (ParMETIS, chunked)  the MPI message limit only: no published timing; random_partition.py
+//                       and dispatch_data.py measured here (reports/dgl-measured/) and one published
+//                       billion-scale run as a held-out check
 //   dispatch            partition files of 2 parts, ogbn-products and ogbn-papers100M; the chunked
 //                       pipeline's 2-3x memory rule as DGL states it
 //   load                DGL issue #4514's one partition (15 GB graph + 25 GB features over NFS)
@@ -91,11 +93,14 @@ std::vector<PartitionStep> ParmetisSteps(const DatasetInfo& d, const Calibration
 // ---- DGL's chunked distributed pipeline --------------------------------------------------------------
 
 // Partition assignment over the chunks: ParMETIS across the machines (with DGL's per-rank input
-// conversion) or tools/partition_algo/random_partition.py.
+// conversion) or tools/partition_algo/random_partition.py (measured here: laws.h
+// RandomPartitionSeconds).
 std::vector<PartitionStep> ChunkedAssignmentSteps(const DatasetInfo& d, const Calibration& c,
                                                   const PartitionOptions& options, const ParmetisRun& run);
-// dispatch_data.py's work on one machine besides the shuffle's flows: loading its chunks and
-// building and saving its partition. Its peak is dispatch_memory_factor x the machine's share of
+// dispatch_data.py's work on one machine besides the shuffle's flows: loading its chunks, then the
+// rank's per-edge Python and NumPy work (ids sorted and looked up, DGL objects built and saved),
+// measured here with the real pipeline (laws.h DispatchRankSeconds; its band widens beyond the
+// measured edges per rank). Its peak is dispatch_memory_factor x the machine's share of
 // the graph data (DGL: the cluster's RAM must hold 2-3 times the graph data).
 std::vector<PartitionStep> DispatchDataSteps(const DatasetInfo& d, const Calibration& c, int machines,
                                              double cpu_speed);

@@ -409,6 +409,93 @@ std::string Predicted(const PointCheck& c) {
   return out;
 }
 
+const char* kDglMeasured = "measured here: scripts/measure-dgl.py, reports/dgl-measured/";
+const char* kBlog = "docs/models.md: DGL v0.9.1's blog (dgl.ai, 2022-09-19)";
+
+// "x39 (3.7 e-folds) beyond the 4.00 M measured": how far a prediction extrapolates.
+std::string Beyond(double size, double low, double high, const char* what) {
+  const double d = ExtrapolationDistance(size, low, high);
+  if (d <= 0) return std::string("inside the ") + what + " measured";
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "extrapolated x%.0f (%.1f e-folds) beyond the %s %s measured", std::exp(d), d,
+                Count(size > high ? high : low).c_str(), what);
+  return buf;
+}
+
+// The real DGL 2.1.0 pipeline measured here: each run predicted by its law fitted over the others.
+void AddDglMeasured(std::vector<PublishedPoint>& out) {
+  const std::string g = "DGL's chunked pipeline measured on this project's machines (DGL 2.1.0, one rank per part)";
+  struct Law {
+    const std::vector<DglRun>& runs;
+    const char* law;
+    const char* step;
+    double Calibration::*error;  // the law's error factor: its leave-one-out band
+  };
+  for (const Law& l : {Law{DispatchRuns(), "dispatch_data.py", "dispatch_data.py, CPU per rank", &Calibration::dispatch_time_error},
+                       Law{RandomPartitionRuns(), "random_partition.py", "random_partition.py, CPU",
+                           &Calibration::random_partition_error}}) {
+    for (std::size_t i = 0; i < l.runs.size(); ++i) {
+      const DglRun& r = l.runs[i];
+      const std::vector<DglRun>* runs = &l.runs;
+      PublishedPoint p = Point(
+          std::string(l.law) + "-" + r.generator + "-" + std::to_string(static_cast<long>(r.edges)), g, l.law,
+          std::string(r.generator) + " " + Count(r.nodes) + " nodes, " + Count(r.edges) + " edges, " +
+              std::to_string(r.ranks) + (r.ranks == 1 ? " process: " : " ranks: ") + l.step,
+          kDglMeasured, "s", r.cpu_seconds, r.cpu_seconds, false,
+          [runs, i, error = l.error](const Calibration& c) { return FitLine(*runs, i).at((*runs)[i].size) * (c.*error); },
+          "left out: the line fitted over the other runs, on this machine");
+      p.left_out = true;
+      out.push_back(std::move(p));
+    }
+  }
+}
+
+// The random graph of DGL v0.9.1's blog: 1 B nodes, 5 B edges, no features given.
+DatasetInfo BlogRandomGraph() {
+  DatasetInfo d;
+  d.name = "random-1b";
+  d.nodes = 1'000'000'000;
+  d.edges = 5'000'000'000;
+  d.structure = Structure::kRandom;
+  return d;
+}
+
+// x1e.4xlarge: up to 10 Gbit/s (docs/models.md reference machines: the x1e family).
+constexpr double kX1e4xlargeLinkBytesPerSecond = 10e9 / 8;
+
+double BlogChunkedSeconds(const Calibration& c) {
+  const DatasetInfo d = BlogRandomGraph();
+  const double assign = TotalSeconds(ChunkedAssignmentSteps(d, c, {.parts = 8, .random = true}, {.ranks = 8, .machines = 8}));
+  return assign + TotalSeconds(DispatchDataSteps(d, c, 8, 1.0)) +
+         DispatchShuffleBytesPerMachine(d, c, 8) / kX1e4xlargeLinkBytesPerSecond;
+}
+
+double BlogSingleMachineSeconds(const Calibration& c) {
+  return TotalSeconds(SspSteps(BlogRandomGraph(), c, {.parts = 8}, 1.0));
+}
+
+// Billion-scale figures the models were never fitted to: how far they extrapolate, and whether the
+// bands say so.
+void AddBillionScale(std::vector<PublishedPoint>& out) {
+  const std::string g = "Billion-scale, held out (a random graph of 1 B nodes and 5 B edges, 8 parts)";
+  const DatasetInfo d = BlogRandomGraph();
+  const std::string metis = Beyond(d.SymEdges(), 999'564, 63'543'364, "symmetrised edges");
+  const std::string dispatch =
+      Beyond(static_cast<double>(d.edges) / 8, kDispatchCheckedLow, kDispatchCheckedHigh, "edges per rank");
+  out.push_back(Point("blog-partition-graph-x1e-32xlarge", g, "billion-scale (held out)",
+                      "partition_graph on one x1e.32xlarge (128 vCPU, 3.9 TB)", kBlog, "h", 10, 10, false,
+                      [](const Calibration& c) { return BlogSingleMachineSeconds(c) / 3600; },
+                      "METIS (the default), no features given; " + metis));
+  out.push_back(Point("blog-chunked-8-x1e-4xlarge", g, "billion-scale (held out)",
+                      "chunked pipeline on 8 x1e.4xlarge (16 vCPU, 488 GB, 10 Gbit/s): random assignment, dispatch",
+                      kBlog, "h", 2.7, 2.7, false, [](const Calibration& c) { return BlogChunkedSeconds(c) / 3600; },
+                      "random_partition.py and dispatch_data.py; " + dispatch));
+  out.push_back(Point("blog-one-machine-over-chunked", g, "billion-scale (held out)",
+                      "one big machine's time over the chunked pipeline's", kBlog, "x", 10 / 2.7, 10 / 2.7, false,
+                      [](const Calibration& c) { return BlogSingleMachineSeconds(c) / BlogChunkedSeconds(c); },
+                      "10 h against 2.7 h"));
+}
+
 }  // namespace
 
 const std::vector<PublishedPoint>& PublishedPoints() {
@@ -421,6 +508,8 @@ const std::vector<PublishedPoint>& PublishedPoints() {
     AddParmetis(out);
     AddLoadAndTraining(out);
     AddMeasured(out);
+    AddDglMeasured(out);
+    AddBillionScale(out);
     return out;
   }();
   return kPoints;
@@ -536,6 +625,53 @@ void WriteCoverage(std::ostringstream& out, const std::vector<PointCheck>& check
   }
 }
 
+struct NamedExtrapolation {
+  const char* law;
+  const char* size;  // what the size counts
+  Extrapolation x;
+  const char* parameter;
+};
+
+std::vector<NamedExtrapolation> Extrapolations() {
+  return {{"METIS time", "symmetrised edges", MetisTimeExtrapolation(Calibration{}), "`metisTimeExtrapolation`"},
+          {"dispatch_data.py", "edges per rank", LineExtrapolation(DispatchRuns()), "`dispatchExtrapolation`"},
+          {"random_partition.py", "nodes", LineExtrapolation(RandomPartitionRuns()), "`randomPartitionExtrapolation`"}};
+}
+
+void WriteExtrapolation(std::ostringstream& out) {
+  const std::vector<NamedExtrapolation> laws = Extrapolations();
+  out << "\n## Bands beyond the measured sizes (sim/dgl/fits.h, Extrapolation)\n\n"
+      << "Outside the sizes a law was checked on, its band widens: the half-width in log space is "
+      << "sqrt(in-sample^2 + (t x rate x d)^2), d the distance in e-folds (natural log of the size ratio), "
+      << "rate the larger of the slope's standard error (rms / sqrt(Sxx) over the log sizes) and what "
+      << "leave-one-scale-out adds to the in-sample error. A prediction at 20 times the largest size "
+      << "measured is 3.0 e-folds out.\n\n"
+      << "| law | runs | in-sample rms | slope rate | leave-one-scale-out rate | rate | factor per e-fold | parameter "
+         "|\n|---|---|---|---|---|---|---|---|\n";
+  for (const NamedExtrapolation& l : laws) {
+    const double t = StudentT95(l.x.points - 1);
+    out << "| " << l.law << " | " << l.x.points << " | " << FixedDigits(l.x.rms, 3) << " | "
+        << FixedDigits(l.x.slope_rate, 3) << " | " << FixedDigits(l.x.loso_rate, 3) << " | "
+        << FixedDigits(l.x.rate(), 3) << " | x/÷ " << FixedDigits(std::exp(t * l.x.rate()), 2) << " | "
+        << l.parameter << " |\n";
+  }
+  out << "\n## Leave-one-scale-out\n\nEach of the largest sizes measured, predicted by the law fitted on the "
+      << "smaller sizes only, with the band those smaller sizes give (their in-sample band widened by their "
+      << "slope's standard error over the distance): the test of the widening.\n\n"
+      << "| law | size predicted | e-folds beyond the fit | log error | band half-width | inside |\n"
+      << "|---|---|---|---|---|---|\n";
+  int inside = 0, total = 0;
+  for (const NamedExtrapolation& l : laws)
+    for (const ScaleOut& o : l.x.scale_outs) {
+      ++total, inside += o.inside() ? 1 : 0;
+      out << "| " << l.law << " | " << Count(o.size) << " " << l.size << " | " << FixedDigits(o.distance, 2) << " | "
+          << FixedDigits(o.log_error, 3) << " | " << FixedDigits(o.half_width, 3) << " | "
+          << (o.inside() ? "yes" : "**no**") << " |\n";
+    }
+  out << "\n" << inside << " of " << total << " predictions beyond the fitted sizes inside their "
+      << Percent(kBandCoverage) << " % band.\n";
+}
+
 void WriteGroups(std::ostringstream& out, const std::vector<PointCheck>& checks) {
   std::string group;
   for (const PointCheck& c : checks) {
@@ -579,6 +715,7 @@ std::string ValidationMarkdown(const std::vector<PointCheck>& checks, const Cali
          "%).\n\n";
   WriteSummary(out, checks, tolerance);
   WriteCoverage(out, checks);
+  WriteExtrapolation(out);
   WriteGroups(out, checks);
   out << "\n## Unconfirmed parameters and their ranges\n\n| parameter | value | range | why |\n|---|---|---|---|\n";
   for (const UncertainParameter& u : UncertainParameters()) {

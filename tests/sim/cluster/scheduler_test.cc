@@ -385,6 +385,122 @@ TEST_F(SchedulerTest, LeastAllocatedSpreadsGpuPodsAndBreaksTiesByNodeName) {
   EXPECT_EQ(NodeOf("w3"), "g-0");
 }
 
+// A pod bound to `node` already, with these requests.
+json BoundPod(const std::string& name, const std::string& node, json requests, json labels = nullptr) {
+  json pod = SchedulablePod(name, std::move(requests));
+  pod["spec"]["nodeName"] = node;
+  if (!labels.is_null()) pod["metadata"]["labels"] = labels;
+  return pod;
+}
+
+TEST_F(SchedulerTest, GpusAreNotScoredOnlyCpuAndMemory) {
+  // Both nodes have the same cpu and memory in use; a-0 has 6 of its 8 GPUs taken. kube-scheduler's
+  // default NodeResourcesFit scores cpu and memory only: a tie, to the name that sorts first.
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("a", 1, "96", "768Gi", "8")).ok());
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("b", 1, "96", "768Gi", "8")).ok());
+  ASSERT_TRUE(sim_.store().Create("pods", BoundPod("ga", "a-0", {{"cpu", "4"}, {"memory", "8Gi"}, {"nvidia.com/gpu", 6}})).ok());
+  ASSERT_TRUE(sim_.store().Create("pods", BoundPod("gb", "b-0", {{"cpu", "4"}, {"memory", "8Gi"}})).ok());
+  Boot();
+  sim_.RunUntil(100 * kMillisecond);  // the informers have listed
+  CreatePod(SchedulablePod("p", {{"cpu", "1"}, {"memory", "1Gi"}, {"nvidia.com/gpu", 1}}));
+  sim_.RunUntil(kSecond);
+  EXPECT_EQ(NodeOf("p"), "a-0");
+  auto verdicts = scheduler_->Explain(SchedulablePod("q", {{"cpu", "1"}, {"memory", "1Gi"}, {"nvidia.com/gpu", 1}}));
+  ASSERT_EQ(verdicts.size(), 2u);
+  EXPECT_TRUE(verdicts[0].fits);
+  EXPECT_EQ(verdicts[0].scores.taint, 300);  // no PreferNoSchedule taint anywhere: 100 x weight 3
+}
+
+TEST_F(SchedulerTest, BalancedAllocationOutweighsASlightlyEmptierNode) {
+  // a-0: cpu and memory 30 % used alike; b-0: cpu 5 %, memory 50 %. LeastAllocated alone prefers
+  // b-0 by 2 points; BalancedAllocation prefers a-0 by 23.
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("a", 1, "10", "10Gi")).ok());
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("b", 1, "10", "10Gi")).ok());
+  ASSERT_TRUE(sim_.store().Create("pods", BoundPod("la", "a-0", {{"cpu", "3"}, {"memory", "3Gi"}})).ok());
+  ASSERT_TRUE(sim_.store().Create("pods", BoundPod("lb", "b-0", {{"cpu", "500m"}, {"memory", "5Gi"}})).ok());
+  Boot();
+  sim_.RunUntil(100 * kMillisecond);  // the informers have listed
+  json pod = SchedulablePod("p", {{"cpu", "1"}, {"memory", "1Gi"}});
+  auto verdicts = scheduler_->Explain(pod);
+  ASSERT_EQ(verdicts.size(), 2u);
+  EXPECT_EQ(verdicts[0].scores.fit, 60);
+  EXPECT_EQ(verdicts[1].scores.fit, 62);
+  EXPECT_EQ(verdicts[0].scores.balanced, 100);
+  EXPECT_EQ(verdicts[1].scores.balanced, 77);  // 100 x (1 - |0.15 - 0.6| / 2)
+  CreatePod(pod);
+  sim_.RunUntil(kSecond);
+  EXPECT_EQ(NodeOf("p"), "a-0");
+}
+
+TEST_F(SchedulerTest, APreferNoScheduleTaintIsAvoidedUnlessTolerated) {
+  NodeTemplate a = Nodes("a", 1, "8", "32Gi");
+  a.taints = {Taint{"spot", "true", "PreferNoSchedule", std::nullopt}};
+  ASSERT_TRUE(cluster_.AddNodes(a).ok());
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("b", 1, "8", "32Gi")).ok());
+  Boot();
+  sim_.RunUntil(100 * kMillisecond);  // the informers have listed
+  auto verdicts = scheduler_->Explain(SchedulablePod("x"));
+  EXPECT_EQ(verdicts[0].scores.taint, 0);
+  EXPECT_EQ(verdicts[1].scores.taint, 300);
+  json tolerant = SchedulablePod("tolerant");
+  tolerant["spec"]["tolerations"] = json::array({{{"key", "spot"}, {"operator", "Exists"}}});
+  CreatePod(SchedulablePod("plain"));
+  sim_.RunUntil(kSecond);
+  CreatePod(tolerant);
+  sim_.RunUntil(2 * kSecond);
+  EXPECT_EQ(NodeOf("plain"), "b-0");
+  EXPECT_EQ(NodeOf("tolerant"), "a-0");  // b-0 now holds "plain": a-0 is the emptier
+}
+
+TEST_F(SchedulerTest, PreferredNodeAffinityDrawsThePodToTheNodesItPrefers) {
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("a", 1, "8", "32Gi")).ok());
+  NodeTemplate b = Nodes("b", 1, "8", "32Gi");
+  b.labels = {{"disk", "ssd"}};
+  ASSERT_TRUE(cluster_.AddNodes(b).ok());
+  Boot();
+  sim_.RunUntil(100 * kMillisecond);  // the informers have listed
+  json pod = SchedulablePod("p");
+  pod["spec"]["affinity"]["nodeAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"] = json::array(
+      {{{"weight", 20}, {"preference", {{"matchExpressions", json::array({{{"key", "disk"}, {"operator", "In"}, {"values", {"ssd"}}}})}}}}});
+  auto verdicts = scheduler_->Explain(pod);
+  EXPECT_EQ(verdicts[0].scores.affinity, 0);
+  EXPECT_EQ(verdicts[1].scores.affinity, 200);  // normalized to 100, weight 2
+  EXPECT_TRUE(verdicts[1].scores.affinity_scored);
+  CreatePod(pod);
+  sim_.RunUntil(kSecond);
+  EXPECT_EQ(NodeOf("p"), "b-0");
+}
+
+TEST_F(SchedulerTest, PodsAServiceSelectsAreSpreadOverHosts) {
+  // a-0 is much the bigger node and already runs one pod of app=x. A pod of app=y (no Service)
+  // goes to a-0; a pod of app=x, which a Service selects, is spread to b-0 by the default
+  // topology spreading constraints.
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("a", 1, "100", "1000Gi")).ok());
+  ASSERT_TRUE(cluster_.AddNodes(Nodes("b", 1, "10", "1000Gi")).ok());
+  ASSERT_TRUE(sim_.store().Create("pods", BoundPod("x0", "a-0", {{"cpu", "1"}}, {{"app", "x"}})).ok());
+  ASSERT_TRUE(sim_.store()
+                  .Create("services", {{"metadata", {{"name", "x"}, {"namespace", "default"}}},
+                                       {"spec", {{"clusterIP", "None"}, {"selector", {{"app", "x"}}}}}})
+                  .ok());
+  Boot();
+  sim_.RunUntil(100 * kMillisecond);  // the informers have listed
+  json x1 = SchedulablePod("x1", {{"cpu", "1"}, {"memory", "1Gi"}});
+  x1["metadata"]["labels"] = {{"app", "x"}};
+  json y1 = SchedulablePod("y1", {{"cpu", "1"}, {"memory", "1Gi"}});
+  y1["metadata"]["labels"] = {{"app", "y"}};
+  auto verdicts = scheduler_->Explain(x1);
+  ASSERT_TRUE(verdicts[0].scores.spread_scored);
+  EXPECT_EQ(verdicts[0].scores.spread, 132);  // raw round(1 x ln 4 + 2) = 3 against 2: 100 x 2 / 3, weight 2
+  EXPECT_EQ(verdicts[1].scores.spread, 200);
+  EXPECT_FALSE(scheduler_->Explain(y1)[0].scores.spread_scored);
+  CreatePod(y1);
+  sim_.RunUntil(kSecond);
+  CreatePod(x1);
+  sim_.RunUntil(2 * kSecond);
+  EXPECT_EQ(NodeOf("y1"), "a-0");
+  EXPECT_EQ(NodeOf("x1"), "b-0");
+}
+
 // ---- which nodes a decision looks at (percentageOfNodesToScore) -----------------------------------
 
 TEST(NumFeasibleNodesToFind, FollowsKubeSchedulersAdaptivePercentage) {
@@ -461,9 +577,19 @@ TEST_F(SchedulerTest, NodesInOneStateAreCheckedOnceForThemAll) {
 std::vector<std::string> PlacementsOfAMixedRun(bool by_state, std::int64_t* checks) {
   Simulation sim({.seed = 3, .watch_latency = 2 * kMillisecond});
   Cluster cluster(sim);
-  EXPECT_TRUE(cluster.AddNodes(Nodes("cpu", 40, "16", "64Gi")).ok());
-  EXPECT_TRUE(cluster.AddNodes(Nodes("gpu", 30, "96", "768Gi", "8")).ok());
+  NodeTemplate cpu = Nodes("cpu", 40, "16", "64Gi");
+  cpu.labels = {{"topology.kubernetes.io/zone", "zone-a"}};
+  NodeTemplate gpu = Nodes("gpu", 30, "96", "768Gi", "8");
+  gpu.labels = {{"topology.kubernetes.io/zone", "zone-b"}};
+  EXPECT_TRUE(cluster.AddNodes(cpu).ok());
+  EXPECT_TRUE(cluster.AddNodes(gpu).ok());
   EXPECT_TRUE(cluster.AddNodes(Nodes("small", 30, "4", "8Gi", "1")).ok());
+  // Pods of app=0 and app=1 are spread by the default topology spreading (Services select them).
+  for (int app = 0; app < 2; ++app)
+    EXPECT_TRUE(sim.store()
+                    .Create("services", {{"metadata", {{"name", "app-" + std::to_string(app)}, {"namespace", "default"}}},
+                                         {"spec", {{"selector", {{"app", std::to_string(app)}}}}}})
+                    .ok());
   auto& scheduler = sim.AddActor<Scheduler>(SchedulerConfig{.judge_nodes_by_state = by_state});
   sim.Start();
   for (int i = 0; i < 100; i += 7)
@@ -481,6 +607,7 @@ std::vector<std::string> PlacementsOfAMixedRun(bool by_state, std::int64_t* chec
     json requests = {{"cpu", std::to_string(1 + next(20))}, {"memory", std::to_string(1 + next(100)) + "Gi"}};
     if (next(2) == 0) requests["nvidia.com/gpu"] = static_cast<int>(1 + next(8));
     json pod = SchedulablePod("p-" + std::to_string(i), requests);
+    pod["metadata"]["labels"] = {{"app", std::to_string(next(4))}};
     if (next(3) == 0)
       pod["spec"]["tolerations"] = json::array({{{"key", "team"}, {"operator", "Exists"}, {"effect", "NoSchedule"}}});
     const Micros at = static_cast<Micros>(i) * 50 * kMillisecond;

@@ -5,6 +5,7 @@
 
 #include "sim/dgl/calibration.h"
 #include "sim/dgl/laws.h"
+#include "sim/dgl/uncertainty.h"
 
 #include <gtest/gtest.h>
 
@@ -157,6 +158,118 @@ TEST(FitsTest, TheRefitsPredictLeftOutRunsBetterThanTheConstantsTheyReplaced) {
   }
   EXPECT_LT(BandOf(Metis32MemoryLooErrors()).mean_abs, old_memory / runs.size());
   EXPECT_LT(BandOf(RandomCutLooErrors()).mean_abs, old_cut / runs.size());
+}
+
+// ---- the real DGL pipeline measured here, and bands beyond the measured sizes ------------------------
+
+TEST(DglRunsTest, EveryChunkedRunOfTheReportsIsThere) {
+  for (const auto* runs : {&DispatchRuns(), &RandomPartitionRuns()}) {
+    ASSERT_GE(runs->size(), 3u);
+    for (const DglRun& r : *runs) {
+      EXPECT_GT(r.edges, r.nodes) << r.generator;
+      EXPECT_GT(r.cpu_seconds, 0) << r.generator;
+      EXPECT_GT(r.peak_bytes, 0) << r.generator;
+      EXPECT_GT(r.size, 0) << r.generator;
+    }
+  }
+}
+
+TEST(DglFitsTest, TheChunkedPipelineConstantsAreTheLeastSquaresFitsAtTheReferenceSpeed) {
+  // The constants are this machine's fits times its METIS speed against the reference machine.
+  const Calibration c;
+  const double speed = MeasuredMachineSpeed(c, MeasuredRuns());
+  const LineFit dispatch = FitLine(DispatchRuns()), random = FitLine(RandomPartitionRuns());
+  EXPECT_NEAR(c.dispatch_seconds_per_edge, dispatch.per_unit * speed, 0.01 * dispatch.per_unit * speed);
+  EXPECT_NEAR(c.dispatch_fixed_seconds, dispatch.fixed * speed, 0.01 * dispatch.fixed * speed + 1e-9);
+  EXPECT_NEAR(c.random_partition_seconds_per_node, random.per_unit * speed, 0.01 * random.per_unit * speed);
+  EXPECT_NEAR(c.random_partition_fixed_seconds, random.fixed * speed, 0.01 * random.fixed * speed + 1e-9);
+  EXPECT_GT(dispatch.per_unit, 0);  // more edges per rank: more work
+}
+
+TEST(DglFitsTest, ALineThroughExactPointsIsRecoveredAndLeftOutRunsPredictedExactly) {
+  std::vector<DglRun> runs;
+  for (double x : {1e6, 4e6, 16e6}) runs.push_back({"t", x / 16, x, 1, 5 + 2e-6 * x, 1, x});
+  const LineFit f = FitLine(runs);
+  EXPECT_NEAR(f.fixed, 5, 1e-9);
+  EXPECT_NEAR(f.per_unit, 2e-6, 1e-15);
+  for (double e : LineLooErrors(runs)) EXPECT_NEAR(e, 0, 1e-9);
+  // Below 16 M: fitted on the two smaller sizes, it still predicts the largest.
+  EXPECT_NEAR(FitLine(runs, kKeepAll, 16e6).at(16e6), 37, 1e-6);
+}
+
+TEST(ExtrapolationTest, DistanceIsZeroInsideAndLogOutside) {
+  EXPECT_EQ(ExtrapolationDistance(5, 1, 10), 0);
+  EXPECT_EQ(ExtrapolationDistance(1, 1, 10), 0);
+  EXPECT_NEAR(ExtrapolationDistance(100, 1, 10), std::log(10.0), 1e-12);
+  EXPECT_NEAR(ExtrapolationDistance(0.5, 1, 10), std::log(2.0), 1e-12);
+  EXPECT_EQ(ExtrapolationDistance(0, 1, 10), 0);  // no size: nothing to say
+  EXPECT_EQ(ExtrapolationDistance(0.5, 0, 10), 0);  // no lower end: the laws widen upwards only
+  EXPECT_EQ(MetisExtrapolationDistance({1e3, 1e4, 0, Structure::kReal}), 0);
+  const Calibration c;
+  EXPECT_NEAR(DispatchRankSeconds(c, kDispatchCheckedLow / 100),
+              c.dispatch_fixed_seconds + c.dispatch_seconds_per_edge * kDispatchCheckedLow / 100, 1e-9);
+}
+
+// An extrapolation factor's range is exp(+-t x rate) per e-fold, rounded to two decimals.
+void ExpectRangeIsTheRate(const std::string& key, const Extrapolation& x) {
+  const UncertainParameter& p = ParameterNamed(key);
+  EXPECT_NEAR(p.high, std::exp(StudentT95(x.points - 1) * x.rate()), 0.005) << key;
+  EXPECT_NEAR(p.low * p.high, 1.0, 1e-12) << key;
+  EXPECT_EQ(Calibration{}.*(p.member), 1.0) << key;
+  EXPECT_GE(x.rate(), x.slope_rate) << key;
+  EXPECT_GT(x.slope_rate, 0) << key;
+}
+
+TEST(ExtrapolationTest, FactorsCarryTheRatesTheRunsShow) {
+  ExpectRangeIsTheRate("metisTimeExtrapolation", MetisTimeExtrapolation(Calibration{}));
+  ExpectRangeIsTheRate("dispatchExtrapolation", LineExtrapolation(DispatchRuns()));
+  ExpectRangeIsTheRate("randomPartitionExtrapolation", LineExtrapolation(RandomPartitionRuns()));
+  const LooBand dispatch = BandOf(LineLooErrors(DispatchRuns()));
+  EXPECT_NEAR(ParameterNamed("dispatchTimeError").high, std::exp(dispatch.half_width), 0.005);
+  const LooBand random = BandOf(LineLooErrors(RandomPartitionRuns()));
+  EXPECT_NEAR(ParameterNamed("randomPartitionError").high, std::exp(random.half_width), 0.005);
+}
+
+// The band's width in log space, low to high, of `model`.
+double LogWidth(const std::function<double(const Calibration&)>& model) {
+  const Estimate e = ParameterEnds(Calibration{}).Evaluate(model);
+  return std::log(e.high / e.low);
+}
+
+TEST(ExtrapolationTest, BandsWidenWithTheDistanceBeyondTheMeasuredSizes) {
+  // Inside the measured edges per rank the band does not depend on the size; beyond, it widens
+  // with every e-fold, and the value is the law's (the factors are 1 at their values).
+  const double inside_a = LogWidth([](const Calibration& c) { return DispatchRankSeconds(c, kDispatchCheckedLow); });
+  const double inside_b = LogWidth([](const Calibration& c) { return DispatchRankSeconds(c, kDispatchCheckedHigh); });
+  EXPECT_NEAR(inside_a, inside_b, 1e-9);
+  double previous = inside_b;
+  for (double k : {4.0, 40.0, 400.0}) {
+    const double width = LogWidth([k](const Calibration& c) { return DispatchRankSeconds(c, k * kDispatchCheckedHigh); });
+    EXPECT_GT(width, previous + 1e-6) << k;
+    previous = width;
+  }
+  const Calibration c;
+  EXPECT_NEAR(DispatchRankSeconds(c, 400 * kDispatchCheckedHigh),
+              c.dispatch_fixed_seconds + c.dispatch_seconds_per_edge * 400 * kDispatchCheckedHigh, 1e-6);
+  // METIS: a graph without locality 30 times past the largest run measured has a wider band than
+  // one inside; a real graph of the same size lies inside the published range.
+  const GraphShape inside{1e6, 30e6, 0, Structure::kRandom}, far{1e8, 30 * 63.5e6, 0, Structure::kRandom};
+  EXPECT_EQ(MetisExtrapolationDistance(inside), 0);
+  EXPECT_NEAR(MetisExtrapolationDistance(far), std::log(30 * 63.5e6 / 63'543'364), 1e-9);
+  EXPECT_EQ(MetisExtrapolationDistance({1e8, 30 * 63.5e6, 0, Structure::kReal}), 0);
+  EXPECT_GT(LogWidth([&](const Calibration& k) { return MetisSeconds(k, far, 8, 1); }),
+            LogWidth([&](const Calibration& k) { return MetisSeconds(k, inside, 8, 1); }) + 0.05);
+}
+
+TEST(ExtrapolationTest, LeaveOneScaleOutPredictsTheLargestSizesFromTheSmallerOnes) {
+  for (const Extrapolation& x :
+       {MetisTimeExtrapolation(Calibration{}), LineExtrapolation(DispatchRuns()), LineExtrapolation(RandomPartitionRuns())}) {
+    ASSERT_FALSE(x.scale_outs.empty());
+    for (const ScaleOut& o : x.scale_outs) {
+      EXPECT_GT(o.distance, 0);  // always beyond what the fit saw
+      EXPECT_GT(o.half_width, 0);
+    }
+  }
 }
 
 }  // namespace

@@ -96,7 +96,24 @@ TEST(MetisLawTest, ErrorFactorsScaleTheirLawsAndNothingElse) {
     EXPECT_LT(p.low, 1.0) << p.key;
     EXPECT_GT(p.high, 1.0) << p.key;
   }
-  EXPECT_EQ(factors, 3);
+  EXPECT_EQ(factors, 5);  // METIS time, memory, cut; dispatch_data.py, random_partition.py
+}
+
+TEST(ChunkedLawTest, ErrorAndExtrapolationFactorsScaleTheChunkedLaws) {
+  Calibration c;
+  const double inside = DispatchRankSeconds(c, kDispatchCheckedHigh);
+  const double far = DispatchRankSeconds(c, std::exp(2.0) * kDispatchCheckedHigh);
+  const double nodes = RandomPartitionSeconds(c, kRandomPartitionCheckedHigh);
+  c.dispatch_time_error = 1.5;
+  c.dispatch_extrapolation = 2;
+  c.random_partition_error = 1.2;
+  EXPECT_NEAR(DispatchRankSeconds(c, kDispatchCheckedHigh), 1.5 * inside, 1e-9);        // inside: the band alone
+  EXPECT_NEAR(DispatchRankSeconds(c, std::exp(2.0) * kDispatchCheckedHigh), 1.5 * 4 * far, 1e-6);  // 2 e-folds out
+  EXPECT_NEAR(RandomPartitionSeconds(c, kRandomPartitionCheckedHigh), 1.2 * nodes, 1e-9);
+  c.metis_time_extrapolation = 2;
+  const GraphShape rmat{1e8, std::exp(1.0) * 63'543'364, 0, Structure::kRandom};
+  EXPECT_NEAR(MetisSeconds(c, rmat, 8, 1), 2 * MetisSeconds(Calibration{}, rmat, 8, 1), 1e-6);
+  EXPECT_NEAR(MetisSeconds(c, kPapers, 64, 4), MetisSeconds(Calibration{}, kPapers, 64, 4), 1e-9);  // inside
 }
 
 TEST(MetisLawTest, ConstraintsAreFittedToPlainMetisOnProductsAtTheHomeMachinesSpeed) {

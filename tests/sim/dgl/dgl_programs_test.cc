@@ -265,7 +265,7 @@ TEST_F(DglProgramsTest, TheChunkedPipelineBuildsThePartitionsOnTheWorkers) {
   const std::string logs = Logs("j-launcher", "n-0");
   EXPECT_NE(logs.find("DGL chunked pipeline"), std::string::npos) << logs;
   EXPECT_NE(logs.find("parmetis_preprocess"), std::string::npos) << logs;
-  EXPECT_NE(logs.find("dispatch_data.py: build partitions"), std::string::npos) << logs;
+  EXPECT_NE(logs.find("dispatch_data.py: shuffle and build partitions"), std::string::npos) << logs;
   EXPECT_NE(logs.find("DGL asks the cluster's memory for 2.5x"), std::string::npos) << logs;
   // No OGB loader: the chunks are read as they are.
   EXPECT_EQ(observer_.Seconds("j-launcher", "prepare"), -1);
