@@ -52,6 +52,7 @@ const Words kEvents = {"create", "patch", "update"};
 
 UserInfo SchedulerUser() { return {kSchedulerUser, {kAuthenticatedGroup}, ""}; }
 UserInfo NodeControllerUser() { return ServiceAccountUser("kube-system", "node-controller"); }
+UserInfo PodGcUser() { return ServiceAccountUser("kube-system", "pod-garbage-collector"); }
 
 std::vector<Json> BootstrapObjects() {
   std::vector<Json> out;
@@ -102,6 +103,11 @@ std::vector<Json> BootstrapObjects() {
                              Rule(kEvents, {"", "events.k8s.io"}, {"events"})}));
   out.push_back(Binding("system:controller:node-controller",
                         {Json{{"kind", "ServiceAccount"}, {"name", "node-controller"}, {"namespace", "kube-system"}}}));
+  out.push_back(ClusterRole("system:controller:pod-garbage-collector",
+                            {Rule({"list", "watch", "delete"}, {""}, {"pods"}), Rule({"patch"}, {""}, {"pods/status"}),
+                             Rule({"get", "list", "watch"}, {""}, {"nodes"})}));
+  out.push_back(Binding("system:controller:pod-garbage-collector",
+                        {Json{{"kind", "ServiceAccount"}, {"name", "pod-garbage-collector"}, {"namespace", "kube-system"}}}));
   return out;
 }
 

@@ -9,11 +9,14 @@
 //   system:node                    a kubelet's nodes, pods, pod status, config maps...; group system:nodes
 //   system:controller:node-controller  nodes, node status, pod status, pod deletion; service account
 //                                  kube-system/node-controller
+//   system:controller:pod-garbage-collector  pod deletion, pod status, node reads; service account
+//                                  kube-system/pod-garbage-collector
 // Departures, each because the simulation has no second mechanism behind it:
 // - system:node is bound to group system:nodes (kube-apiserver binds it to nobody and lets the Node
 //   authorizer grant each kubelet only its own node's objects): every kubelet may act on every node.
-// - system:controller:node-controller may also list and watch nodes and pods: in kube-controller-manager
-//   the shared informers do that under the manager's own identity.
+// - system:controller:node-controller may also list and watch nodes and pods, and
+//   system:controller:pod-garbage-collector watch nodes: in kube-controller-manager the shared
+//   informers do that under the manager's own identity.
 // - scheduler-plugins-scheduler (the scheduler-plugins project's role for coscheduling's PodGroups)
 //   is bound to user system:kube-scheduler, as the simulated scheduler gang-schedules.
 #pragma once
@@ -26,6 +29,7 @@ namespace fakeapi::rbac {
 inline constexpr const char* kSchedulerUser = "system:kube-scheduler";
 UserInfo SchedulerUser();
 UserInfo NodeControllerUser();  // system:serviceaccount:kube-system:node-controller
+UserInfo PodGcUser();           // system:serviceaccount:kube-system:pod-garbage-collector
 
 // The roles and bindings above, as rbac.authorization.k8s.io/v1 objects.
 std::vector<kube::Json> BootstrapObjects();

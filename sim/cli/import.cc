@@ -103,7 +103,8 @@ int ShrinkImported(const ImportArgs& args, const std::string& text) {
               << " says which expectation differs): nothing to shrink\n";
     return kExitFailed;
   }
-  auto step = [](const std::string& line) { std::cout << "shrink: " << line << "\n" << std::flush; };
+  // The shrinker's steps say "shrink: ..." themselves.
+  auto step = [](const std::string& line) { std::cout << line << "\n" << std::flush; };
   const auto result = harness::chaos::Shrink(scenario.faults, scenario.until, reproduces, args.shrink_runs, step);
   std::cout << "shrink: " << scenario.faults.size() << " -> " << result.faults.size()
             << " faults still reproduce the evidence (" << result.runs << " runs"

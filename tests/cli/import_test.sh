@@ -4,7 +4,9 @@
 # (tests/cli/import/serve-node-lost/, recorded by tests/cli/import/record-from-serve.sh), and from a
 # real control plane (tests/cli/import/realk8s-node-lost/, record-from-control-plane.sh): the
 # imported scenario loads, and `dglsim run` of it reproduces the recorded phase, condition and
-# restarts (its expectations pass), and --shrink keeps the one fault that matters. Also: bad evidence is refused with a located message and exit 2;
+# restarts (its expectations pass), and --shrink keeps the one fault that matters; and a worker
+# OOMKilled after an operator hand-over, recorded on the real control plane too
+# (tests/cli/import/realk8s-oom-handover/). Also: bad evidence is refused with a located message and exit 2;
 # the audit log `dglsim run --audit-log` writes is read back by the import.
 #
 # Usage: import_test.sh DGLSIM
@@ -58,22 +60,48 @@ run import-run-audit 0 import "$data/dump.yaml" --audit-log "$tmp/run-audit.log"
 
 # Evidence from a real control plane (tests/cli/import/realk8s-node-lost/, recorded by
 # record-from-control-plane.sh: kube-apiserver, kube-scheduler, kube-controller-manager, kwok nodes
-# and dgl-operator; the node of worker 2 deleted once the job trained). The replay reproduces the
-# recorded phase, condition and restarts, with the worker left unschedulable; its Restarting reason
-# differs (the cluster's WorkerFailed, as the pod garbage collector deleted the pods of the deleted
-# node, against the replay's LauncherLost: a scenario has no node deletion, a NodeDown stands for
-# it, and the simulated scheduler put the launcher on that node too), so that expectation fails.
+# and dgl-operator; the node of worker 2 deleted once the job trained). The deletion is replayed as
+# a NodeDeleted of the node of sage-worker-2 and the pods are pinned where kube-scheduler put them;
+# the replay reproduces every expectation: the phase, the condition, the restart and its reason
+# (WorkerFailed: the pod garbage collector failed and deleted the deleted node's pods), with the
+# worker left unschedulable. --shrink keeps the one deletion.
 real=$here/import/realk8s-node-lost
-run import-real 0 import "$real/dump.yaml" --audit-log "$real/audit.log" -o "$tmp/real.yaml"
-grep -qE '^    nodeOf: default/sage-worker-2$' "$tmp/real.yaml" ||
-  fail "import-real: the deleted node is not replayed as the node of sage-worker-2"
-run replay-real 1 run "$tmp/real.yaml"
+mkdir -p "$tmp/real"
+run import-real 0 import "$real/dump.yaml" --audit-log "$real/audit.log" -o "$tmp/real/real.yaml" --shrink
+grep -qE '^    kind: NodeDeleted$' "$tmp/real/real.yaml" && grep -qE '^    nodeOf: default/sage-worker-2$' "$tmp/real/real.yaml" ||
+  fail "import-real: the deleted node is not replayed as the deletion of the node of sage-worker-2"
+grep -A1 -E '^      - nodes: \[gpu-0, gpu-0\]$' "$tmp/real/real.yaml" | grep -qE '^        pod: default/sage-launcher$' ||
+  fail "import-real: the launcher is not pinned to gpu-0, where it ran twice"
+expect_line import-real out '^shrink: 1 -> 1 faults still reproduce the evidence'
+run replay-real 0 run "$tmp/real/real.yaml"
 expect_line replay-real out 'PASS job default/sage phase Partitioned'
 expect_line replay-real out 'PASS job default/sage condition Partitioned reason PartitionerSucceeded'
+expect_line replay-real out 'PASS job default/sage condition Restarting reason WorkerFailed'
 expect_line replay-real out 'PASS job default/sage restarts 1'
 expect_line replay-real out 'waits on pod default/sage-worker-2, Pending: unschedulable'
-expect_line replay-real out 'FAIL job default/sage condition Restarting reason WorkerFailed'
-[ "$(grep -c '^  FAIL' "$tmp/replay-real.out")" = 1 ] || fail "replay-real: another expectation than the Restarting reason differs"
+expect_line replay-real out 'NodeDeleted gpu-2'
+run shrunk-real 0 run "$tmp/real/real-shrunk.yaml"
+
+# A worker OOMKilled after the operator's Lease changed hands, on a real control plane
+# (tests/cli/import/realk8s-oom-handover/, recorded by record-oom-handover-from-control-plane.sh:
+# two dgl-operator replicas with --leader-elect, the leader killed once the job trained, then
+# worker 1 OOMKilled through a kwok stage; backoffLimit 0, so the job failed). The import replays
+# the hand-over as an OperatorRestart and the OOM as an OOM of sage-worker-1; the replay reproduces
+# the failure (phase, reason, no restart, every invariant), and --shrink finds the OOM alone enough.
+oom=$here/import/realk8s-oom-handover
+mkdir -p "$tmp/oom"
+run import-oom 0 import "$oom/dump.yaml" --audit-log "$oom/audit.log" -o "$tmp/oom/oom.yaml" --shrink
+grep -qE '^    kind: OperatorRestart$' "$tmp/oom/oom.yaml" || fail "import-oom: the Lease hand-over is not replayed"
+grep -A1 -E '^    kind: OOM$' "$tmp/oom/oom.yaml" | grep -qE '^    pod: default/sage-worker-1$' ||
+  fail "import-oom: the OOMKilled worker is not replayed"
+expect_line import-oom out '^shrink: 2 -> 1 faults still reproduce the evidence'
+grep -qE '^    kind: OOM$' "$tmp/oom/oom-shrunk.yaml" && ! grep -qE '^    kind: OperatorRestart$' "$tmp/oom/oom-shrunk.yaml" ||
+  fail "import-oom: the shrunk scenario does not keep the OOM alone"
+run replay-oom 0 run "$tmp/oom/oom.yaml"
+expect_line replay-oom out 'PASS job default/sage phase Failed'
+expect_line replay-oom out 'PASS job default/sage condition Failed reason WorkerFailed'
+expect_line replay-oom out 'PASS job default/sage restarts 0'
+expect_line replay-oom out 'PASS invariants all'
 
 # Bad evidence: located, exit 2, no scenario.
 printf 'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n' >"$tmp/pod.yaml"

@@ -41,6 +41,7 @@ json FaultToJson(const FaultSpec& f) {
   out["kind"] = ToString(f.kind);
   switch (f.kind) {
     case FaultKind::kNodeDown:
+    case FaultKind::kNodeDeleted:
       if (f.node_of) {
         out["nodeOf"] = f.node_of->ToString();
       } else {

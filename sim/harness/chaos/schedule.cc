@@ -113,6 +113,7 @@ bool DrawTarget(sim::RandomStream& rng, const Targets& t, const ChaosRates& rate
       if (rng.Bernoulli(0.5)) f.duration = Seconds(rng, kSecond, 120 * kSecond);
       return true;
     case FaultKind::kRbacRuleRemoved: return false;  // a policy edit, not drawn by campaigns
+    case FaultKind::kNodeDeleted: return false;      // a node for good, out of every later draw: not drawn
   }
   return false;
 }

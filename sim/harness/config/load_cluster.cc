@@ -87,6 +87,42 @@ void Loader::LoadCluster(const json& cluster, ClusterSpec& c) {
   }
 }
 
+// cluster.scheduler.placements: pods of the scenario's jobs, nodes of its cluster.
+void Loader::LoadPlacements(const json& cluster, ClusterSpec& c) {
+  const json* sched = Get(cluster, "scheduler");
+  if (sched == nullptr || !sched->is_object()) return;
+  const std::vector<std::string> names = c.NodeNames();
+  Sequence(*sched, "placements", "cluster.scheduler", [&](const json& item, const std::string& path) {
+    if (!ExpectObject(item, path, "a placement {pod, nodes}")) return;
+    CheckSchemaFields(item, path, "cluster.scheduler.placements[]");
+    PlacementSpec p;
+    p.field_path = path;
+    const json* pod = Get(item, "pod");
+    if (pod == nullptr) return Problem(Child(path, "pod"), "required field is missing");
+    auto key = ResolvePod(*pod, Child(path, "pod"));
+    const json* nodes = Get(item, "nodes");
+    const std::string nodes_path = Child(path, "nodes");
+    if (nodes == nullptr || !nodes->is_array() || nodes->empty())
+      return Problem(nodes_path, "a sequence of node names, one per pod of that name in the order they are created");
+    for (std::size_t i = 0; i < nodes->size(); ++i) {
+      const json& n = (*nodes)[i];
+      if (!n.is_string()) {
+        Problem(Index(nodes_path, i), "must be a node name, got " + TypeName(n));
+      } else if (!Contains(names, n.get<std::string>())) {
+        const std::string near = SuggestName(n.get<std::string>(), names);
+        Problem(Index(nodes_path, i), "no node " + Quoted(n.get<std::string>()) + " in cluster.nodes" +
+                                          (near.empty() ? "" : " (did you mean " + Quoted(near) + "?)"));
+      } else {
+        p.nodes.push_back(n.get<std::string>());
+      }
+    }
+    if (key && p.nodes.size() == nodes->size()) {
+      p.pod = *key;
+      c.scheduler.placements.push_back(std::move(p));
+    }
+  });
+}
+
 void Loader::LoadImages(const json& images, ImageSettings& settings) {
   const std::string path = "cluster.images";
   CheckSchemaFields(images, path, path);

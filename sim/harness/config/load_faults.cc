@@ -89,10 +89,11 @@ void Loader::LoadTrigger(const json& item, const std::string& path, const Scenar
 // What the fault acts on and how hard, by kind.
 void Loader::LoadFaultTarget(const json& item, const std::string& path, FaultSpec& f) {
   switch (f.kind) {
-    case FaultKind::kNodeDown: {
+    case FaultKind::kNodeDown:
+    case FaultKind::kNodeDeleted: {
       const json* of = Get(item, "nodeOf");
       if ((Get(item, "node") != nullptr) == (of != nullptr)) {
-        Problem(path, "a NodeDown fault names node or nodeOf (a pod), exactly one");
+        Problem(path, std::string("a ") + ToString(f.kind) + " fault names node or nodeOf (a pod), exactly one");
       } else if (of != nullptr) {
         f.node_of = ResolvePod(*of, Child(path, "nodeOf"));
       } else {

@@ -297,6 +297,8 @@ void Loader::LoadTop(const json& top, Scenario& s) {
   Sequence(top, "jobs", "", [&](const json& item, const std::string& path) { LoadJob(item, path, s); });
   Sequence(top, "arrivals", "", [&](const json& item, const std::string& path) { LoadArrival(item, path, s); });
   CheckJobOrder(s);
+  // Placements name the jobs' pods: read once the jobs are.
+  if (const json* cluster = Get(top, "cluster"); cluster != nullptr && cluster->is_object()) LoadPlacements(*cluster, s.cluster);
   Sequence(top, "faults", "", [&](const json& item, const std::string& path) { LoadFault(item, path, s); });
   for (FaultSpec& fault : generated_faults_) s.faults.push_back(std::move(fault));
   Sequence(top, "expect", "", [&](const json& item, const std::string& path) { LoadExpectation(item, path, s); });

@@ -138,6 +138,8 @@ class Loader {
   std::optional<JobKey> ResolveJob(const json& value, const std::string& path);
   // Resolves a pod (a name, or namespace/name) to one that a job of the scenario creates.
   std::optional<JobKey> ResolvePod(const json& value, const std::string& path);
+  // cluster.scheduler.placements (after the jobs: they name the jobs' pods).
+  void LoadPlacements(const json& cluster, ClusterSpec& c);
   // After every job is read: actions name submitted jobs, come after their submission, and a job is
   // not submitted twice while it exists.
   void CheckJobOrder(Scenario& s);

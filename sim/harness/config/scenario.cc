@@ -74,6 +74,7 @@ const char* ToString(FaultKind kind) {
     case FaultKind::kWatchDrop: return "WatchDrop";
     case FaultKind::kOperatorRestart: return "OperatorRestart";
     case FaultKind::kRbacRuleRemoved: return "RbacRuleRemoved";
+    case FaultKind::kNodeDeleted: return "NodeDeleted";
   }
   return "?";
 }

@@ -136,12 +136,31 @@ struct NodeGroup {
 enum class Scoring { kLeastAllocated, kMostAllocated };
 const char* ToString(Scoring scoring);
 
+// "namespace/name" of a job.
+struct JobKey {
+  std::string ns;
+  std::string name;
+  std::string ToString() const { return ns + "/" + name; }
+  auto operator<=>(const JobKey&) const = default;
+};
+
+// cluster.scheduler.placements[]: where a pod of a job ran, as the evidence of a replayed cluster
+// says (dglsim import writes them). The i-th pod of that name the API admits is given a required
+// node affinity on nodes[i] (metadata.name In [node]), as the DaemonSet controller pins its pods;
+// pods after the last are left to the scheduler.
+struct PlacementSpec {
+  std::string field_path;  // "cluster.scheduler.placements[0]"
+  JobKey pod;              // namespace/name
+  std::vector<std::string> nodes;
+};
+
 struct SchedulerSettings {
   Scoring scoring = Scoring::kLeastAllocated;
   bool gang = false;  // coscheduling of PodGroups
   // kube-scheduler's percentageOfNodesToScore: 0 adaptive (kube-scheduler's default), 100 every
   // node (ours: sim/cluster/scheduler.h says why).
   int percentage_of_nodes_to_score = 100;
+  std::vector<PlacementSpec> placements;
 };
 
 struct ImageSettings {
@@ -226,14 +245,6 @@ struct DatasetPreset {
 };
 const std::vector<DatasetPreset>& DatasetPresets();
 
-// "namespace/name" of a job.
-struct JobKey {
-  std::string ns;
-  std::string name;
-  std::string ToString() const { return ns + "/" + name; }
-  auto operator<=>(const JobKey&) const = default;
-};
-
 enum class JobAction { kSubmit, kDelete, kSuspend, kResume };
 const char* ToString(JobAction action);
 
@@ -252,7 +263,7 @@ struct JobEntry {
 
 enum class FaultKind {
   kNodeDown, kNodeUp, kPodKill, kOOM, kImagePullError, kNetworkSlow, kApiFaults, kWatchDrop, kOperatorRestart,
-  kRbacRuleRemoved
+  kRbacRuleRemoved, kNodeDeleted
 };
 const char* ToString(FaultKind kind);
 
@@ -270,8 +281,8 @@ struct FaultSpec {
   FaultKind kind = FaultKind::kWatchDrop;
   FaultTrigger trigger;
   std::optional<Micros> duration;  // `for`: undone after this long; unset = never
-  std::string node;                // NodeDown, NodeUp, NetworkSlow (empty = every node)
-  std::optional<JobKey> node_of;   // NodeDown: the node this pod (namespace/name) runs on
+  std::string node;                // NodeDown, NodeUp, NetworkSlow (empty = every node), NodeDeleted
+  std::optional<JobKey> node_of;   // NodeDown, NodeDeleted: the node this pod (namespace/name) runs on
   std::optional<JobKey> pod;       // PodKill, OOM: namespace/name of the pod
   std::string container;           // PodKill, OOM: a container name, "" = the first
   int exit_code = 137;             // PodKill, OOM

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -149,6 +150,11 @@ class Builder {
   };
   std::vector<PhaseEntry> entries_;  // each job's first entry into each phase, from its Events, in time order
   std::map<std::string, std::string> pod_on_node_;  // node -> a DGLJob's pod that ran there ("ns/name")
+  // "ns/name" of a pod -> (when, node) of each time the scheduler placed a pod of that name
+  std::map<std::string, std::vector<std::pair<Micros, std::string>>> scheduled_;
+  std::set<std::string> aggregated_;  // pods with a Scheduled event seen more than once (count > 1)
+  json placements_ = json::array();  // cluster.scheduler.placements
+  void Placements();
 };
 
 ImportResult Builder::Build() {
@@ -168,6 +174,7 @@ ImportResult Builder::Build() {
   Nodes();
   if (!result_.ok()) return result_;
   Jobs();
+  Placements();
   PhaseEntries();
   NodeFaults();
   PodFaults();
@@ -278,6 +285,8 @@ void Builder::NodesNamedElsewhere(const std::map<std::string, const Item*>& by_n
       if (!node.empty() && message.find("assigned ") != std::string::npos) {
         const std::size_t from = message.find("assigned ") + 9;
         pod_on_node_[node] = message.substr(from, message.rfind(" to ") - from);  // the last one scheduled there
+        if (auto t = EventTime(o)) scheduled_[pod_on_node_[node]].emplace_back(*t, node);
+        if (kube::JsonInt(o, {"count"}, 1) > 1) aggregated_.insert(pod_on_node_[node]);
       }
       if (!by_name.contains(node) && dash != std::string::npos) {
         const std::string stem = pod.substr(0, dash);  // sage-worker
@@ -364,6 +373,42 @@ void Builder::Nodes() {
              " is cordoned (spec.unschedulable): a scenario has no cordon; the replay schedules onto it");
 }
 
+// ---- where the pods ran ----
+
+// cluster.scheduler.placements: each pod of a DGLJob on the nodes its Scheduled events name, in
+// their order. kube-scheduler breaks ties between equal nodes at random and the simulated one by
+// name: pinned, the replay places the pods where the cluster did, and a fault on a node hits the
+// pods it hit. Only whole histories are pinned: a dumped pod's nodeName, or an aggregated event
+// (count above 1: the last node only), says where the last pod of that name ran, not its
+// predecessors, and a pin is by order of creation.
+void Builder::Placements() {
+  std::set<std::string> jobs;  // "ns/name-": the prefix of a DGLJob's pods
+  for (const Item* j : Of("DGLJob")) jobs.insert(kube::KeyOf(j->object) + "-");
+  auto of_job = [&](const std::string& pod) {
+    auto it = jobs.upper_bound(pod);
+    return it != jobs.begin() && pod.starts_with(*std::prev(it));
+  };
+  std::map<std::string, std::vector<std::pair<Micros, std::string>>> where = scheduled_;
+  std::size_t pinned = 0;
+  for (auto& [pod, placed] : where) {
+    if (!of_job(pod) || aggregated_.contains(pod)) continue;
+    std::stable_sort(placed.begin(), placed.end());
+    json nodes = json::array();
+    for (const auto& [t, node] : placed)
+      if (!SimNode(node).empty()) nodes.push_back(SimNode(node));
+    if (nodes.size() != placed.size() || nodes.empty()) continue;
+    placements_.push_back({{"pod", pod}, {"nodes", nodes}});
+    pinned += nodes.size();
+  }
+  if (pinned > 0)
+    Assume(std::to_string(pinned) + " placements of the jobs' pods (their Scheduled events) are pinned "
+           "(cluster.scheduler.placements): kube-scheduler breaks ties between equal nodes at random");
+  for (const std::string& pod : aggregated_)
+    if (of_job(pod))
+      Unused("events: Scheduled of pod " + pod + " seen more than once in one event: where its earlier incarnations "
+             "ran is unknown, so it is not pinned");
+}
+
 // ---- faults: nodes ----
 
 void Builder::NodeFaults() {
@@ -430,14 +475,17 @@ void Builder::NodeFaultsOf(const std::string& real, const json* node) {
     }
   }
   if (auto d = deleted_nodes_.find(real); d != deleted_nodes_.end()) {
-    if (!is_down || d->second < down_at) {
-      // Deleted: it stops at the deletion (no grace: the API forgets it at once).
-      const Micros at = std::max(t0_, d->second);
-      json f = target({{"at", At(at)}, {"kind", "NodeDown"}, {"node", sim}});
-      if (fault_keys_.insert(f.dump()).second)
-        AddFault(at, f, "node " + real + " deleted at +" + At(d->second) + " (audit log or RemovingNode event): gone for good");
-      return;
-    }
+    // NotReady before it was deleted: down from then (for good: a deleted node does not come back).
+    if (is_down && down_at < d->second)
+      emit(down_at, std::nullopt, "node " + real + " NotReady since +" + At(down_at) + ", then deleted; it stopped " +
+                                      Dur(grace) + " before it was noticed");
+    // Deleted: the machine and its Node object go at the deletion (no grace: the API forgets it at
+    // once), and the pod garbage collector deletes its pods 40 to 60 s later, as on the cluster.
+    const Micros at = std::max(t0_, d->second);
+    json f = target({{"at", At(at)}, {"kind", "NodeDeleted"}, {"node", sim}});
+    if (fault_keys_.insert(f.dump()).second)
+      AddFault(at, f, "node " + real + " deleted at +" + At(d->second) + " (audit log or RemovingNode event): gone for good");
+    return;
   }
   if (is_down) emit(down_at, std::nullopt, "node " + real + " NotReady since +" + At(down_at) + " and never Ready again: gone for good; it stopped " +
                                           Dur(grace) + " before it was noticed");
@@ -659,6 +707,7 @@ void Builder::Events() {
     const std::string kind = EventObjectKind(e->object), reason = JsonString(e->object, {"reason"});
     if (kind == "Node" && (reason == "NodeNotReady" || reason == "NodeReady" || reason == "RemovingNode")) continue;
     if (kind == "Pod" && (reason == "Evicted" || reason == "Failed")) continue;
+    if (kind == "Pod" && reason == "Scheduled" && !placements_.empty()) continue;  // the placements
     ++reasons[kind + " " + reason];
   }
   for (const auto& [what, count] : reasons)
@@ -861,6 +910,15 @@ std::string Builder::Render() const {
   for (std::size_t i = 0; i < nodes_.size(); ++i) ListItem(nodes, nodes_[i], node_comments_[i]);
   std::istringstream node_lines(nodes.str());
   for (std::string line; std::getline(node_lines, line);) out << "  " << line << "\n";
+  if (!placements_.empty()) {
+    out << "  scheduler:\n    # where the cluster's scheduler placed the jobs' pods (Scheduled events), in order: the i-th pod\n"
+           "    # of a name goes to nodes[i]; kube-scheduler breaks ties at random, the replay places them as it did\n"
+           "    placements:\n";
+    std::ostringstream list;
+    for (const json& p : placements_) ListItem(list, p, "");
+    std::istringstream lines(list.str());
+    for (std::string line; std::getline(lines, line);) out << "    " << line << "\n";
+  }
   out << "  timings: {nodeMonitorGracePeriod: " << Dur(options_.node_monitor_grace)
       << "}  # assumed: kube-controller-manager's --node-monitor-grace-period\n";
   if (!datasets_.empty()) {

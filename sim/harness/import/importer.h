@@ -9,6 +9,10 @@
 //                  faults use the new names (the mapping is a comment). A node the pods, events or
 //                  audit log name but the dump lacks (deleted) joins the group of a node that ran
 //                  the same replica type, else the largest.
+//   cluster.scheduler.placements  each pod of a DGLJob pinned to the nodes it was placed on, in
+//                  order, where its Scheduled events tell them all (none aggregated): kube-scheduler
+//                  breaks ties between equal nodes at random. A dumped pod's nodeName is not used
+//                  (it is the last pod of that name, and a pin goes by order of creation).
 //   jobs           each DGLJob as submitted (kubectl's last-applied-configuration when there is one,
 //                  else the object without status and server-set metadata) at its creation time,
 //                  with the dataset its launcher's --dataset-url names when that is a preset's, and
@@ -20,8 +24,9 @@
 //                  NodeDown (`nodeOf` a job's pod that ran on the node, else the node) when a node went NotReady (its Ready condition, NodeNotReady events),
 //                  `nodeMonitorGracePeriod` before (the node died that long before it was noticed),
 //                  for as long as it stayed so (NodeReady events, the condition's transition),
-//                  for good when it never came back or was deleted (audit log, RemovingNode
-//                  events); OOM for a container that was OOMKilled; PodKill for one that exited
+//                  for good when it never came back; NodeDeleted (the same target) when it was
+//                  deleted (audit log, RemovingNode events), at the deletion (after a NodeDown for
+//                  good when it was NotReady before); OOM for a container that was OOMKilled; PodKill for one that exited
 //                  non-zero, for an evicted pod (exit 137) and for a user's pod deletion (exit 143);
 //                  ImagePullError for a container waiting in ErrImagePull or ImagePullBackOff;
 //                  OperatorRestart when the operator's Lease changed hands (the dump's Lease: the

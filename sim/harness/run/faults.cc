@@ -82,6 +82,7 @@ void FaultInjector::Apply(const FaultSpec& fault) {
       return;
     case FaultKind::kOperatorRestart: return RestartOperator(fault);
     case FaultKind::kRbacRuleRemoved: return RemoveRbacRule(fault);
+    case FaultKind::kNodeDeleted: return DeleteNode(fault);
   }
 }
 
@@ -90,32 +91,58 @@ std::string FaultInjector::For(const FaultSpec& fault) {
   return fault.duration ? " for " + FormatDuration(*fault.duration) : "";
 }
 
-void FaultInjector::NodeDown(const FaultSpec& fault) {
+std::string FaultInjector::TargetNode(const FaultSpec& fault) {
+  const std::string kind = ToString(fault.kind);
   std::string node = fault.node;
   if (fault.node_of) {
     auto pod = sim_.store().Get("pods", fault.node_of->ns, fault.node_of->name);
     if (pod.ok()) node = kube::NodeNameOf(**pod);
     if (node.empty()) {
-      Record("NodeDown nodeOf " + fault.node_of->ToString() + " skipped: the pod is not on a node");
-      return;
+      Record(kind + " nodeOf " + fault.node_of->ToString() + " skipped: the pod is not on a node");
+      return "";
     }
   }
   if (!cluster_.Spec(node)) {
-    Record("NodeDown " + node + " skipped: no such node");
-    return;
+    Record(kind + " " + node + " skipped: no such node");
+    return "";
   }
+  if (deleted_.count(node)) {
+    Record(kind + " " + node + " skipped: the node was deleted");
+    return "";
+  }
+  return node;
+}
+
+void FaultInjector::NodeDown(const FaultSpec& fault) {
+  const std::string node = TargetNode(fault);
+  if (node.empty()) return;
   cluster_.NodeDown(node);
   Record("NodeDown " + node + For(fault));
   if (fault.duration)
     events_.After(*fault.duration, [this, node] {
+      if (deleted_.count(node)) return;
       cluster_.NodeUp(node);
       Record("NodeUp " + node + " (end of NodeDown)");
     });
 }
 
+void FaultInjector::DeleteNode(const FaultSpec& fault) {
+  const std::string node = TargetNode(fault);
+  if (node.empty()) return;
+  deleted_.insert(node);
+  cluster_.NodeDown(node);
+  auto r = sim_.UserClient().Delete("nodes", "", node);
+  Record("NodeDeleted " + node + (r.ok() ? "" : " (the machine stops; the API refused the deletion: " +
+                                                    r.status().ToString() + ")"));
+}
+
 void FaultInjector::NodeUp(const FaultSpec& fault) {
   if (!cluster_.Spec(fault.node)) {
     Record("NodeUp " + fault.node + " skipped: no such node");
+    return;
+  }
+  if (deleted_.count(fault.node)) {
+    Record("NodeUp " + fault.node + " skipped: the node was deleted");
     return;
   }
   cluster_.NodeUp(fault.node);

@@ -4,6 +4,12 @@
 // - NodeDown (node, or nodeOf a pod: the node the pod is bound to when the fault fires):
 //   Cluster::NodeDown (heartbeat stops; the kubelet, through the liveness observer, loses its
 //   containers); with `for`, Cluster::NodeUp after it. NodeUp: Cluster::NodeUp.
+// - NodeDeleted (node, or nodeOf a pod), the machine gone for good and its Node object deleted, as an
+//   administrator's `kubectl delete node` or a cloud provider's node controller does: Cluster::NodeDown
+//   (the kubelet and its containers stop), then a DELETE of the Node as the user (system:admin in
+//   the audit log). Its pods stay bound to the missing node until the pod garbage collector
+//   (sim/cluster/pod_gc.h) marks them Failed (DisruptionTarget) and deletes them, 40 to 60 s later.
+//   A deleted node never comes back: a later NodeUp or NodeDown of it is skipped.
 // - PodKill: the pod's kubelet kills the container (Kubelet::KillContainer) with exitCode, reason
 //   Error (Completed for 0). OOM: the same with reason OOMKilled.
 // - ImagePullError: the kubelet of `node` (every kubelet when none is named) fails pulls of images
@@ -58,7 +64,11 @@ class FaultInjector {
   static std::string For(const FaultSpec& fault);
   // The kubelet of `node`, or of every node for "".
   std::vector<sim::Kubelet*> KubeletsOn(const std::string& node) const;
+  // The node a NodeDown / NodeDeleted fault names (node, or the node of its nodeOf pod), or "" after
+  // recording why it is skipped.
+  std::string TargetNode(const FaultSpec& fault);
   void NodeDown(const FaultSpec& fault);
+  void DeleteNode(const FaultSpec& fault);
   void NodeUp(const FaultSpec& fault);
   void KillPod(const FaultSpec& fault, const std::string& reason);
   void FailImagePulls(const FaultSpec& fault);
@@ -74,6 +84,7 @@ class FaultInjector {
   kube::FaultPlan base_plan_;
   std::vector<FaultSpec> triggered_;  // `when` faults
   std::set<std::size_t> fired_;       // indexes into triggered_
+  std::set<std::string> deleted_;     // nodes a NodeDeleted took away
   std::vector<std::string> log_;
   sim::OwnedEvents events_;  // faults due and faults to undo; last: they die first
 };

@@ -7,6 +7,8 @@
 #include "sim/cluster/cluster.h"
 #include "sim/cluster/kubelet.h"
 #include "sim/cluster/node_lifecycle.h"
+#include "sim/cluster/pod_gc.h"
+#include "sim/harness/run/placements.h"
 #include "sim/cluster/operator_actor.h"
 #include "sim/cluster/scheduler.h"
 #include "sim/dgl/programs.h"
@@ -195,12 +197,14 @@ void World::BuildControllers() {
   const ClusterSpec& cluster = scenario_.cluster;
   node_lifecycle_ = std::make_unique<sim::NodeLifecycleController>(
       sim_, *cluster_, sim::NodeLifecycleOptions{.node_monitor_grace_period = cluster.timings.node_monitor_grace_period});
+  pod_gc_ = std::make_unique<sim::PodGarbageCollector>(sim_);
   sim::SchedulerConfig scheduler;
   scheduler.scoring = cluster.scheduler.scoring == Scoring::kMostAllocated ? sim::ScoringPolicy::kMostAllocated
                                                                           : sim::ScoringPolicy::kLeastAllocated;
   scheduler.gang = cluster.scheduler.gang;
   scheduler.percentage_of_nodes_to_score = cluster.scheduler.percentage_of_nodes_to_score;
   scheduler_ = std::make_unique<sim::Scheduler>(sim_, scheduler);
+  InstallPlacements(sim_, cluster.scheduler.placements);
   if (scenario_.operator_settings.enabled) {
     sim::OperatorActorOptions op;
     op.reconcile_latency = scenario_.operator_settings.reconcile_latency;

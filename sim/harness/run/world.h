@@ -13,7 +13,8 @@
 //   4. the DGL workload models' environment and program registry, and one Kubelet per node (pod CIDR
 //      and host IP from the cluster's spec table, image sizes, pull bandwidth, podStartup, restart
 //      back-offs), stopped and resumed by NodeDown / NodeUp through the cluster's liveness observer;
-//   5. the NodeLifecycleController (grace period), the Scheduler (scoring, gang), the OperatorActor
+//   5. the NodeLifecycleController (grace period), the PodGarbageCollector (the pods of deleted
+//      nodes), the Scheduler (scoring, gang, the recorded placements), the OperatorActor
 //      (unless operator.enabled is false) and the API's base latency (api.requestLatency);
 //   6. the FaultInjector, the Recorder, the JobDriver and the PodCountProbes, which schedule the
 //      scenario's jobs, faults and timed pod counts, in that order.
@@ -36,6 +37,7 @@ namespace sim {
 class Cluster;
 class Kubelet;
 class NodeLifecycleController;
+class PodGarbageCollector;
 class OperatorActor;
 class ProgramRegistry;
 class Scheduler;
@@ -98,6 +100,7 @@ class World {
   std::vector<std::unique_ptr<sim::Kubelet>> kubelets_;  // in node name order
   std::map<std::string, sim::Kubelet*> kubelet_of_node_;
   std::unique_ptr<sim::NodeLifecycleController> node_lifecycle_;
+  std::unique_ptr<sim::PodGarbageCollector> pod_gc_;
   std::unique_ptr<sim::Scheduler> scheduler_;
   std::unique_ptr<sim::OperatorActor> operator_;  // none when operator.enabled is false
   std::unique_ptr<FaultInjector> faults_;

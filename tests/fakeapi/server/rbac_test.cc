@@ -211,6 +211,13 @@ TEST_F(RbacTest, BootstrapPolicyGrantsTheSystemComponents) {
   const UserInfo nc = NodeControllerUser();
   EXPECT_TRUE(boot.Allowed(Request(nc, "delete", "pods", "d", "p")));
   EXPECT_FALSE(boot.Allowed(Request(nc, "create", "pods", "d")));
+  // The pod garbage collector fails and deletes the pods of a deleted node, after a GET of it.
+  const UserInfo gc = PodGcUser();
+  EXPECT_TRUE(boot.Allowed(Request(gc, "patch", "pods", "d", "p", "", "status")));
+  EXPECT_TRUE(boot.Allowed(Request(gc, "delete", "pods", "d", "p")));
+  EXPECT_TRUE(boot.Allowed(Request(gc, "get", "nodes", "", "n1")));
+  EXPECT_FALSE(boot.Allowed(Request(gc, "delete", "nodes", "", "n1")));
+  EXPECT_FALSE(boot.Allowed(Request(gc, "create", "pods", "d")));
   const UserInfo someone{"someone", {kAuthenticatedGroup}, ""};
   EXPECT_TRUE(boot.Allowed(Attributes{&someone, "get", false, "", "", "", "", "", "/apis/kubeflow.org/v1"}));
   EXPECT_FALSE(boot.Allowed(Request(someone, "list", "pods", "")));

@@ -279,7 +279,7 @@ TEST(ScenarioTest, YamlSyntaxErrorIsOneLine) {
 TEST(ScenarioTest, UnknownFaultKindSuggestsTheKind) {
   ExpectOneProblem(kBase + "faults:\n  - {at: 1m, kind: NodeDwn, node: gpu-1}\n",
                    "s.yaml:25:20: faults[0].kind: unsupported value \"NodeDwn\": one of NodeDown, NodeUp, PodKill, OOM, "
-                   "ImagePullError, NetworkSlow, ApiFaults, WatchDrop, OperatorRestart, RbacRuleRemoved (did you mean \"NodeDown\"?)");
+                   "ImagePullError, NetworkSlow, ApiFaults, WatchDrop, OperatorRestart, RbacRuleRemoved, NodeDeleted (did you mean \"NodeDown\"?)");
 }
 
 TEST(ScenarioTest, FaultOnANodeTheTemplatesDoNotMake) {

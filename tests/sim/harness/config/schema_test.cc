@@ -273,6 +273,13 @@ std::vector<RunCase> RunCases() {
       // Over 100 nodes a decision looks at its share of them only, from where the last one stopped.
       {"cluster.scheduler.percentageOfNodesToScore", Small, [](json& s) { Nodes(s)["count"] = 200; },
        set({"cluster", "scheduler", "percentageOfNodesToScore"}, 0)},
+      // Worker 0 pinned beside the partitioner (n-0, where the image is already pulled), or not.
+      {"cluster.scheduler.placements[].pod", Small,
+       set({"cluster", "scheduler", "placements"}, json::array({{{"pod", "j-worker-0"}, {"nodes", json::array({"n-0"})}}})),
+       [](json& s) { s["cluster"]["scheduler"]["placements"][0]["pod"] = "j-partitioner"; }},
+      {"cluster.scheduler.placements[].nodes", Small,
+       set({"cluster", "scheduler", "placements"}, json::array({{{"pod", "j-worker-0"}, {"nodes", json::array({"n-0"})}}})),
+       [](json& s) { s["cluster"]["scheduler"]["placements"][0]["nodes"] = json::array({"n-1"}); }},
       {"cluster.images.pullBandwidth", Small, none, set({"cluster", "images", "pullBandwidth"}, "20MBps")},
       {"cluster.images.defaultSize", Small, none, set({"cluster", "images", "defaultSize"}, "3G")},
       {"cluster.images.sizes", Small, none, set({"cluster", "images", "sizes"}, {{"dgloperator/graphsage:v1", "3G"}})},
@@ -451,6 +458,11 @@ std::vector<RunCase> RunCases() {
       {"faults[RbacRuleRemoved].role", Small, rbac_fault, [](json& s) { Fault(s)["role"] = "ClusterRole/system:node"; }},
       {"faults[RbacRuleRemoved].rule", Small, rbac_fault, [](json& s) { Fault(s)["rule"] = 2; }},
       {"faults[RbacRuleRemoved].for", Small, rbac_fault, [](json& s) { Fault(s)["for"] = "10s"; }},
+      {"faults[NodeDeleted].node", Small, [](json& s) { AddFault(s, {{"at", "3m"}, {"kind", "NodeDeleted"}, {"node", "n-0"}}); },
+       [](json& s) { Fault(s)["node"] = "n-2"; }},
+      {"faults[NodeDeleted].nodeOf", Small,
+       [](json& s) { AddFault(s, {{"at", "3m"}, {"kind", "NodeDeleted"}, {"nodeOf", "j-worker-0"}}); },
+       [](json& s) { Fault(s)["nodeOf"] = "j-launcher"; }},
   };
 }
 

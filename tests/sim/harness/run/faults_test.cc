@@ -76,6 +76,81 @@ TEST(FaultsTest, NodeDownDuringTrainingLosesItsPodsWhenTheNodeIsMarkedNotReadyAn
   EXPECT_EQ(job.restarts, 1) << Describe(r);
 }
 
+// The small scenario with its pods pinned (cluster.scheduler.placements): the partitioner and the
+// launcher on n-1, worker 0 on n-2, worker 1 on n-0, their first incarnations only.
+RunRecord RunPinned(const std::string& faults) {
+  std::string text = SmallScenario(faults, "");
+  const std::string images = "  images: {defaultSize: 1G}\n";
+  text.replace(text.find(images), images.size(),
+               images + "  scheduler:\n    placements:\n"
+                        "      - {pod: default/j-partitioner, nodes: [n-1]}\n"
+                        "      - {pod: default/j-launcher, nodes: [n-1]}\n"
+                        "      - {pod: default/j-worker-0, nodes: [n-2]}\n"
+                        "      - {pod: default/j-worker-1, nodes: [n-0]}\n");
+  return RunScenario(Load(text));
+}
+
+// The pods of `name` the run saw, in the order first seen.
+std::vector<const PodRecord*> PodsNamed(const RunRecord& r, const std::string& name) {
+  std::vector<const PodRecord*> out;
+  for (const PodRecord& p : r.pods)
+    if (p.name == name) out.push_back(&p);
+  return out;
+}
+
+std::string LastConditionReason(const JobRecord& job, const std::string& type) {
+  for (const auto& c : job.conditions)
+    if (c.value("type", "") == type) return c.value("reason", "");
+  return "";
+}
+
+TEST(FaultsTest, PlacementsPinTheFirstIncarnationsOfTheNamedPodsToTheirNodes) {
+  RunRecord r = RunPinned("");
+  ASSERT_EQ(J(r).phase, "Succeeded") << Describe(r);
+  for (const auto& [pod, node] : std::vector<std::pair<std::string, std::string>>{
+           {"j-partitioner", "n-1"}, {"j-launcher", "n-1"}, {"j-worker-0", "n-2"}, {"j-worker-1", "n-0"}}) {
+    auto pods = PodsNamed(r, pod);
+    ASSERT_FALSE(pods.empty()) << pod;
+    EXPECT_EQ(pods.front()->node, node) << pod;
+  }
+  // Unpinned, the scheduler puts them elsewhere (LeastAllocated, ties to the name first in order).
+  RunRecord free = RunWith("");
+  for (const char* pod : {"j-launcher", "j-worker-0", "j-worker-1"})
+    EXPECT_NE(PodsNamed(free, pod).front()->node, PodsNamed(r, pod).front()->node)
+        << pod << ": the pin proves nothing, the scheduler puts it there anyway";
+}
+
+TEST(FaultsTest, NodeDeletedDuringTrainingFailsItsPodsThroughThePodGarbageCollectorAndTheJobRestarts) {
+  RunRecord r = RunPinned("  - {when: {job: default/j, phase: Training}, after: 1m, kind: NodeDeleted, nodeOf: default/j-worker-1}\n"
+                          "  - {when: {job: default/j, phase: Training}, after: 2m, kind: NodeUp, node: n-0}\n");
+  const JobRecord& job = J(r);
+  ASSERT_TRUE(LogHas(r, "NodeDeleted n-0")) << Describe(r);
+  EXPECT_TRUE(LogHas(r, "NodeUp n-0 skipped: the node was deleted")) << Describe(r);
+  auto training = FaultTime(r, "Training");
+  ASSERT_TRUE(training);
+  const Micros deleted = *training + 60 * kOneSecond;
+  // The pod garbage collector's next pass (every 20 s) quarantines the node, the pass 40 s later
+  // marks the worker Failed and deletes it: the operator sees a failed worker, not a lost one.
+  auto restarting = FirstPhaseAt(job, "Restarting", deleted);
+  ASSERT_TRUE(restarting) << Describe(r);
+  EXPECT_GE(*restarting - deleted, 40 * kOneSecond) << Describe(r);
+  EXPECT_LE(*restarting - deleted, 61 * kOneSecond) << Describe(r);
+  EXPECT_EQ(LastConditionReason(job, "Restarting"), "WorkerFailed") << Describe(r);
+  auto worker = PodsNamed(r, "j-worker-1");
+  ASSERT_GE(worker.size(), 2u) << Describe(r);
+  EXPECT_EQ(worker.front()->node, "n-0");
+  EXPECT_EQ(worker.front()->phase, "Failed");
+  ASSERT_TRUE(worker.front()->deleted) << Describe(r);
+  EXPECT_GE(*worker.front()->deleted - deleted, 40 * kOneSecond);
+  EXPECT_NE(worker.back()->node, "n-0") << "the restarted worker went to the deleted node";
+  // The Node object is gone; the two left hold the job, which succeeds.
+  for (const NodeRecord& n : r.node_list) EXPECT_NE(n.name, "n-0");
+  EXPECT_EQ(r.node_list.size(), 2u);
+  EXPECT_EQ(job.phase, "Succeeded") << Describe(r);
+  EXPECT_EQ(job.restarts, 1) << Describe(r);
+  EXPECT_TRUE(r.invariant_violations.empty()) << Describe(r);
+}
+
 TEST(FaultsTest, NodeDownForAWhileThenUpAgain) {
   RunRecord r = RunWith("  - {at: 30s, kind: NodeDown, node: n-2, for: 2m}\n  - {at: 20m, kind: NodeUp, node: n-2}\n");
   EXPECT_TRUE(LogHas(r, "NodeDown n-2 for 2m")) << Describe(r);
