@@ -190,13 +190,13 @@ std::vector<double> RandomCutLooErrors() {
   return out;
 }
 
-const std::vector<DglRun>& DispatchRuns() {
+const std::vector<MeasuredDglRun>& DispatchRuns() {
   // reports/dgl-measured/*.yaml, the chunked records: data_proc_pipeline.py's CPU seconds summed
   // over its ranks and divided by them, the largest rank's ru_maxrss. size = edges per rank. The
   // uniform random graph of 16 M edges counts: every rank finished the pipeline, one crashed at
   // exit in gloo's teardown (its record's note).
-  static const std::vector<DglRun> kRuns = [] {
-    std::vector<DglRun> runs = {
+  static const std::vector<MeasuredDglRun> kRuns = [] {
+    std::vector<MeasuredDglRun> runs = {
         {"community", 62500, 1000000, 4, 7.0300, 668336128},
         {"community", 250000, 4000000, 4, 9.8803, 851501056},
         {"random", 62500, 1000000, 4, 7.4515, 663670784},
@@ -206,16 +206,16 @@ const std::vector<DglRun>& DispatchRuns() {
         {"rmat", 262144, 4000000, 4, 10.4080, 858673152},
         {"rmat", 1048576, 16000000, 4, 19.0673, 1660067840},
     };
-    for (DglRun& r : runs) r.size = r.edges / r.ranks;
+    for (MeasuredDglRun& r : runs) r.size = r.edges / r.ranks;
     return runs;
   }();
   return kRuns;
 }
 
-const std::vector<DglRun>& RandomPartitionRuns() {
+const std::vector<MeasuredDglRun>& RandomPartitionRuns() {
   // reports/dgl-measured/*.yaml, the chunked records' random_partition.py: one process; size = nodes.
-  static const std::vector<DglRun> kRuns = [] {
-    std::vector<DglRun> runs = {
+  static const std::vector<MeasuredDglRun> kRuns = [] {
+    std::vector<MeasuredDglRun> runs = {
         {"community", 62500, 1000000, 1, 3.5580, 595009536},
         {"community", 250000, 4000000, 1, 4.1050, 593162240},
         {"random", 62500, 1000000, 1, 4.7250, 594612224},
@@ -225,13 +225,13 @@ const std::vector<DglRun>& RandomPartitionRuns() {
         {"rmat", 262144, 4000000, 1, 3.5650, 594169856},
         {"rmat", 1048576, 16000000, 1, 4.7260, 593207296},
     };
-    for (DglRun& r : runs) r.size = r.nodes;
+    for (MeasuredDglRun& r : runs) r.size = r.nodes;
     return runs;
   }();
   return kRuns;
 }
 
-LineFit FitLine(const std::vector<DglRun>& runs, std::size_t skip, double below) {
+LineFit FitLine(const std::vector<MeasuredDglRun>& runs, std::size_t skip, double below) {
   // Minimise sum ((a + b x) / y - 1)^2: normal equations in u = 1 / y, v = x / y.
   double suu = 0, suv = 0, svv = 0, su = 0, sv = 0;
   int n = 0;
@@ -248,7 +248,7 @@ LineFit FitLine(const std::vector<DglRun>& runs, std::size_t skip, double below)
   return f;
 }
 
-std::vector<double> LineLooErrors(const std::vector<DglRun>& runs) {
+std::vector<double> LineLooErrors(const std::vector<MeasuredDglRun>& runs) {
   std::vector<double> out;
   for (std::size_t i = 0; i < runs.size(); ++i) out.push_back(std::log(runs[i].cpu_seconds / FitLine(runs, i).at(runs[i].size)));
   return out;
@@ -294,29 +294,29 @@ double LosoRate(const std::vector<ScaleOut>& outs, double rms) {
 
 }  // namespace
 
-Extrapolation LineExtrapolation(const std::vector<DglRun>& runs, int scales) {
+Extrapolation LineExtrapolation(const std::vector<MeasuredDglRun>& runs, int scales) {
   Extrapolation x;
   std::vector<double> sizes;
-  for (const DglRun& r : runs) sizes.push_back(r.size);
+  for (const MeasuredDglRun& r : runs) sizes.push_back(r.size);
   const LooBand band = BandOf(LineLooErrors(runs));
   x.points = band.points, x.rms = band.rms;
   x.slope_rate = SlopeRate(sizes, band.rms);
   const std::vector<double> scale = Scales(sizes);
   for (int k = 0; k < scales && k + 1 < static_cast<int>(scale.size()); ++k) {
     // Fit below this scale only; its band from those runs alone (their LOO rms, their slope term).
-    std::vector<DglRun> small;
-    for (const DglRun& r : runs)
+    std::vector<MeasuredDglRun> small;
+    for (const MeasuredDglRun& r : runs)
       if (r.size < scale[k] * (1 - 1e-9)) small.push_back(r);
     std::vector<double> distinct;
-    for (const DglRun& r : small) distinct.push_back(r.size);
+    for (const MeasuredDglRun& r : small) distinct.push_back(r.size);
     if (Scales(distinct).size() < 2) continue;  // a line needs two sizes
     const LineFit fit = FitLine(small);
     const LooBand b = BandOf(LineLooErrors(small));
     std::vector<double> small_sizes;
-    for (const DglRun& r : small) small_sizes.push_back(r.size);
+    for (const MeasuredDglRun& r : small) small_sizes.push_back(r.size);
     const double rate = SlopeRate(small_sizes, b.rms), t = StudentT95(b.points - 1);
     const double largest = *std::max_element(small_sizes.begin(), small_sizes.end());
-    for (const DglRun& r : runs) {
+    for (const MeasuredDglRun& r : runs) {
       if (r.size < scale[k] * (1 - 1e-9) || (k > 0 && r.size >= scale[k - 1] * (1 - 1e-9))) continue;
       const double d = std::log(r.size / largest);
       x.scale_outs.push_back({r.size, d, std::log(r.cpu_seconds / fit.at(r.size)),

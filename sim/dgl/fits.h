@@ -106,7 +106,7 @@ std::vector<double> RandomCutLooErrors();
 
 // One measurement of a step of DGL's chunked pipeline on this machine: dispatch_data.py's
 // data_proc_pipeline.py (one rank per part, all on this machine) or random_partition.py (one process).
-struct DglRun {
+struct MeasuredDglRun {
   const char* generator;  // "rmat", "random", "community"
   double nodes = 0;
   double edges = 0;        // directed edges as generated (DGL's chunked format keeps them directed)
@@ -116,8 +116,8 @@ struct DglRun {
   // The size the law scales with: edges per rank (dispatch) or nodes (random assignment).
   double size = 0;
 };
-const std::vector<DglRun>& DispatchRuns();
-const std::vector<DglRun>& RandomPartitionRuns();
+const std::vector<MeasuredDglRun>& DispatchRuns();
+const std::vector<MeasuredDglRun>& RandomPartitionRuns();
 
 // seconds = fixed + per_unit x size, least squares on the relative error, over `runs` without the
 // one at index `skip` and without those whose size is `below` or more (leave-one-scale-out). A
@@ -127,10 +127,10 @@ struct LineFit {
   double per_unit = 0;
   double at(double size) const { return fixed + per_unit * size; }
 };
-LineFit FitLine(const std::vector<DglRun>& runs, std::size_t skip = kKeepAll,
+LineFit FitLine(const std::vector<MeasuredDglRun>& runs, std::size_t skip = kKeepAll,
                 double below = std::numeric_limits<double>::infinity());
 // log(measured / predicted) of each run under the line fitted without it.
-std::vector<double> LineLooErrors(const std::vector<DglRun>& runs);
+std::vector<double> LineLooErrors(const std::vector<MeasuredDglRun>& runs);
 
 // ---- extrapolation: bands that widen beyond the sizes a law was checked on --------------------------------
 
@@ -160,7 +160,7 @@ struct Extrapolation {
 };
 // For a straight-line law over `runs` (dispatch, random assignment): scale_outs predict the runs at
 // each of the `scales` largest sizes from the runs below it.
-Extrapolation LineExtrapolation(const std::vector<DglRun>& runs, int scales = 2);
+Extrapolation LineExtrapolation(const std::vector<MeasuredDglRun>& runs, int scales = 2);
 // For the METIS time law over MeasuredRuns() (this machine's speed refitted below each scale).
 Extrapolation MetisTimeExtrapolation(const Calibration& c, int scales = 2);
 

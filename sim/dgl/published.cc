@@ -426,7 +426,7 @@ std::string Beyond(double size, double low, double high, const char* what) {
 void AddDglMeasured(std::vector<PublishedPoint>& out) {
   const std::string g = "DGL's chunked pipeline measured on this project's machines (DGL 2.1.0, one rank per part)";
   struct Law {
-    const std::vector<DglRun>& runs;
+    const std::vector<MeasuredDglRun>& runs;
     const char* law;
     const char* step;
     double Calibration::*error;  // the law's error factor: its leave-one-out band
@@ -435,8 +435,8 @@ void AddDglMeasured(std::vector<PublishedPoint>& out) {
                        Law{RandomPartitionRuns(), "random_partition.py", "random_partition.py, CPU",
                            &Calibration::random_partition_error}}) {
     for (std::size_t i = 0; i < l.runs.size(); ++i) {
-      const DglRun& r = l.runs[i];
-      const std::vector<DglRun>* runs = &l.runs;
+      const MeasuredDglRun& r = l.runs[i];
+      const std::vector<MeasuredDglRun>* runs = &l.runs;
       PublishedPoint p = Point(
           std::string(l.law) + "-" + r.generator + "-" + std::to_string(static_cast<long>(r.edges)), g, l.law,
           std::string(r.generator) + " " + Count(r.nodes) + " nodes, " + Count(r.edges) + " edges, " +

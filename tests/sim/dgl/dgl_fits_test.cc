@@ -165,7 +165,7 @@ TEST(FitsTest, TheRefitsPredictLeftOutRunsBetterThanTheConstantsTheyReplaced) {
 TEST(DglRunsTest, EveryChunkedRunOfTheReportsIsThere) {
   for (const auto* runs : {&DispatchRuns(), &RandomPartitionRuns()}) {
     ASSERT_GE(runs->size(), 3u);
-    for (const DglRun& r : *runs) {
+    for (const MeasuredDglRun& r : *runs) {
       EXPECT_GT(r.edges, r.nodes) << r.generator;
       EXPECT_GT(r.cpu_seconds, 0) << r.generator;
       EXPECT_GT(r.peak_bytes, 0) << r.generator;
@@ -187,7 +187,7 @@ TEST(DglFitsTest, TheChunkedPipelineConstantsAreTheLeastSquaresFitsAtTheReferenc
 }
 
 TEST(DglFitsTest, ALineThroughExactPointsIsRecoveredAndLeftOutRunsPredictedExactly) {
-  std::vector<DglRun> runs;
+  std::vector<MeasuredDglRun> runs;
   for (double x : {1e6, 4e6, 16e6}) runs.push_back({"t", x / 16, x, 1, 5 + 2e-6 * x, 1, x});
   const LineFit f = FitLine(runs);
   EXPECT_NEAR(f.fixed, 5, 1e-9);
