@@ -137,7 +137,7 @@ bool HttpServer::Impl::Admit(const httplib::Request& req, httplib::Response& res
     const kube::ResourceType* type = store.registry().Find(info.resource + "." + info.group);
     auto body = ParseBody(req, true);
     if (!type || !body.ok() || !body->is_object()) return;  // the handler answers what is wrong
-    status = options.authorizer->AdmitRbacWrite(*user, *type, *body, info.ns);
+    status = options.authorizer->AdmitRbacWrite(*user, *type, *body, info.ns, info.verb == "update");
   });
   if (!status.ok()) {
     SendStatus(res, status);

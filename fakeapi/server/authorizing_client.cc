@@ -20,7 +20,7 @@ kube::Status AuthorizingClient::Authorize(std::string_view verb, const std::stri
   kube::Status s = authorizer_->Authorize(
       {&user_, verb, true, type->group, type->plural, subresource, name, scope, ""});
   if (s.ok() && written && type->group == "rbac.authorization.k8s.io")
-    s = authorizer_->AdmitRbacWrite(user_, *type, *written, std::string(scope));
+    s = authorizer_->AdmitRbacWrite(user_, *type, *written, std::string(scope), verb == "update");
   if (!s.ok() && on_refusal_) on_refusal_(s);
   return s;
 }
@@ -38,7 +38,7 @@ kube::Status AuthorizingClient::AdmitPatch(const std::string& resource, const st
   auto current = inner_.Get(resource, ns, name);
   if (!current.ok()) return kube::Status::Ok();  // the store answers the patch's 404
   const kube::Json next = MergePatched(**current, patch);
-  kube::Status s = authorizer_->AdmitRbacWrite(user_, *type, next, type->namespaced ? kube::NamespaceOf(next) : "");
+  kube::Status s = authorizer_->AdmitRbacWrite(user_, *type, next, type->namespaced ? kube::NamespaceOf(next) : "", true);
   if (!s.ok() && on_refusal_) on_refusal_(s);
   return s;
 }

@@ -194,8 +194,11 @@ class Authorizer {
   kube::Status Authorize(const Attributes& request) const;
   // Escalation prevention for a create or update of an RBAC object by `user` (see the file
   // comment); OK for every other kind. `ns` is the object's namespace.
+  // An update (`update`) that changes nothing but ownerReferences and finalizers of the object
+  // stored (the garbage collector's writes; an object written back as read) is not checked, as
+  // kube-apiserver's IsOnlyMutatingGCFields lets it pass.
   kube::Status AdmitRbacWrite(const UserInfo& user, const kube::ResourceType& type, const kube::Json& object,
-                              const std::string& ns) const;
+                              const std::string& ns, bool update = false) const;
   // Every rule `user` holds in `ns` (cluster-wide ones included), from the Policy and the store.
   std::vector<PolicyRule> RulesFor(const UserInfo& user, const std::string& ns) const;
 

@@ -303,7 +303,11 @@ TEST_F(EscalationTest, BindingNeedsTheRolesPermissionsOrBind) {
 TEST_F(EscalationTest, AggregationRuleNeedsEscalate) {
   Json agg = RoleObject("ClusterRole", "agg", "", Json::array());
   agg["aggregationRule"] = {{"clusterRoleSelectors", Json::array({{{"matchLabels", {{"a", "b"}}}}})}};
-  EXPECT_EQ(authorizer.AdmitRbacWrite(op, *registry.Find("clusterroles"), agg, "").code(), 403);
+  kube::Status s = authorizer.AdmitRbacWrite(op, *registry.Find("clusterroles"), agg, "");
+  EXPECT_EQ(s.code(), 403);
+  // kube-apiserver's words (compared with it by scripts/rbac-diff.sh).
+  EXPECT_EQ(s.message(), "clusterroles.rbac.authorization.k8s.io \"agg\" is forbidden: must have cluster-admin privileges to "
+                         "use the aggregationRule");
 }
 
 // --- In front of a Store. ---
@@ -362,7 +366,7 @@ TEST(AuthorizingClientTest, EscalationIsCheckedOnRolePatches) {
   Store store{StoreOptions{.clock = &clock}};
   ASSERT_TRUE(store.Create("namespaces", {{"metadata", {{"name", "d"}}}}).ok());
   Authorizer authorizer;
-  ASSERT_TRUE(authorizer.policy().Add(RoleObject("ClusterRole", "op", "", Json::array({Rule({"get"}, {""}, {"pods"}), Rule({"create", "patch"}, {"rbac.authorization.k8s.io"}, {"roles"})}))).ok());
+  ASSERT_TRUE(authorizer.policy().Add(RoleObject("ClusterRole", "op", "", Json::array({Rule({"get"}, {""}, {"pods"}), Rule({"create", "patch", "update"}, {"rbac.authorization.k8s.io"}, {"roles"})}))).ok());
   ASSERT_TRUE(authorizer.policy().Add(BindingObject("ClusterRoleBinding", "op", "", "ClusterRole", "op", Json::array({{{"kind", "User"}, {"name", "op"}}}))).ok());
   AuthorizingClient client(store, store.registry(), &authorizer, UserInfo{"op", {}, ""});
   ASSERT_TRUE(client.Create("roles", RoleObject("Role", "x", "d", Json::array({Rule({"get"}, {""}, {"pods"})}))).ok());
@@ -373,6 +377,19 @@ TEST(AuthorizingClientTest, EscalationIsCheckedOnRolePatches) {
   // A patch that grants nothing new, and a patch of metadata only, pass.
   EXPECT_TRUE(client.Patch("roles", "d", "x", {{"metadata", {{"labels", {{"a", "b"}}}}}}).ok());
   EXPECT_TRUE(client.Patch("roles", "d", "x", {{"rules", Json::array()}}).ok());
+  // A Role granting what op does not hold, written back as read (or with only its finalizers
+  // changed) passes, as kube-apiserver's IsOnlyMutatingGCFields lets it; any other change does not.
+  authorizer.SetStore(&store);
+  ASSERT_TRUE(store.Create("roles", RoleObject("Role", "s", "d", Json::array({Rule({"get"}, {""}, {"secrets"})}))).ok());
+  Json read = **store.Get("roles", "d", "s");
+  EXPECT_TRUE(client.Update("roles", read).ok());
+  read = **store.Get("roles", "d", "s");
+  read["metadata"]["finalizers"] = Json::array({"example.com/keep"});
+  EXPECT_TRUE(client.Update("roles", read).ok());
+  read = **store.Get("roles", "d", "s");
+  read["metadata"]["labels"]["a"] = "b";
+  EXPECT_EQ(client.Update("roles", read).status().code(), 403);
+  EXPECT_EQ(client.Patch("roles", "d", "s", {{"metadata", {{"labels", {{"a", "b"}}}}}}).status().code(), 403);
 }
 
 }  // namespace rbac_test
