@@ -99,8 +99,15 @@ bool HttpServer::Impl::Impersonate(const httplib::Request& req, httplib::Respons
 }
 
 bool HttpServer::Impl::Admit(const httplib::Request& req, httplib::Response& res, rbac::UserInfo* user) {
-  if (options.authentication) {
-    auto who = options.authentication->Authenticate(req.get_header_value("Authorization"));
+  const std::string authorization = req.get_header_value("Authorization");
+  bool expired = false;
+  if (auto account = ServiceAccountBearer(authorization, &expired)) {
+    *user = std::move(*account);  // a token TokenRequest issued, with or without a token file
+  } else if (expired) {
+    SendStatus(res, Unauthorized());
+    return false;
+  } else if (options.authentication) {
+    auto who = options.authentication->Authenticate(authorization);
     if (!who) {
       SendStatus(res, Unauthorized());
       return false;
@@ -130,7 +137,7 @@ bool HttpServer::Impl::Admit(const httplib::Request& req, httplib::Response& res
     const kube::ResourceType* type = store.registry().Find(info.resource + "." + info.group);
     auto body = ParseBody(req, true);
     if (!type || !body.ok() || !body->is_object()) return;  // the handler answers what is wrong
-    status = options.authorizer->AdmitRbacWrite(*user, *type, *body, info.ns);
+    status = options.authorizer->AdmitRbacWrite(*user, *type, *body, info.ns, info.verb == "update");
   });
   if (!status.ok()) {
     SendStatus(res, status);
@@ -197,9 +204,11 @@ kube::Json HttpServer::Impl::ReviewStatus(const Target& t, const kube::Json& rev
   }
   attrs.verb = verb, attrs.api_group = group, attrs.resource = resource, attrs.subresource = subresource;
   attrs.name = name, attrs.ns = ns, attrs.path = path;
-  const bool allowed = options.authorizer->Allowed(attrs);
-  Json status = {{"allowed", allowed}};
-  if (allowed) status["reason"] = rbac::IsMaster(subject) ? "allowed as a member of system:masters" : "RBAC: allowed";
+  // kube-apiserver's reasons: the binding that allowed (rbac.h, AllowedBy); none for a denial, nor
+  // for a member of system:masters (its privileged-group authorizer gives none).
+  const std::optional<std::string> reason = options.authorizer->AllowedBy(attrs);
+  Json status = {{"allowed", reason.has_value()}};
+  if (reason && !reason->empty()) status["reason"] = *reason;
   return status;
 }
 

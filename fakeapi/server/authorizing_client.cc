@@ -2,6 +2,7 @@
 #include "fakeapi/server/authorizing_client.h"
 
 #include "fakeapi/client/json_path.h"
+#include "fakeapi/server/merge_patch.h"
 
 namespace fakeapi {
 
@@ -19,7 +20,7 @@ kube::Status AuthorizingClient::Authorize(std::string_view verb, const std::stri
   kube::Status s = authorizer_->Authorize(
       {&user_, verb, true, type->group, type->plural, subresource, name, scope, ""});
   if (s.ok() && written && type->group == "rbac.authorization.k8s.io")
-    s = authorizer_->AdmitRbacWrite(user_, *type, *written, std::string(scope));
+    s = authorizer_->AdmitRbacWrite(user_, *type, *written, std::string(scope), verb == "update");
   if (!s.ok() && on_refusal_) on_refusal_(s);
   return s;
 }
@@ -28,6 +29,18 @@ kube::Status AuthorizingClient::Check(const std::string& verb, const std::string
                                       const std::string& subresource, const std::string& ns,
                                       const std::string& name) const {
   return Authorize(verb, resource, subresource, ns, name);
+}
+
+kube::Status AuthorizingClient::AdmitPatch(const std::string& resource, const std::string& ns, const std::string& name,
+                                           const kube::Json& patch, const std::string& subresource) const {
+  const kube::ResourceType* type = registry_.Find(resource);
+  if (!authorizer_ || !subresource.empty() || !type || type->group != rbac::kRbacGroup) return kube::Status::Ok();
+  auto current = inner_.Get(resource, ns, name);
+  if (!current.ok()) return kube::Status::Ok();  // the store answers the patch's 404
+  const kube::Json next = MergePatched(**current, patch);
+  kube::Status s = authorizer_->AdmitRbacWrite(user_, *type, next, type->namespaced ? kube::NamespaceOf(next) : "", true);
+  if (!s.ok() && on_refusal_) on_refusal_(s);
+  return s;
 }
 
 namespace {
@@ -91,6 +104,7 @@ kube::Result<kube::ObjectPtr> AuthorizingClient::Patch(const std::string& resour
                                                        kube::PatchType type, const std::string& subresource) {
   if (kube::Status s = Authorize("patch", resource, subresource, ns.empty() ? "default" : ns, name); !s.ok())
     return s;
+  if (kube::Status s = AdmitPatch(resource, ns, name, patch, subresource); !s.ok()) return s;
   return inner_.Patch(resource, ns, name, patch, type, subresource);
 }
 

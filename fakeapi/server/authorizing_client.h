@@ -2,7 +2,8 @@
 // rbac::Authorizer for its user before it reaches the client behind (the Store, in process), as
 // kube-apiserver's authorization filter does for every request; a refused call answers 403 with
 // kube-apiserver's Forbidden Status and never reaches the store. Creates and updates of Roles,
-// ClusterRoles and bindings also pass the escalation checks (rbac.h, AdmitRbacWrite).
+// ClusterRoles and bindings also pass the escalation checks (rbac.h, AdmitRbacWrite), and so do
+// their patches (the object the patch makes, judged as an update's).
 //
 // Calls map to RBAC verbs as kube-apiserver's RequestInfo does: Get get, List list, Watch watch,
 // Create create (resource "pods/binding": create pods/binding), Update update, UpdateStatus update
@@ -57,6 +58,10 @@ class AuthorizingClient : public kube::Client {
   // OK or the refusal (reported to on_refusal_).
   kube::Status Authorize(std::string_view verb, const std::string& resource, std::string_view subresource,
                          std::string_view ns, std::string_view name, const kube::Json* written = nullptr) const;
+  // Escalation prevention on a patch of a Role, ClusterRole or binding: the patched object, as an
+  // update's (OK for other kinds, subresources and objects that do not exist).
+  kube::Status AdmitPatch(const std::string& resource, const std::string& ns, const std::string& name,
+                          const kube::Json& patch, const std::string& subresource) const;
 
   kube::Client& inner_;
   const kube::Registry& registry_;

@@ -49,6 +49,7 @@ ApiCatalog::ApiCatalog(const kube::Registry& registry) {
       r.subresources.insert(r.subresources.end(), {"binding", "eviction", "log"});
       pods = t.get();
     }
+    if (t->group.empty() && t->plural == "serviceaccounts") r.subresources.push_back("token");
     if (t->group.empty() && t->plural == "events") core_events = t.get();
     r.stored = t.get();
     Add(std::move(r));
@@ -161,11 +162,14 @@ json ApiResourceList(const ApiCatalog& catalog, const std::string& group, const 
     resources.push_back(std::move(entry));
     for (const std::string& sub : r->subresources) {
       json verbs = sub == "status" ? json{"get", "patch", "update"} : sub == "log" ? json{"get"} : json{"create"};
-      std::string kind = sub == "binding" ? "Binding" : sub == "eviction" ? "Eviction" : r->kind;
+      std::string kind = sub == "binding"    ? "Binding"
+                         : sub == "eviction" ? "Eviction"
+                         : sub == "token"    ? "TokenRequest"
+                                             : r->kind;
       json entry_sub = {{"name", r->plural + "/" + sub}, {"singularName", ""}, {"namespaced", r->namespaced},
                         {"kind", kind}, {"verbs", verbs}};
-      if (sub == "eviction") {
-        entry_sub["group"] = "policy";
+      if (sub == "eviction" || sub == "token") {
+        entry_sub["group"] = sub == "token" ? "authentication.k8s.io" : "policy";
         entry_sub["version"] = "v1";
       }
       resources.push_back(std::move(entry_sub));

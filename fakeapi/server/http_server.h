@@ -82,6 +82,7 @@ namespace fakeapi {
 
 class Store;
 class Authentication;
+class ServiceAccountTokens;
 namespace rbac {
 class Authorizer;
 }  // namespace rbac
@@ -144,6 +145,10 @@ struct HttpServerOptions {
   // someone else).
   std::shared_ptr<const Authentication> authentication;
   const rbac::Authorizer* authorizer = nullptr;
+  // Issues the tokens of the TokenRequest subresource (serviceaccounts/NAME/token, `kubectl create
+  // token`) and recognizes them in the Authorization header, with or without `authentication`
+  // (service_account_tokens.h). Unset: serviceaccounts/NAME/token answers 404.
+  std::shared_ptr<ServiceAccountTokens> service_account_tokens;
 };
 
 class HttpServer {

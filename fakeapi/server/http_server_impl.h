@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -94,6 +95,12 @@ struct HttpServer::Impl {
   // `res`) when the request may not go on; `*user` is who it runs as.
   bool Admit(const httplib::Request& req, httplib::Response& res, rbac::UserInfo* user);
   bool Impersonate(const httplib::Request& req, httplib::Response& res, rbac::UserInfo* user);
+  // The service account of a token TokenRequest issued, from an Authorization header value
+  // (token_request.cc): nullopt when the header holds none; `*refused` when it holds one that has
+  // expired or whose service account is gone or replaced (401).
+  std::optional<rbac::UserInfo> ServiceAccountBearer(const std::string& authorization, bool* refused);
+  // POST serviceaccounts/NAME/token: a TokenRequest answered with a token (token_request.cc).
+  void IssueToken(const httplib::Request& req, httplib::Response& res, const Target& t);
   // The user of the request this thread is serving (nullptr outside one), for the reviews.
   static const rbac::UserInfo* CurrentUser();
   class RequestUser {  // sets CurrentUser() for a scope

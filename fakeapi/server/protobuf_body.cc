@@ -208,6 +208,17 @@ constexpr PbField kEvictionFields[] = {Sub(1, "metadata", kObjectMeta),
                                        Sub(2, "deleteOptions", kDeleteOptions, false, true)};
 constexpr PbMessage kEviction{"Eviction", kEvictionFields};
 
+// authentication.k8s.io/v1 TokenRequest (`kubectl create token`).
+constexpr PbField kBoundObjectReferenceFields[] = {Field(1, "kind", T::kString), Field(2, "apiVersion", T::kString),
+                                                   Field(3, "name", T::kString), Field(4, "uid", T::kString)};
+constexpr PbMessage kBoundObjectReference{"BoundObjectReference", kBoundObjectReferenceFields};
+constexpr PbField kTokenRequestSpecFields[] = {Many(1, "audiences", T::kString),
+                                               Sub(3, "boundObjectRef", kBoundObjectReference, false, true),
+                                               Pointer(4, "expirationSeconds", T::kInt64)};
+constexpr PbMessage kTokenRequestSpec{"TokenRequestSpec", kTokenRequestSpecFields};
+constexpr PbField kTokenRequestFields[] = {Sub(1, "metadata", kObjectMeta), Sub(2, "spec", kTokenRequestSpec)};
+constexpr PbMessage kTokenRequest{"TokenRequest", kTokenRequestFields};
+
 struct DecodableKind {
   const char* api_version;  // nullptr: any (DeleteOptions is registered in every group version)
   const char* kind;
@@ -231,6 +242,7 @@ constexpr DecodableKind kDecodable[] = {
     {"rbac.authorization.k8s.io/v1", "ClusterRoleBinding", &kRoleBinding},
     {"coordination.k8s.io/v1", "Lease", &kLease},
     {"policy/v1", "Eviction", &kEviction},
+    {"authentication.k8s.io/v1", "TokenRequest", &kTokenRequest},
     {nullptr, "DeleteOptions", &kDeleteOptions},
 };
 

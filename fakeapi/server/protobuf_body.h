@@ -16,7 +16,8 @@
 // Decoded kinds (DecodableProtobufKinds): SelfSubjectAccessReview, SelfSubjectRulesReview and
 // SelfSubjectReview (`auth whoami`),
 // ConfigMap, Namespace, ServiceAccount, Service, Event (core and events.k8s.io/v1), Binding,
-// Role, ClusterRole, RoleBinding, ClusterRoleBinding, Lease, Eviction and DeleteOptions (in any
+// Role, ClusterRole, RoleBinding, ClusterRoleBinding, Lease, Eviction, TokenRequest (`create
+// token`; its status, which a client never sends, is not decoded) and DeleteOptions (in any
 // group version). Any other kind (a Pod, whose spec is hundreds of fields) is 415
 // UnsupportedMediaType with that list; a body that is not a well-formed envelope, a field of the
 // wrong wire type, a string that is not UTF-8 or a time outside years 1970-9999 is 400 BadRequest.

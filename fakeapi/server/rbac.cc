@@ -216,6 +216,8 @@ kube::Result<bool> Policy::Add(const Json& object) {
     if (b.role_kind != "ClusterRole" && (cluster || b.role_kind != "Role"))
       return InvalidField("roleRef.kind", cluster ? "must be ClusterRole" : "must be Role or ClusterRole");
     if (b.role_name.empty()) return InvalidField("roleRef.name", "is required");
+    b.source = cluster ? "ClusterRoleBinding \"" + name + "\" of " + b.role_kind + " \"" + b.role_name + "\""
+                       : "RoleBinding \"" + name + "/" + ns + "\" of " + b.role_kind + " \"" + b.role_name + "\"";
     std::vector<std::string> subjects;
     const Json& list = kube::JsonArray(object, {"subjects"});
     for (std::size_t i = 0; i < list.size(); ++i) {
@@ -227,8 +229,10 @@ kube::Result<bool> Policy::Add(const Json& object) {
         const std::string sns = kube::JsonString(list[i], {"namespace"}, ns);
         if (sns.empty()) return InvalidField(field + ".namespace", "is required for a ServiceAccount");
         subjects.push_back("u:" + ServiceAccountUser(sns, sn).name);
+        b.described.push_back("ServiceAccount \"" + sn + "/" + sns + "\"");
       } else if (sk == "User" || sk == "Group") {
         subjects.push_back((sk == "User" ? "u:" : "g:") + sn);
+        b.described.push_back(sk + " \"" + sn + "\"");
       } else {
         return InvalidField(field + ".kind", "must be ServiceAccount, User or Group");
       }
@@ -280,7 +284,8 @@ void Policy::Reindex() const {
   by_group_.clear();
   for (const auto& [key, subjects] : subjects_) {
     const Binding* b = &bindings_.at(key);
-    for (const std::string& s : subjects) (s[0] == 'u' ? by_user_ : by_group_)[s.substr(2)].push_back(b);
+    for (std::size_t i = 0; i < subjects.size(); ++i)
+      (subjects[i][0] == 'u' ? by_user_ : by_group_)[subjects[i].substr(2)].push_back({b, i});
   }
   // Aggregation: a ClusterRole with selectors holds the rules of every (non-aggregated, as the
   // clusterrole-aggregation controller fills them in one level) ClusterRole they match.
@@ -309,15 +314,32 @@ const std::vector<PolicyRule>* Policy::EffectiveRules(const Binding& b) const {
   return it == roles_.end() ? nullptr : &it->second.effective;
 }
 
-void Policy::ForSubjects(const UserInfo& user, const std::function<bool(const Binding&)>& fn) const {
+void Policy::ForSubjects(const UserInfo& user,
+                         const std::function<bool(const Binding&, const std::string& subject)>& fn) const {
   Reindex();
   if (auto it = by_user_.find(user.name); it != by_user_.end())
-    for (const Binding* b : it->second)
-      if (fn(*b)) return;
-  for (const std::string& g : user.groups)
-    if (auto it = by_group_.find(g); it != by_group_.end())
-      for (const Binding* b : it->second)
-        if (fn(*b)) return;
+    for (const Grant& g : it->second)
+      if (fn(*g.binding, g.binding->described[g.subject])) return;
+  for (const std::string& group : user.groups)
+    if (auto it = by_group_.find(group); it != by_group_.end())
+      for (const Grant& g : it->second)
+        if (fn(*g.binding, g.binding->described[g.subject])) return;
+}
+
+std::optional<std::string> Policy::AllowedBy(const UserInfo& user, std::string_view ns,
+                                             const std::function<bool(const PolicyRule&)>& allows) const {
+  std::optional<std::string> reason;
+  for (const bool cluster : {true, false}) {
+    ForSubjects(user, [&](const Binding& b, const std::string& subject) {
+      if (b.ns.empty() != cluster || (!cluster && b.ns != ns)) return false;
+      const std::vector<PolicyRule>* rules = EffectiveRules(b);
+      if (!rules || std::none_of(rules->begin(), rules->end(), allows)) return false;
+      reason = "RBAC: allowed by " + b.source + " to " + subject;
+      return true;
+    });
+    if (reason) break;
+  }
+  return reason;
 }
 
 std::vector<PolicyRule> Policy::RulesFor(const UserInfo& user, const std::string& ns) const {
@@ -368,6 +390,16 @@ Policy Authorizer::StoredPolicy(std::string_view ns) const {
       (void)stored.Add(role);
     }
   return stored;
+}
+
+std::optional<std::string> Authorizer::AllowedBy(const Attributes& r) const {
+  if (r.user && IsMaster(*r.user)) return std::string();
+  static const UserInfo kNobody;
+  const UserInfo& user = r.user ? *r.user : kNobody;
+  auto allows = [&](const PolicyRule& rule) { return RuleAllows(rule, r); };
+  if (auto reason = policy_.AllowedBy(user, r.ns, allows)) return reason;
+  if (!store_) return std::nullopt;
+  return StoredPolicy(r.ns).AllowedBy(user, r.ns, allows);
 }
 
 bool Authorizer::Allowed(const Attributes& r) const {

@@ -21,7 +21,8 @@
 // - Refusals are metav1.Status bodies word for word as kube-apiserver's responsewriters write them:
 //   `pods "x" is forbidden: User "U" cannot get resource "pods" in API group "" in the namespace
 //   "ns"`, `... at the cluster scope`, `forbidden: User "U" cannot get path "/healthz"`.
-// - Escalation prevention (AdmitRbacWrite): a Role or ClusterRole may be created or updated only by
+// - Escalation prevention (AdmitRbacWrite): a Role or ClusterRole may be created, updated or patched
+//   (any patch type: the object it makes is judged) only by
 //   a user who holds every permission it grants (in its namespace; cluster-wide for a ClusterRole)
 //   or who may `escalate` roles; a ClusterRole with an aggregationRule only by one who may escalate;
 //   a RoleBinding or ClusterRoleBinding only by a user who may `bind` the role it names or holds
@@ -136,6 +137,12 @@ class Policy {
   bool AnyRule(const UserInfo& user, std::string_view ns, Visit&& visit) const;
   // Every rule granted to `user` in `ns` (cluster-wide grants included).
   std::vector<PolicyRule> RulesFor(const UserInfo& user, const std::string& ns) const;
+  // What grants `user` a rule that `allows` in `ns`, as kube-apiserver's access reviews word it:
+  // `RBAC: allowed by ClusterRoleBinding "B" of ClusterRole "R" to ServiceAccount "NAME/NS"` (or
+  // `RoleBinding "B/NS" of Role "R" to User "U"`, `Group "G"`); ClusterRoleBindings are looked at
+  // before the namespace's RoleBindings, as kube-apiserver does. nullopt when nothing does.
+  std::optional<std::string> AllowedBy(const UserInfo& user, std::string_view ns,
+                                       const std::function<bool(const PolicyRule&)>& allows) const;
 
  private:
   struct Role {
@@ -149,18 +156,24 @@ class Policy {
     std::string ns;          // "" for a ClusterRoleBinding
     std::string role_kind;   // Role or ClusterRole
     std::string role_name;
+    std::string source;                  // `ClusterRoleBinding "B" of ClusterRole "R"`, `RoleBinding "B/NS" of Role "R"`
+    std::vector<std::string> described;  // its subjects as kube-apiserver names them: `ServiceAccount "NAME/NS"`, ...
+  };
+  struct Grant {  // a binding and which of its subjects names the user or a group
+    const Binding* binding;
+    std::size_t subject;
   };
   void Reindex() const;
   const std::vector<PolicyRule>* EffectiveRules(const Binding& binding) const;
-  void ForSubjects(const UserInfo& user, const std::function<bool(const Binding&)>& fn) const;
+  void ForSubjects(const UserInfo& user, const std::function<bool(const Binding&, const std::string& subject)>& fn) const;
 
   std::map<std::string, Role> roles_;            // "Role/ns/name", "ClusterRole/name"
   std::map<std::string, Binding> bindings_;      // "RoleBinding/ns/name", "ClusterRoleBinding/name"
   std::map<std::string, std::vector<std::string>> subjects_;  // binding key -> "u:NAME" / "g:NAME"
   mutable bool dirty_ = true;
   // By user name (service accounts under their user name) and by group: the bindings naming it.
-  mutable std::map<std::string, std::vector<const Binding*>, std::less<>> by_user_;
-  mutable std::map<std::string, std::vector<const Binding*>, std::less<>> by_group_;
+  mutable std::map<std::string, std::vector<Grant>, std::less<>> by_user_;
+  mutable std::map<std::string, std::vector<Grant>, std::less<>> by_group_;
   std::uint64_t generation_ = 1;
 };
 
@@ -174,12 +187,18 @@ class Authorizer {
   void SetStore(Store* store) { store_ = store; }
 
   bool Allowed(const Attributes& request) const;
+  // Why the request is allowed (Policy::AllowedBy, the Policy's then the store's), as an access
+  // review's status.reason; nullopt when it is not. Members of system:masters: "".
+  std::optional<std::string> AllowedBy(const Attributes& request) const;
   // OK, or kube-apiserver's 403 Forbidden for the request.
   kube::Status Authorize(const Attributes& request) const;
   // Escalation prevention for a create or update of an RBAC object by `user` (see the file
   // comment); OK for every other kind. `ns` is the object's namespace.
+  // An update (`update`) that changes nothing but ownerReferences and finalizers of the object
+  // stored (the garbage collector's writes; an object written back as read) is not checked, as
+  // kube-apiserver's IsOnlyMutatingGCFields lets it pass.
   kube::Status AdmitRbacWrite(const UserInfo& user, const kube::ResourceType& type, const kube::Json& object,
-                              const std::string& ns) const;
+                              const std::string& ns, bool update = false) const;
   // Every rule `user` holds in `ns` (cluster-wide ones included), from the Policy and the store.
   std::vector<PolicyRule> RulesFor(const UserInfo& user, const std::string& ns) const;
 
@@ -198,7 +217,7 @@ class Authorizer {
 template <class Visit>
 bool Policy::AnyRule(const UserInfo& user, std::string_view ns, Visit&& visit) const {
   bool found = false;
-  ForSubjects(user, [&](const Binding& b) {
+  ForSubjects(user, [&](const Binding& b, const std::string&) {
     if (!b.ns.empty() && b.ns != ns) return false;
     const std::vector<PolicyRule>* rules = EffectiveRules(b);
     if (!rules) return false;

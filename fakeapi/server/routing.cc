@@ -249,6 +249,7 @@ void HttpServer::Impl::Subresource(const httplib::Request& req, httplib::Respons
   }
   if (req.method != "POST") return SendStatus(res, wire::MethodNotAllowed());
   if (t.subresource == "binding") return Bind(req, res, t);
+  if (t.subresource == "token") return IssueToken(req, res, t);
   Evict(req, res, t);
 }
 

@@ -187,6 +187,11 @@ void HttpServer::Impl::Patch(const httplib::Request& req, httplib::Response& res
       next = Absorb(t, std::move(next));
       if (t.resource->serving == Serving::kStored) RecordUpdate(&**current, next, fields);
     }
+    // Escalation prevention judges what the patch makes of a Role or binding, as an update's body
+    // (kube-apiserver's RBAC registries check the patched object): OK for every other kind.
+    if (options.authorizer && CurrentUser() && t.subresource.empty())
+      if (kube::Status s = options.authorizer->AdmitRbacWrite(*CurrentUser(), *t.type, next, t.ns, !absent); !s.ok())
+        return SendStatus(res, s);
     if (kube::Status s = FitsInEtcd(next, write->store); !s.ok()) return SendStatus(res, s);
     if (absent) {
       auto created = store.Create(resource, std::move(next), t.ns, write->store);

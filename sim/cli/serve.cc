@@ -19,7 +19,9 @@
 // bearer token of the file (401 otherwise), unless --anonymous-auth lets it in as system:anonymous.
 // Without either, every request is system:anonymous and a superuser (system:masters): the loopback
 // default. An --address other than loopback without --token-auth-file is refused (exit 2): the
-// network would get a superuser.
+// network would get a superuser. Service-account tokens come from the TokenRequest subresource
+// (`kubectl create token NAME`), signed under a key drawn from the run's seed: a request bearing
+// one is that service account under RBAC, with or without a token file.
 //
 // Prints `serving on http://ADDRESS:PORT` (and flushes) once requests are accepted, and
 // `simulated time stopped at T: ...` each time simulated time stops; runs until SIGINT or SIGTERM. Exit codes: 0 after a signal, 2 for bad input or an address it cannot bind.
@@ -27,6 +29,7 @@
 #include "fakeapi/client/quantity.h"
 #include "fakeapi/server/authentication.h"
 #include "fakeapi/server/http_server.h"
+#include "fakeapi/server/service_account_tokens.h"
 #include "fakeapi/server/store.h"
 #include "operator/api/dgljob_api.h"
 #include "sim/cli/commands.h"
@@ -295,6 +298,8 @@ int Serve(const ServeArgs& args) {
     if (!args.audit_log.empty()) options.audit = &audit;
     options.authentication = authentication;
     options.authorizer = sim.authorizer();
+    // `kubectl create token`: tokens signed under a key from the run's seed (a stream of its own).
+    options.service_account_tokens = std::make_shared<fakeapi::ServiceAccountTokens>(sim.Random("sa-tokens").NextU64());
     sim.store().SetStorageQuota(static_cast<std::size_t>(quota));
     if (args.watch_history > 0) sim.store().SetHistoryLimit(static_cast<std::size_t>(args.watch_history));
     server = std::make_unique<fakeapi::HttpServer>(sim.store(), options);

@@ -194,16 +194,86 @@ struct Kubelet::PodState {
   OwnedEvents events;  // the pod's timers and status writes; last: they die with the pod
 };
 
+// ---- the API as a container's processes see it ------------------------------------------------
+
+// A pod's processes call the API with their service account's token, not as the node: each call
+// goes through the kubelet's client (its injected faults and latency, its audit and refusal
+// reports) with the kubelet's identity swapped for the pod's service account while it runs, so
+// RBAC judges system:serviceaccount:NS:SA (spec.serviceAccountName, "default" when unset).
+class PodIdentityClient final : public kube::Client {
+  // Runs `call` on the kubelet's client as the pod's service account.
+  template <class Call>
+  auto As(Call&& call) {
+    fakeapi::AuthorizingClient& auth = kubelet_.authorizing_client();
+    fakeapi::rbac::UserInfo node = auth.user();
+    auth.SetUser(user_);
+    auto result = call(kubelet_.client());
+    auth.SetUser(std::move(node));
+    return result;
+  }
+
+ public:
+  PodIdentityClient(Actor& kubelet, fakeapi::rbac::UserInfo user) : kubelet_(kubelet), user_(std::move(user)) {}
+  const fakeapi::rbac::UserInfo& user() const { return user_; }
+
+  kube::Result<kube::ObjectPtr> Create(const std::string& resource, json object, const std::string& ns) override {
+    return As([&](kube::Client& c) { return c.Create(resource, std::move(object), ns); });
+  }
+  kube::Result<kube::ObjectPtr> Get(const std::string& resource, const std::string& ns, const std::string& name) override {
+    return As([&](kube::Client& c) { return c.Get(resource, ns, name); });
+  }
+  kube::Result<kube::ListResult> List(const std::string& resource, const kube::ListOptions& options) override {
+    return As([&](kube::Client& c) { return c.List(resource, options); });
+  }
+  kube::Result<kube::ObjectPtr> Update(const std::string& resource, json object) override {
+    return As([&](kube::Client& c) { return c.Update(resource, std::move(object)); });
+  }
+  kube::Result<kube::ObjectPtr> UpdateStatus(const std::string& resource, json object) override {
+    return As([&](kube::Client& c) { return c.UpdateStatus(resource, std::move(object)); });
+  }
+  kube::Result<kube::ObjectPtr> Patch(const std::string& resource, const std::string& ns, const std::string& name,
+                                      const json& patch, kube::PatchType type, const std::string& subresource) override {
+    return As([&](kube::Client& c) { return c.Patch(resource, ns, name, patch, type, subresource); });
+  }
+  kube::Result<kube::ObjectPtr> Delete(const std::string& resource, const std::string& ns, const std::string& name,
+                                       const kube::DeleteOptions& options) override {
+    return As([&](kube::Client& c) { return c.Delete(resource, ns, name, options); });
+  }
+  kube::Result<kube::WatchPtr> Watch(const std::string& resource, const kube::WatchOptions& options) override {
+    return As([&](kube::Client& c) { return c.Watch(resource, options); });
+  }
+  // kubectl exec's authorization: create pods/exec on `pod` in `ns`.
+  kube::Status Exec(const std::string& ns, const std::string& pod) {
+    return As([&](kube::Client&) { return kubelet_.authorizing_client().Check("create", "pods", "exec", ns, pod); });
+  }
+
+
+ private:
+  Actor& kubelet_;
+  fakeapi::rbac::UserInfo user_;
+};
+
+// The identity of `pod`'s processes: its service account.
+fakeapi::rbac::UserInfo PodServiceAccount(const json& pod) {
+  std::string sa = JsonString(pod, {"spec", "serviceAccountName"});
+  if (sa.empty()) sa = JsonString(pod, {"spec", "serviceAccount"});
+  return fakeapi::rbac::ServiceAccountUser(kube::NamespaceOf(pod), sa.empty() ? "default" : sa);
+}
+
 // ---- a program's watch ----------------------------------------------------------------------
 
-// The program's informer is pumped like every actor's (sim/cluster/simulation.h), on the kubelet's client.
+// The program's informer is pumped like every actor's (sim/cluster/simulation.h), on the kubelet's
+// client as the pod's service account.
 class Kubelet::Watch : public ProgramWatch {
  public:
-  Watch(Kubelet& kubelet, std::string resource, kube::ListOptions filter, kube::InformerHandlers handlers)
-      : pumped_(kubelet.sim(), kubelet.client(), std::move(resource), std::move(filter), std::move(handlers)) {}
+  Watch(Kubelet& kubelet, fakeapi::rbac::UserInfo user, std::string resource, kube::ListOptions filter,
+        kube::InformerHandlers handlers)
+      : client_(kubelet, std::move(user)),
+        pumped_(kubelet.sim(), client_, std::move(resource), std::move(filter), std::move(handlers)) {}
   kube::Informer& informer() override { return pumped_.informer(); }
 
  private:
+  PodIdentityClient client_;  // before pumped_: the informer calls it until it dies
   PumpedInformer pumped_;
 };
 
@@ -212,7 +282,12 @@ class Kubelet::Watch : public ProgramWatch {
 class Kubelet::Run : public ProgramContext {
  public:
   Run(Kubelet& kubelet, PodState& pod, Container& container, std::unique_ptr<ContainerProgram> program)
-      : kubelet_(kubelet), pod_state_(pod), container_(container), pod_(pod.pod), program_(std::move(program)) {
+      : kubelet_(kubelet),
+        pod_state_(pod),
+        container_(container),
+        pod_(pod.pod),
+        api_(kubelet, PodServiceAccount(*pod.pod)),
+        program_(std::move(program)) {
     auto strings = [&](const char* field) {
       std::vector<std::string> out;
       if (auto it = container.spec.find(field); it != container.spec.end() && it->is_array())
@@ -267,10 +342,13 @@ class Kubelet::Run : public ProgramContext {
     return events_.After(delay, std::move(fn));
   }
   bool Cancel(EventId id) override { return events_.Cancel(id); }
-  kube::Client& client() override { return kubelet_.client(); }
+  kube::Client& client() override { return api_; }
+  kube::Client& volume_client() override { return kubelet_.client(); }
+  kube::Status Exec(const std::string& pod) override { return api_.Exec(pod_state_.ns, pod); }
   std::unique_ptr<ProgramWatch> Watch(std::string resource, kube::ListOptions filter,
                                       kube::InformerHandlers handlers) override {
-    return std::make_unique<Kubelet::Watch>(kubelet_, std::move(resource), std::move(filter), std::move(handlers));
+    return std::make_unique<Kubelet::Watch>(kubelet_, api_.user(), std::move(resource), std::move(filter),
+                                            std::move(handlers));
   }
   void Log(std::string line) override { container_.logs.push_back(std::move(line)); }
   void SetMemoryUsage(std::int64_t bytes) override {
@@ -343,6 +421,7 @@ class Kubelet::Run : public ProgramContext {
   PodState& pod_state_;
   Container& container_;
   ObjectPtr pod_;
+  PodIdentityClient api_;  // the pod's service account; outlives the program
   std::unique_ptr<ContainerProgram> program_;
   std::vector<std::string> command_, args_;
   std::map<std::string, std::string> env_;

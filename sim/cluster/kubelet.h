@@ -26,6 +26,11 @@
 //   until the pod leaves the API or is replaced there (the real status manager retries at each sync);
 //   a pod met already being deleted, which never ran here, is confirmed and retried the same way;
 // - emptyDir volumes live and die with the pod;
+// - programs call the API as their pod's service account (ProgramContext::client: the kubelet's
+//   client with its identity swapped for system:serviceaccount:NS:SA during each call, so RBAC
+//   judges the pod and a refusal is the pod's, reported under this actor), their `kubectl exec`
+//   is checked as create pods/exec (ProgramContext::Exec), and the pod's ConfigMap volumes are
+//   read as the node (ProgramContext::volume_client);
 // - node down (SetNodeUp(false)): the kubelet writes nothing and its containers are lost; back up,
 //   pods still bound to the node restart their containers (Always / OnFailure, in a new sandbox,
 //   init containers again) or fail (Never: ContainerStatusUnknown, exit 137).

@@ -281,7 +281,7 @@ class WatcherLoopProgram : public ContainerProgram {
           if (JsonString(item, {"path"}) == relative) key = JsonString(item, {"key"});
         if (key.empty()) return std::nullopt;
       }
-      auto got = ctx.client().Get("configmaps", kube::NamespaceOf(pod), JsonString(cm, {"name"}));
+      auto got = ctx.volume_client().Get("configmaps", kube::NamespaceOf(pod), JsonString(cm, {"name"}));
       if (!got.ok()) return std::nullopt;
       auto data = (*got)->find("data");
       if (data == (*got)->end() || !data->is_object()) return std::nullopt;

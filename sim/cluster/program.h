@@ -118,8 +118,18 @@ class ProgramContext {
   // Runs `fn` after `delay` while this run lasts.
   virtual EventId After(Micros delay, std::function<void()> fn) = 0;
   virtual bool Cancel(EventId id) = 0;
-  // The API as the pod's processes see it.
+  // The API as the pod's processes see it: as the pod's service account (spec.serviceAccountName,
+  // else "default"), under what RBAC grants it, as their mounted token makes them on a cluster.
   virtual kube::Client& client() = 0;
+  // The API as the kubelet reads the pod's volumes (a ConfigMap mounted in the pod: no RBAC of the
+  // pod's own is needed). Default: client().
+  virtual kube::Client& volume_client() { return client(); }
+  // The API side of `kubectl exec POD` from this container into `pod` of the same namespace: whether
+  // the pod's service account may create pods/exec on it (OK, or kube-apiserver's 403). Default: OK.
+  virtual kube::Status Exec(const std::string& pod) {
+    (void)pod;
+    return kube::Status::Ok();
+  }
   // An informer on `resource` narrowed by `filter`; its events arrive after the watch latency.
   // Handlers may call Exit(). The watch ends when the returned object is dropped or the run ends.
   virtual std::unique_ptr<ProgramWatch> Watch(std::string resource, kube::ListOptions filter,

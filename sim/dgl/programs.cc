@@ -302,8 +302,9 @@ class DglRun : public ContainerProgram {
   double OwnLimit() const { return MemoryLimitBytes(ctx_->container()); }
 
   // The ConfigMap's `key` (hostfile, leadfile); "" when absent.
+  // The ConfigMap is mounted in the pod (/etc/dgl): the kubelet reads it, not the pod's account.
   std::string ConfigData(const std::string& key) {
-    auto cm = ctx_->client().Get("configmaps", ns_, dgl::ConfigMapName(job_));
+    auto cm = ctx_->volume_client().Get("configmaps", ns_, dgl::ConfigMapName(job_));
     if (!cm.ok()) return "";
     return Str(**cm, {"data", key.c_str()});
   }
@@ -317,10 +318,20 @@ class DglRun : public ContainerProgram {
     return {Str(**pod, {"spec", "nodeName"}), Str(**pod, {"metadata", "labels", kTypeLabel}),
             Str(**pod, {"metadata", "uid"})};
   }
-  std::string NodeOfPod(const std::string& name) {
+  // `forbidden`, when given, gets kubectl's words for a refused GET of the pod.
+  std::string NodeOfPod(const std::string& name, std::string* forbidden = nullptr) {
     auto pod = ctx_->client().Get("pods", ns_, name);
-    if (!pod.ok()) return "";
+    if (!pod.ok()) {
+      if (forbidden && pod.status().code() == 403) *forbidden = "Error from server (Forbidden): " + pod.status().message();
+      return "";
+    }
     return Str(**pod, {"spec", "nodeName"});
+  }
+  // kubectl exec into `pod` as this container's service account: "" when allowed, else the error
+  // kubectl prints (the API refused create pods/exec).
+  std::string ExecRefused(const std::string& pod) {
+    kube::Status s = ctx_->Exec(pod);
+    return s.ok() ? "" : "Error from server (Forbidden): " + s.message();
   }
   // The workers in hostfile order with their nodes; false (after failing) when one is missing.
   bool ResolveWorkers() {
@@ -331,7 +342,13 @@ class DglRun : public ContainerProgram {
       return false;
     }
     for (const auto& w : workers_) {
-      std::string node = NodeOfPod(w);
+      std::string forbidden;
+      std::string node = NodeOfPod(w, &forbidden);
+      if (forbidden.empty()) forbidden = ExecRefused(w);
+      if (!forbidden.empty()) {
+        Fail(forbidden);
+        return false;
+      }
       if (node.empty()) {
         Fail("error: unable to upgrade connection: pod " + w + " not found or not scheduled");
         return false;
@@ -507,7 +524,10 @@ class DglRun : public ContainerProgram {
       return;
     }
     std::vector<std::string> leads = Column(ConfigData(dgl::kConfigLeadfile), 2);
-    std::string node = leads.empty() ? "" : NodeOfPod(leads[0]);
+    std::string forbidden;
+    std::string node = leads.empty() ? "" : NodeOfPod(leads[0], &forbidden);
+    if (!node.empty()) forbidden = ExecRefused(leads[0]);
+    if (!forbidden.empty()) return Fail(forbidden);
     if (node.empty()) {
       if (++lead_attempts_ >= kLeadAttempts)
         return Fail("error: unable to upgrade connection: container not found (\"watcher-loop-partitioner\")");

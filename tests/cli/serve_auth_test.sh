@@ -3,8 +3,9 @@
 # without --token-auth-file refuses to start (exit 2); a bad token file is exit 2; with a token file,
 # no token or an unknown one is kube-apiserver's 401 Status, the operator's service account token
 # lists pods but cannot delete nodes (kube-apiserver's 403 body, word for word), access reviews and
-# impersonation answer from the same RBAC; --anonymous-auth lets /healthz in but not the API. With
-# kubectl on PATH, `kubectl auth can-i --as` is checked too.
+# impersonation answer from the same RBAC; TokenRequest tokens are their service account;
+# --anonymous-auth lets /healthz in but not the API. With kubectl on PATH, `kubectl auth can-i --as`
+# and `kubectl create token` are checked too.
 # Usage: serve_auth_test.sh DGLSIM SCENARIO
 set -u
 dglsim=$1
@@ -69,6 +70,21 @@ grep -q '"allowed":false' "$tmp/body" || fail "the operator may not update nodes
 [ "$(status "${admin[@]}" -H 'Impersonate-User: system:serviceaccount:dgl-operator:dgl-operator' "$url/api/v1/namespaces/default/secrets")" = 403 ] ||
   fail "alice as the operator may not list secrets"
 [ "$(status "${op[@]}" -H 'Impersonate-User: alice' "$url/api/v1/pods")" = 403 ] || fail "the operator may not impersonate"
+# Service-account tokens (TokenRequest): alice asks for one; it is the service account under RBAC.
+json=(-H 'Content-Type: application/json')
+status "${admin[@]}" "${json[@]}" -X POST -d '{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"reader"}}' \
+  "$url/api/v1/namespaces/default/serviceaccounts" >/dev/null
+[ "$(status "${op[@]}" "${json[@]}" -X POST -d '{"spec":{}}' "$url/api/v1/namespaces/default/serviceaccounts/reader/token")" = 403 ] ||
+  fail "the operator may not ask for another account's token: $(cat "$tmp/body")"
+[ "$(status "${admin[@]}" "${json[@]}" -X POST -d '{"spec":{}}' "$url/api/v1/namespaces/default/serviceaccounts/reader/token")" = 201 ] ||
+  fail "alice asks for a token: $(cat "$tmp/body")"
+sa_token=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["status"]["token"])' "$tmp/body")
+[ "$(status -H "Authorization: Bearer $sa_token" "$url/api/v1/namespaces/default/pods")" = 403 ] ||
+  fail "a service account bound to nothing may not list pods: $(cat "$tmp/body")"
+grep -qF 'User \"system:serviceaccount:default:reader\" cannot list resource \"pods\"' "$tmp/body" ||
+  fail "the token's user is the service account: $(cat "$tmp/body")"
+[ "$(status -H "Authorization: Bearer ${sa_token}x" "$url/api/v1/namespaces/default/pods")" = 401 ] ||
+  fail "a token that was not issued is 401"
 kill "$serve_pid"; wait "$serve_pid" 2>/dev/null; serve_pid=""
 
 # The loopback default (no flags): anonymous and a superuser; `kubectl auth can-i --as` asks RBAC
@@ -81,6 +97,16 @@ if command -v kubectl >/dev/null; then
     fail "kubectl auth can-i list pods --as the operator: $(cat "$tmp/kubectl.err")"
   [ "$(k auth can-i delete nodes --as system:serviceaccount:dgl-operator:dgl-operator 2>/dev/null)" = no ] || fail "kubectl auth can-i delete nodes --as the operator"
   [ "$(k auth can-i create pods 2>/dev/null)" = yes ] || fail "kubectl auth can-i create pods as the loopback superuser"
+  # `kubectl create token`: the token is the operator's service account (kubectl sends no token
+  # over plain HTTP, so curl presents it).
+  k create namespace dgl-operator >/dev/null 2>&1
+  k create serviceaccount dgl-operator -n dgl-operator >/dev/null || fail "kubectl create serviceaccount: $(cat "$tmp/kubectl.err")"
+  token=$(k create token dgl-operator -n dgl-operator) || fail "kubectl create token: $(cat "$tmp/kubectl.err")"
+  [ "$(status -H "Authorization: Bearer $token" "$url/api/v1/pods")" = 200 ] || fail "the token lists pods as the operator"
+  [ "$(status -H "Authorization: Bearer $token" -X DELETE "$url/api/v1/nodes/gpu-0")" = 403 ] ||
+    fail "the operator's token may not delete nodes"
+  grep -qF 'User \"system:serviceaccount:dgl-operator:dgl-operator\" cannot delete resource \"nodes\"' "$tmp/body" ||
+    fail "the token's 403 names the service account: $(cat "$tmp/body")"
   kill "$serve_pid"; wait "$serve_pid" 2>/dev/null; serve_pid=""
 fi
 

@@ -155,6 +155,14 @@ TEST(ProtobufBodyTest, PointersKeepZeroValuesAndBytesTimesAndNumbersMapAsGoRende
             json::parse(R"({"port":80,"targetPort":"http"})"));
 }
 
+TEST(ProtobufBodyTest, KubectlCreateTokensTokenRequestDecodes) {
+  // `kubectl create token sa --audience a --duration 20m`: the spec only (kubectl sends no status).
+  PB spec = PB().Bytes(1, "a").Varint(4, 1200);
+  EXPECT_EQ(Decoded(InEnvelope("authentication.k8s.io/v1", "TokenRequest", PB().Message(1, PB()).Message(2, spec))),
+            json::parse(R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","metadata":{},
+                            "spec":{"audiences":["a"],"expirationSeconds":1200}})"));
+}
+
 TEST(ProtobufBodyTest, BrokenBodiesAre400AndKindsItCannotDecode415) {
   auto code = [](std::string_view body) {
     auto r = DecodeProtobufBody(body);

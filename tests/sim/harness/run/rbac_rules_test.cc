@@ -37,7 +37,7 @@ struct Outcome {
   std::vector<std::string> forbidden;
 };
 
-Outcome RunWith(const std::string& name, const std::function<void(fakeapi::rbac::Policy&)>& edit) {
+Outcome RunWithHook(const std::string& name, const std::function<void(sim::Simulation&)>& hook) {
   ScenarioLoad loaded = LoadScenario(std::string(DGLSIM_SOURCE_DIR) + "/scenarios/" + name + ".yaml");
   EXPECT_TRUE(loaded.ok()) << name;
   if (!loaded.ok()) return {};
@@ -45,15 +45,19 @@ Outcome RunWith(const std::string& name, const std::function<void(fakeapi::rbac:
   // three hours are enough for these scenarios' jobs, with or without the rule.
   loaded.scenario->until = std::min<Micros>(loaded.scenario->until, 3 * 60 * 60 * kube::kSecond);
   RunOptions options;
-  options.before_start = [&](sim::Simulation& sim) {
-    if (edit) edit(sim.authorizer()->policy());
-  };
+  options.before_start = hook;
   RunRecord record = RunScenario(*loaded.scenario, options);
   Outcome out;
   for (const ExpectationResult& r : EvaluateExpectations(*loaded.scenario, record)) out.passed = out.passed && r.passed;
   out.trace_hash = record.trace_hash;
   out.forbidden = record.forbidden;
   return out;
+}
+
+Outcome RunWith(const std::string& name, const std::function<void(fakeapi::rbac::Policy&)>& edit) {
+  return RunWithHook(name, [&](sim::Simulation& sim) {
+    if (edit) edit(sim.authorizer()->policy());
+  });
 }
 
 // The operator's leader election (--leader-elect; the simulated operator runs without it), in
@@ -168,6 +172,40 @@ TEST(RbacRulesTest, EachRuleOfTheOperatorsPolicyIsNeededAndABroaderOneChangesNot
               << (caught_by.empty() ? "NOT CAUGHT" : caught_by) << " | " << refusal << " |\n";
     EXPECT_FALSE(caught_by.empty()) << ref.kind << " " << ref.key << " rule " << ref.index << " (" << Describe(ref.rule)
                                     << ") is not needed by any scenario";
+  }
+}
+
+// The launcher's containers act as the launcher's service account under the Role the operator
+// creates for it (pods get, list, watch; pods/exec on the job's workers): with that Role stored
+// without one of its rules (an admission hook strips it, as an operator that wrote it wrong), the
+// launcher's kubectl exec into the workers (or its watcher-loop init container's watch of the
+// pods) is refused as on a cluster, and the job fails. karate-real-graph runs the DGL programs
+// themselves (no dglsim.io/duration stand-ins).
+TEST(RbacRulesTest, TheLauncherActsAsItsServiceAccountUnderTheRoleTheOperatorCreated) {
+  const std::string sa = "User \"system:serviceaccount:dgl:karate-launcher\" ";
+  struct Case {
+    std::string stripped, refusal;
+  } cases[] = {
+      {"pods/exec", "pods \"karate-worker-0\" is forbidden: " + sa +
+                        "cannot create resource \"pods/exec\" in API group \"\" in the namespace \"dgl\""},
+      {"pods", "pods is forbidden: " + sa + "cannot list resource \"pods\" in API group \"\" in the namespace \"dgl\""},
+  };
+  for (const Case& c : cases) {
+    Outcome o = RunWithHook("karate-real-graph", [&](sim::Simulation& sim) {
+      sim.store().AddDefaulter("roles", [&](fakeapi::AdmissionRequest& r) {
+        if (!kube::NameOf(*r.object).ends_with("-launcher") || !(*r.object)["rules"].is_array()) return;
+        Json kept = Json::array();
+        for (const Json& rule : (*r.object)["rules"])
+          if (rule.value("resources", Json::array()) != Json::array({c.stripped})) kept.push_back(rule);
+        (*r.object)["rules"] = kept;
+      });
+    });
+    EXPECT_FALSE(o.passed) << c.stripped;
+    bool found = false;
+    for (const std::string& f : o.forbidden) found = found || f.find(c.refusal) != std::string::npos;
+    EXPECT_TRUE(found) << "without " << c.stripped << ": " << (o.forbidden.empty() ? "no refusal" : o.forbidden.front());
+    // Only the launcher was refused: the operator and the cluster's components were not.
+    for (const std::string& f : o.forbidden) EXPECT_NE(f.find(sa), std::string::npos) << f;
   }
 }
 
