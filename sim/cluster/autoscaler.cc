@@ -161,8 +161,9 @@ int Autoscaler::PoolSize(const std::string& pool) const {
 
 void Autoscaler::OnPod(const ObjectPtr& old_pod, const ObjectPtr& pod) {
   if (MarkedUnschedulable(*pod) && (old_pod == nullptr || !MarkedUnschedulable(*old_pod))) return RequestScan();
-  // A pod that stops holding a pool node may leave it unneeded.
-  if (old_pod != nullptr && HoldsItsNode(*old_pod) && !HoldsItsNode(*pod) && nodes_.contains(kube::NodeNameOf(*old_pod))) RequestScan();
+  // A pod that stops holding a pool node, or starts going, may leave it unneeded.
+  if (old_pod == nullptr || !HoldsItsNode(*old_pod) || !nodes_.contains(kube::NodeNameOf(*old_pod))) return;
+  if (!HoldsItsNode(*pod) || (kube::IsBeingDeleted(*pod) && !kube::IsBeingDeleted(*old_pod))) RequestScan();
 }
 
 void Autoscaler::OnPodGone(const ObjectPtr& pod) {
@@ -183,11 +184,12 @@ void Autoscaler::Scan() {
   scan_at_.reset();
   if (pods_ == nullptr) return;
   std::map<std::string, Resources> used;
-  std::map<std::string, int> pods_on;
+  std::map<std::string, int> pods_on, live_on;  // live: not being deleted
   for (const ObjectPtr& pod : pods_->List()) {
     if (!HoldsItsNode(*pod)) continue;
     used[kube::NodeNameOf(*pod)].Add(ComputePodRequests(*pod).requests);
     ++pods_on[kube::NodeNameOf(*pod)];
+    if (!kube::IsBeingDeleted(*pod)) ++live_on[kube::NodeNameOf(*pod)];
   }
   std::vector<Bin> bins = FreeBins(used);
   std::vector<Unit> left;
@@ -205,9 +207,10 @@ void Autoscaler::Scan() {
   }
   if (!left.empty() && ScaleUp(left, bins)) RequestScan(Now() + 1);
   ScaleDown(pods_on);
-  // Interrupted machines whose pods are gone: their Node objects go too.
+  // Interrupted machines whose pods are gone or going: their Node objects go too, as the cloud's
+  // node controller deletes a Node whose instance is gone.
   for (auto& [name, node] : nodes_) {
-    if (node.state != State::kInterrupted || pods_on.contains(name)) continue;
+    if (node.state != State::kInterrupted || live_on.contains(name)) continue;
     node.state = State::kGone;
     (void)cluster_.RemoveNode(name);
     Notify(PoolNodeEvent::Kind::kRemoved, name);

@@ -38,7 +38,7 @@
 //      here and is not a setting. Removal cordons the node with the taint
 //      ToBeDeletedByClusterAutoscaler:NoSchedule, checks a second later through the API that no pod
 //      was bound meanwhile (else lifts the taint), and deletes the machine and its Node object.
-//   3. Interrupted spot nodes whose pods are gone: their Node objects are deleted.
+//   3. Interrupted spot nodes whose pods are gone or being deleted: their Node objects are deleted.
 //
 // Spot pools: each node, once Ready, draws its time to interruption from an exponential of mean
 // `mean_time_to_interruption`, from its own random stream ("spot/<node>"), so draws do not depend
@@ -46,7 +46,7 @@
 // aws-node-termination-handler/spot-itn:NoSchedule (no new pods; those running stay); `notice`
 // later (two minutes, as EC2's interruption notice) the machine is gone (Cluster::NodeDown: its
 // kubelet stops, the node lifecycle controller marks it NotReady after its grace period and the
-// operator replaces the lost pods), and its Node object is deleted once its pods are.
+// operator replaces the lost pods), and its Node object is deleted once its pods are gone or going.
 //
 // The observer hears every change of a pool node (requested, Ready, removed, notice, interrupted),
 // synchronously: the owner builds a Ready node's kubelet and keeps the bills.

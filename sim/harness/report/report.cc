@@ -76,6 +76,23 @@ double PoolNodeBilledSeconds(const PoolNodeRecord& node, const RunRecord& record
   return std::max(0.0, MicrosToSeconds(node.gone.value_or(span_end) - from));
 }
 
+namespace {
+
+// cluster.pools of the JSON report: every pool node's times, in seconds.
+json PoolsJson(const RunRecord& record) {
+  json nodes = json::array();
+  int interruptions = 0;
+  auto at = [](const std::optional<Micros>& t) { return t ? json(MicrosToSeconds(*t)) : json(nullptr); };
+  for (const PoolNodeRecord& n : record.pool_nodes) {
+    interruptions += n.interrupted ? 1 : 0;
+    nodes.push_back({{"name", n.name}, {"pool", n.pool}, {"spot", n.spot}, {"requested", MicrosToSeconds(n.requested)},
+                     {"ready", at(n.ready)}, {"notice", at(n.notice)}, {"gone", at(n.gone)}, {"interrupted", n.interrupted}});
+  }
+  return {{"poolNodes", record.pool_nodes.size()}, {"interruptions", interruptions}, {"nodes", nodes}};
+}
+
+}  // namespace
+
 std::optional<double> RunCost(const RunRecord& record) {
   std::optional<double> cost;
   if (record.price_per_hour > 0) cost = record.price_per_hour * RunSpanSeconds(record) / 3600;
@@ -220,17 +237,7 @@ json ReportJson(const RunRecord& record, const std::vector<ExpectationResult>& r
   cluster["pricePerHour"] = record.price_per_hour > 0 ? json(record.price_per_hour) : json(nullptr);
   const auto cost = RunCost(record);
   cluster["cost"] = cost ? json(*cost) : json(nullptr);
-  if (!record.pool_nodes.empty()) {
-    json nodes = json::array();
-    int interruptions = 0;
-    auto at = [](const std::optional<Micros>& t) { return t ? json(MicrosToSeconds(*t)) : json(nullptr); };
-    for (const PoolNodeRecord& n : record.pool_nodes) {
-      interruptions += n.interrupted ? 1 : 0;
-      nodes.push_back({{"name", n.name}, {"pool", n.pool}, {"spot", n.spot}, {"requested", MicrosToSeconds(n.requested)},
-                       {"ready", at(n.ready)}, {"notice", at(n.notice)}, {"gone", at(n.gone)}, {"interrupted", n.interrupted}});
-    }
-    cluster["pools"] = {{"poolNodes", record.pool_nodes.size()}, {"interruptions", interruptions}, {"nodes", nodes}};
-  }
+  if (!record.pool_nodes.empty()) cluster["pools"] = PoolsJson(record);
   report["cluster"] = cluster;
   json expectations = json::array();
   for (const auto& r : results) expectations.push_back({{"expect", r.text}, {"passed", r.passed}, {"detail", r.detail}});

@@ -583,8 +583,8 @@ std::vector<VerdictCase> VerdictCases() {
       {"expect[pods].count", {{"pods", selector}, {"count", 4}, {"at", "4m"}}, set("count", 5), true},
       {"expect[pods].at", {{"pods", selector}, {"count", 4}, {"at", "4m"}}, set("at", "10s"), true},
       {"expect[nodes].nodes", {{"nodes", 3}, {"at", "4m"}}, set("nodes", 2)},
-      // After the run's end, there is nothing to count.
-      {"expect[nodes].at", {{"nodes", 3}, {"at", "4m"}}, set("at", "11h")},
+      // After the run's end (until is 12h), there is nothing to count.
+      {"expect[nodes].at", {{"nodes", 3}, {"at", "4m"}}, set("at", "13h")},
       {"expect[invariants].invariants", {{"invariants", "all"}}, set("invariants", {"noSuchInvariant"})},
   };
 }
