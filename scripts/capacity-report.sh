@@ -115,7 +115,7 @@ These sentences were written against the tables below; the tables and plots are 
   (the mean of three seeds) and a p95 delay of 5m58s; the makespan does not move. Interrupted every
   3 hours on average, they do not pay: a job loses a worker to each interruption, restarts (the
   training before it is lost), and a job that loses four passes `backoffLimit` 3 and fails: 1 of 3
-  seeds with half the pool on spot, 3 of 3 with all of it (14 and 29 interruptions a run). How much
+  seeds with half the pool on spot, 3 of 3 with all of it (14 and 30 interruptions a run). How much
   cheaper, how much later: as cheap as the interruptions are rare, and later only by the restarts,
   until the restarts exhaust a job's back-off limit.
 - **Cost without prices.** A sweep without prices compares the GPU-hours the cluster provides (its
