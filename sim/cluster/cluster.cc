@@ -207,35 +207,36 @@ kube::Status Cluster::CreateNode(json node, NodeSimSpec spec) {
 }
 
 kube::Status Cluster::AddNodes(const NodeTemplate& t) {
-  const Micros api_now = sim_.engine().clock().Now();
-  for (int k = 0; k < t.count; ++k) {
-    std::size_t index = specs_.size();
-    std::string name = t.name + "-" + std::to_string(k);
-    NodeSimSpec spec{t.nic_bytes_per_second, t.disk_bytes_per_second, t.cpu_speed, PodCidrFor(index),
-                     InternalIpFor(index)};
-    json labels = {{"kubernetes.io/arch", "amd64"}, {"kubernetes.io/os", "linux"}};
-    for (const auto& [key, value] : t.labels) labels[key] = value;
-    labels["kubernetes.io/hostname"] = name;
-    json capacity = json::object();
-    for (const auto& [key, value] : t.capacity) capacity[key] = value;
-    if (!capacity.contains("pods")) capacity["pods"] = std::to_string(kDefaultMaxPods);
-    if (!capacity.contains("ephemeral-storage")) capacity["ephemeral-storage"] = kDefaultEphemeralStorage;
-    json taints = json::array();
-    for (const auto& taint : t.taints) taints.push_back(taint.ToJson());
-    json node = {
-        {"metadata", {{"name", name}, {"labels", labels}}},
-        {"spec", {{"podCIDR", spec.pod_cidr}, {"podCIDRs", json::array({spec.pod_cidr})}}},
-        {"status",
-         {{"capacity", capacity},
-          {"allocatable", capacity},
-          {"conditions", json::array({ReadyCondition(api_now, api_now)})},
-          {"addresses", json::array({{{"type", "InternalIP"}, {"address", spec.internal_ip}},
-                                     {{"type", "Hostname"}, {"address", name}}})}}}};
-    FillNodeInfo(node["status"], name);
-    if (!taints.empty()) node["spec"]["taints"] = taints;
-    if (auto s = CreateNode(std::move(node), std::move(spec)); !s.ok()) return s;
-  }
+  for (int k = 0; k < t.count; ++k)
+    if (auto s = AddNode(t, t.name + "-" + std::to_string(k)); !s.ok()) return s;
   return kube::Status::Ok();
+}
+
+kube::Status Cluster::AddNode(const NodeTemplate& t, const std::string& name) {
+  const Micros api_now = sim_.engine().clock().Now();
+  std::size_t index = specs_.size();
+  NodeSimSpec spec{t.nic_bytes_per_second, t.disk_bytes_per_second, t.cpu_speed, PodCidrFor(index), InternalIpFor(index)};
+  json labels = {{"kubernetes.io/arch", "amd64"}, {"kubernetes.io/os", "linux"}};
+  for (const auto& [key, value] : t.labels) labels[key] = value;
+  labels["kubernetes.io/hostname"] = name;
+  json capacity = json::object();
+  for (const auto& [key, value] : t.capacity) capacity[key] = value;
+  if (!capacity.contains("pods")) capacity["pods"] = std::to_string(kDefaultMaxPods);
+  if (!capacity.contains("ephemeral-storage")) capacity["ephemeral-storage"] = kDefaultEphemeralStorage;
+  json taints = json::array();
+  for (const auto& taint : t.taints) taints.push_back(taint.ToJson());
+  json node = {
+      {"metadata", {{"name", name}, {"labels", labels}}},
+      {"spec", {{"podCIDR", spec.pod_cidr}, {"podCIDRs", json::array({spec.pod_cidr})}}},
+      {"status",
+       {{"capacity", capacity},
+        {"allocatable", capacity},
+        {"conditions", json::array({ReadyCondition(api_now, api_now)})},
+        {"addresses", json::array({{{"type", "InternalIP"}, {"address", spec.internal_ip}},
+                                   {{"type", "Hostname"}, {"address", name}}})}}}};
+  FillNodeInfo(node["status"], name);
+  if (!taints.empty()) node["spec"]["taints"] = taints;
+  return CreateNode(std::move(node), std::move(spec));
 }
 
 kube::Status Cluster::AddNodesFromManifest(const json& manifest) {
@@ -329,6 +330,18 @@ void Cluster::NodeUp(const std::string& node) {
   if (Network* network = sim_.network()) network->SetNodeUp(node, true);
   for (auto& observer : observers_) observer(node, true, sim_.Now());
   heartbeat_->PostReady(node);
+}
+
+kube::Status Cluster::RemoveNode(const std::string& node) {
+  auto it = liveness_.find(node);
+  if (it == liveness_.end()) return kube::Status::NotFound("nodes", node);
+  if (it->second.up) {
+    it->second = Liveness{false, sim_.Now()};
+    if (Network* network = sim_.network()) network->SetNodeUp(node, false);
+  }
+  sim_.trace().Record(sim_.Now(), "cluster", "node removed " + node);
+  auto deleted = sim_.store().Delete("nodes", "", node);
+  return deleted.ok() ? kube::Status::Ok() : deleted.status();
 }
 
 bool Cluster::IsUp(std::string_view node) const {

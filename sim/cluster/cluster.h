@@ -11,6 +11,9 @@
 // restarted kubelet does, and the controller lifts its taints. Heartbeats are not written to the API
 // every 10 s (a week of 1,000 nodes would be 60 M writes): only state changes are.
 //
+// Machines may also come and go while the simulation runs (AddNode, RemoveNode: the autoscaler's
+// node pools, sim/cluster/autoscaler.h); a removed machine's Node object is deleted.
+//
 // The Cluster registers the DefaultTolerationSeconds admission plugin on pods: every pod created
 // without a toleration for node.kubernetes.io/not-ready and node.kubernetes.io/unreachable
 // (NoExecute) gets one with tolerationSeconds 300, so its pods leave a dead node 300 s after the node
@@ -148,6 +151,8 @@ class Cluster {
   // Creates the template's nodes in the API (now) and in the spec table. Fails (and stops) on the
   // first API error, e.g. a name that is taken.
   kube::Status AddNodes(const NodeTemplate& node_template);
+  // Creates one node of the template named `name` (its count and name unused), as AddNodes does.
+  kube::Status AddNode(const NodeTemplate& node_template, const std::string& name);
   // Creates nodes from a v1 Node or NodeList (kind List of Nodes is accepted too). Capacity,
   // allocatable, labels, taints, podCIDR and addresses are kept; server-owned metadata is dropped;
   // the Ready condition is set True now. Simulation properties come from the dglsim.io/*
@@ -163,6 +168,10 @@ class Cluster {
   void NodeDown(const std::string& node);
   // The machine is back: the heartbeat resumes and posts Ready=True. No-op if up or unknown.
   void NodeUp(const std::string& node);
+  // The machine is taken away (a scale-down, an interrupted spot machine): it stops as NodeDown
+  // stops it, without telling the liveness observers (the caller stops its kubelet), and its Node
+  // object is deleted. Its spec stays in the table (kubelets may point at it). NotFound if unknown.
+  kube::Status RemoveNode(const std::string& node);
   bool IsUp(std::string_view node) const;
   // Simulated time of the node's last heartbeat: Now() while up.
   Micros LastHeartbeat(std::string_view node) const;

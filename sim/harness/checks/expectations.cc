@@ -155,6 +155,18 @@ Verdict PodCount(const ExpectationSpec& spec, std::size_t index, const RunRecord
   return Fail(std::to_string(it->second) + " pods");
 }
 
+// The nodes the cluster has at the expectation's time: the fixed ones, and the pool nodes Ready by
+// then and not yet removed or interrupted.
+Verdict NodeCount(const ExpectationSpec& spec, const RunRecord& record) {
+  const Micros at = spec.at_time.value_or(record.end);
+  if (at > record.end) return Fail("not counted (the run ended before " + spec.at + ")");
+  std::int64_t nodes = record.fixed_nodes;
+  for (const PoolNodeRecord& node : record.pool_nodes)
+    if (node.ready && *node.ready <= at && (!node.gone || *node.gone > at)) ++nodes;
+  if (nodes == spec.count) return Pass();
+  return Fail(std::to_string(nodes) + " nodes");
+}
+
 Verdict InvariantsHeld(const ExpectationSpec& spec, const RunRecord& record) {
   std::string violations;
   int count = 0;
@@ -175,6 +187,7 @@ ExpectationResult EvaluateExpectation(const ExpectationSpec& spec, std::size_t i
     case ExpectKind::kConfigMapLines:
     case ExpectKind::kConfigMapLine: verdict = ConfigMapLines(spec, record); break;
     case ExpectKind::kPodCount: verdict = PodCount(spec, index, record); break;
+    case ExpectKind::kNodeCount: verdict = NodeCount(spec, record); break;
     case ExpectKind::kInvariants: verdict = InvariantsHeld(spec, record); break;
     default: verdict = JobExpectation(spec, record); break;
   }

@@ -8,6 +8,8 @@
 // - configMap key lines / line matches: the ConfigMap's data at the end of the run, or as last
 //   seen before it was deleted; lines are counted without a trailing empty line.
 // - pods selector count: the number of matching pods at `at` (end, or a time).
+// - nodes: the nodes the cluster has at `at` (end, or a time): the fixed ones, and the node pools'
+//   nodes Ready by then and not yet removed or interrupted.
 // - breakdown: the time the job spent in a stage (the union of the stage's intervals over its pods,
 //   JobRecord::Breakdown) lies between the bounds. peakMemory: the largest memory use a container
 //   of that role reported lies between the bounds.

@@ -58,10 +58,11 @@ std::optional<double> PriceAnnotation(const json& value) {
 void Loader::LoadCluster(const json& cluster, ClusterSpec& c) {
   CheckSchemaFields(cluster, "cluster", "cluster");
   const json* nodes = Get(cluster, "nodes");
-  if (nodes == nullptr || (nodes->is_array() && nodes->empty())) {
-    Problem("cluster.nodes", "at least one node (a template or a manifest) is required");
+  if ((nodes == nullptr || (nodes->is_array() && nodes->empty())) && Get(cluster, "nodePools") == nullptr) {
+    Problem("cluster.nodes", "at least one node (a template or a manifest) or one of cluster.nodePools is required");
   }
   Sequence(cluster, "nodes", "cluster", [&](const json& item, const std::string& path) { LoadNodeGroup(item, path, c); });
+  LoadNodePools(cluster, c);
   if (const json* storage = Get(cluster, "storage"); storage != nullptr && ExpectObject(*storage, "cluster.storage")) {
     CheckSchemaFields(*storage, "cluster.storage", "cluster.storage");
     if (auto b = Bandwidth(*storage, "bandwidth", "cluster.storage")) c.storage_bytes_per_second = *b;

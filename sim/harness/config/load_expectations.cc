@@ -47,6 +47,11 @@ void Loader::LoadExpectation(const json& item, const std::string& path, Scenario
     LoadBetweenExpectation(item, path, kind == "breakdown", subject, e);
   } else if (kind == "pods") {
     LoadPodsExpectation(item, path, e);
+  } else if (kind == "nodes") {
+    e.kind = ExpectKind::kNodeCount;
+    if (auto count = Integer(item, "nodes", path, 0, kMaxNodes, true)) e.count = *count;
+    LoadAt(item, path, e);
+    e.text = "nodes " + std::to_string(e.count) + " at " + e.at;
   } else if (kind == "invariants") {
     LoadInvariantsExpectation(item, path, e);
   }
@@ -175,18 +180,22 @@ void Loader::LoadPodsExpectation(const json& item, const std::string& path, Expe
     }
   }
   if (auto count = Integer(item, "count", path, 0, 10'000'000, true)) e.count = *count;
-  if (const json* at = Get(item, "at")) {
-    if (at->is_string() && at->get<std::string>() == "end") {
-      e.at = "end";
-    } else if (Parsed<Micros> d = ParseDurationValue(*at); !d.ok()) {
-      Problem(Child(path, "at"), d.error + " (at is \"end\" or a time)");
-    } else {
-      e.at = FormatDuration(*d.value);
-      e.at_time = d.value;
-    }
-  }
+  LoadAt(item, path, e);
   e.text = "pods " + (e.pods_namespace.empty() ? std::string() : e.pods_namespace + " ") + e.pods_selector + " count " +
            std::to_string(e.count) + " at " + e.at;
+}
+
+void Loader::LoadAt(const json& item, const std::string& path, ExpectationSpec& e) {
+  const json* at = Get(item, "at");
+  if (at == nullptr) return;
+  if (at->is_string() && at->get<std::string>() == "end") {
+    e.at = "end";
+  } else if (Parsed<Micros> d = ParseDurationValue(*at); !d.ok()) {
+    Problem(Child(path, "at"), d.error + " (at is \"end\" or a time)");
+  } else {
+    e.at = FormatDuration(*d.value);
+    e.at_time = d.value;
+  }
 }
 
 void Loader::LoadInvariantsExpectation(const json& item, const std::string& path, ExpectationSpec& e) {

@@ -3,6 +3,7 @@
 //
 //   loader.cc             the document, reporting, typed access to fields
 //   load_cluster.cc       cluster: node templates and manifests, storage, scheduler, images, timings
+//   load_pools.cc         cluster: node pools and the autoscaler
 //   load_datasets.cc      datasets
 //   load_jobs.cc          jobs: manifests, inline DGLJobs, actions, and the names they resolve to
 //   load_arrivals.cc      arrivals: jobs drawn from a seeded process (generators.h)
@@ -37,6 +38,8 @@ using json = kube::Json;
 std::string Child(const std::string& path, std::string_view key);
 std::string Index(const std::string& path, std::size_t i);
 std::string JoinPath(const std::string& base, std::string_view path);
+// "the cluster would have N nodes; a scenario holds at most ..." (load_cluster.cc).
+std::string TooManyNodes(std::size_t nodes);
 std::string Join(const std::vector<std::string>& items, std::string_view separator = ", ");
 template <std::size_t N>
 std::vector<std::string> Names(const char* const (&names)[N]) {
@@ -115,6 +118,10 @@ class Loader {
   // mtbf / repairTime: the template's nodes' failures, drawn into generated_faults_.
   void LoadNodeFailures(const json& item, const std::string& path, NodeTemplateSpec& t);
 
+  // ---- node pools (load_pools.cc)
+  void LoadNodePools(const json& cluster, ClusterSpec& c);
+  void LoadNodePool(const json& item, const std::string& path, ClusterSpec& c);
+
   // ---- datasets (load_datasets.cc)
   void LoadDataset(const json& item, const std::string& path, Scenario& s);
   // The edge list's graph, or nullptr with a problem at `field` (unreadable, not a regular file,
@@ -178,6 +185,8 @@ class Loader {
   void LoadBetweenExpectation(const json& item, const std::string& path, bool breakdown, const std::string& subject,
                               ExpectationSpec& e);
   void LoadPodsExpectation(const json& item, const std::string& path, ExpectationSpec& e);
+  // `at`: "end" (the default) or a time.
+  void LoadAt(const json& item, const std::string& path, ExpectationSpec& e);
   void LoadInvariantsExpectation(const json& item, const std::string& path, ExpectationSpec& e);
   void LoadConfigMapExpectation(const json& item, const std::string& path, ExpectationSpec& e);
 

@@ -91,6 +91,7 @@ const char* ToString(ExpectKind kind) {
     case ExpectKind::kBreakdown: return "breakdown";
     case ExpectKind::kPeakMemory: return "peakMemory";
     case ExpectKind::kPodCount: return "pods";
+    case ExpectKind::kNodeCount: return "nodes";
     case ExpectKind::kInvariants: return "invariants";
   }
   return "?";
@@ -151,6 +152,10 @@ std::int64_t ClusterSpec::PodCapacity() const {
     }
     if (group.manifest)
       for (const kube::Json& node : group.manifest->nodes) pods += sim::NodeAllocatable(node).pods;
+  }
+  for (const NodePoolSpec& pool : pools) {
+    auto it = pool.machine.capacity.find("pods");
+    pods += (it != pool.machine.capacity.end() ? it->second.units : sim::kDefaultMaxPods) * pool.max;
   }
   return pods;
 }

@@ -28,6 +28,12 @@
 //   cluster.nodes[].pricePerHour    0 (unpriced: reports give no cost); Node manifests: the annotation
 //                                   dglsim.io/price-per-hour
 //   cluster.nodes[].mtbf            none (nodes never fail by themselves); repairTime 1h
+//   cluster.nodePools[]             none; min 0, scaleUpDelay 3m (sim::kDefaultScaleUpDelay), priority 0,
+//                                   spot.notice 2m (sim::kDefaultInterruptionNotice); the machine's
+//                                   fields default as cluster.nodes[]'s
+//   cluster.autoscaler              {expander: least-waste, scanInterval: 10s, scaleDownUnneededTime: 10m,
+//                                    scaleDownDelayAfterAdd: 10m} (sim::kDefaultScanInterval, ...:
+//                                   cluster-autoscaler's own defaults)
 //   arrivals[]                      none; arrivals[].start 0s, templates[].weight 1 (generators.h)
 //   Node manifests: the same network, disk and cpuSpeed, unless the annotations dglsim.io/network,
 //                   dglsim.io/disk, dglsim.io/cpu-speed say otherwise
@@ -55,6 +61,7 @@
 #include "clock/clock.h"
 #include "fakeapi/client/json.h"
 #include "operator/api/vocabulary.h"
+#include "sim/cluster/autoscaler.h"
 #include "sim/cluster/cluster.h"
 #include "sim/cluster/kubelet.h"
 #include "sim/cluster/node_lifecycle.h"
@@ -133,6 +140,30 @@ struct NodeGroup {
   std::optional<NodeManifestSpec> manifest;
 };
 
+// cluster.nodePools[]: a node pool the autoscaler grows and shrinks (sim/cluster/autoscaler.h):
+// nodes `<name>-<k>` of one machine (capacity, labels, taints, network, disk, cpuSpeed as a
+// template's), between `min` and `max` of them; `min` exist from the start.
+struct NodePoolSpec {
+  std::string field_path;  // "cluster.nodePools[0]"
+  NodeTemplateSpec machine;  // name = the pool's; count unused; price_per_hour: one node's
+  int min = 0;
+  int max = 1;
+  Micros scale_up_delay = sim::kDefaultScaleUpDelay;
+  int priority = 0;
+  // spot: each node is interrupted after an exponential time of this mean (0 = on-demand), with
+  // `notice` of warning.
+  Micros mean_time_to_interruption = 0;
+  Micros interruption_notice = sim::kDefaultInterruptionNotice;
+};
+
+// cluster.autoscaler: how the pools scale (cluster-autoscaler's flags of the same names).
+struct AutoscalerSettings {
+  sim::Expander expander = sim::Expander::kLeastWaste;
+  Micros scan_interval = sim::kDefaultScanInterval;
+  Micros scale_down_unneeded_time = sim::kDefaultScaleDownUnneededTime;
+  Micros scale_down_delay_after_add = sim::kDefaultScaleDownDelayAfterAdd;
+};
+
 enum class Scoring { kLeastAllocated, kMostAllocated };
 const char* ToString(Scoring scoring);
 
@@ -179,6 +210,8 @@ struct Timings {
 
 struct ClusterSpec {
   std::vector<NodeGroup> nodes;
+  std::vector<NodePoolSpec> pools;  // cluster.nodePools
+  AutoscalerSettings autoscaler;
   double storage_bytes_per_second = sim::kDefaultStorageBytesPerSecond;
   // cluster.network.rerateWindow: sim::NetworkConfig::rerate_window (0: exact re-rating).
   double network_rerate_window = 0;
@@ -191,7 +224,8 @@ struct ClusterSpec {
   double PricePerHour() const;
   // Each priced node's price per hour, by node name (unpriced nodes are left out).
   std::map<std::string, double> PricesPerHour() const;
-  // The pods the cluster can hold at once: every node's `pods` capacity (110 when not given), summed.
+  // The pods the cluster can hold at once: every node's `pods` capacity (110 when not given), summed,
+  // the pools' at their maximum.
   std::int64_t PodCapacity() const;
 };
 
@@ -301,7 +335,7 @@ struct FaultSpec {
 
 enum class ExpectKind {
   kPhase, kPhases, kCondition, kWithin, kRestarts, kConfigMapLines, kConfigMapLine, kBreakdown, kPeakMemory,
-  kPodCount, kInvariants
+  kPodCount, kNodeCount, kInvariants
 };
 const char* ToString(ExpectKind kind);
 
@@ -334,7 +368,7 @@ struct ExpectationSpec {
   std::pair<std::int64_t, std::int64_t> bytes_between{0, 0};
   std::string pods_namespace;         // kPodCount ("" = every namespace)
   std::string pods_selector;          // a label selector, checked to parse
-  std::int64_t count = 0;
+  std::int64_t count = 0;              // kPodCount; kNodeCount: the nodes the cluster has
   std::string at = "end";             // "end", or a duration written as in the file
   std::optional<Micros> at_time;      // set when `at` is a duration
   std::vector<std::string> invariants;  // kInvariants: registry names (config/invariants.h); all of them for `all`

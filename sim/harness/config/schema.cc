@@ -37,6 +37,30 @@ constexpr SchemaField kSchema[] = {
   {"cluster.nodes[].mtbf", R::kRun},
   {"cluster.nodes[].repairTime", R::kRun},
   {"cluster.nodes[].manifest", R::kRun},
+  {"cluster.nodePools", R::kRun},
+  {"cluster.nodePools[].name", R::kRun},
+  {"cluster.nodePools[].min", R::kRun},
+  {"cluster.nodePools[].max", R::kRun},
+  {"cluster.nodePools[].capacity", R::kRun},
+  {"cluster.nodePools[].labels", R::kRun},
+  {"cluster.nodePools[].taints", R::kRun},
+  {"cluster.nodePools[].taints[].key", R::kRun},
+  {"cluster.nodePools[].taints[].value", R::kRun},
+  {"cluster.nodePools[].taints[].effect", R::kRun},
+  {"cluster.nodePools[].network", R::kRun},
+  {"cluster.nodePools[].disk", R::kRun},
+  {"cluster.nodePools[].cpuSpeed", R::kRun},
+  {"cluster.nodePools[].pricePerHour", R::kReport},
+  {"cluster.nodePools[].scaleUpDelay", R::kRun},
+  {"cluster.nodePools[].priority", R::kRun},
+  {"cluster.nodePools[].spot", R::kRun},
+  {"cluster.nodePools[].spot.meanTimeToInterruption", R::kRun},
+  {"cluster.nodePools[].spot.notice", R::kRun},
+  {"cluster.autoscaler", R::kRun},
+  {"cluster.autoscaler.expander", R::kRun},
+  {"cluster.autoscaler.scanInterval", R::kRun},
+  {"cluster.autoscaler.scaleDownUnneededTime", R::kRun},
+  {"cluster.autoscaler.scaleDownDelayAfterAdd", R::kRun},
   {"cluster.storage", R::kRun},
   {"cluster.storage.bandwidth", R::kRun},
   {"cluster.network", R::kRun},
@@ -166,6 +190,8 @@ constexpr SchemaField kSchema[] = {
   {"expect[pods].pods.selector", R::kVerdict},
   {"expect[pods].count", R::kVerdict},
   {"expect[pods].at", R::kVerdict},
+  {"expect[nodes].nodes", R::kVerdict},
+  {"expect[nodes].at", R::kVerdict},
   {"expect[invariants].invariants", R::kVerdict},
 };
 
@@ -213,6 +239,11 @@ const std::vector<RetiredField>& RetiredFields() {
        "goes down stops heartbeating at once (in Kubernetes the heartbeat is the node's Lease, renewed every 10 s, "
        "a quarter of nodeLeaseDurationSeconds, whatever nodeStatusUpdateFrequency says); set "
        "nodeMonitorGracePeriod for how long a silent node stays Ready"},
+      {"cluster.autoscaler.scaleDownUtilizationThreshold",
+       "not a setting of the simulated autoscaler: it removes only empty nodes, because a DGL job's pods (owned "
+       "by a custom controller, with emptyDir volumes) are never evicted under cluster-autoscaler's defaults "
+       "(--skip-nodes-with-custom-controller-pods, --skip-nodes-with-local-storage), so the utilisation "
+       "threshold (default 0.5) would decide nothing; set scaleDownUnneededTime"},
       {"cluster.timings.terminationGracePeriod",
        "not a setting of a cluster: a pod's grace period is its spec.terminationGracePeriodSeconds (the API server "
        "defaults it to 30 s); set it in the job's pod templates"},

@@ -3,7 +3,9 @@
 #include "sim/harness/config/invariants.h"
 #include "sim/harness/config/units.h"
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
@@ -60,6 +62,45 @@ double RunSpanSeconds(const RunRecord& record) {
   return MicrosToSeconds((all_completed && last ? *last : record.end) - first.value_or(0));
 }
 
+Micros RunSpanStart(const RunRecord& record) {
+  std::optional<Micros> first;
+  for (const auto& key : record.job_order)
+    if (const JobRecord& job = record.jobs.at(key); job.submitted) first = std::min(first.value_or(*job.submitted), *job.submitted);
+  return first.value_or(0);
+}
+
+double PoolNodeBilledSeconds(const PoolNodeRecord& node, const RunRecord& record) {
+  const Micros start = RunSpanStart(record);
+  const Micros span_end = start + static_cast<Micros>(std::llround(RunSpanSeconds(record) * 1e6));
+  const Micros from = std::max(node.requested, start);
+  return std::max(0.0, MicrosToSeconds(node.gone.value_or(span_end) - from));
+}
+
+namespace {
+
+// cluster.pools of the JSON report: every pool node's times, in seconds.
+json PoolsJson(const RunRecord& record) {
+  json nodes = json::array();
+  int interruptions = 0;
+  auto at = [](const std::optional<Micros>& t) { return t ? json(MicrosToSeconds(*t)) : json(nullptr); };
+  for (const PoolNodeRecord& n : record.pool_nodes) {
+    interruptions += n.interrupted ? 1 : 0;
+    nodes.push_back({{"name", n.name}, {"pool", n.pool}, {"spot", n.spot}, {"requested", MicrosToSeconds(n.requested)},
+                     {"ready", at(n.ready)}, {"notice", at(n.notice)}, {"gone", at(n.gone)}, {"interrupted", n.interrupted}});
+  }
+  return {{"poolNodes", record.pool_nodes.size()}, {"interruptions", interruptions}, {"nodes", nodes}};
+}
+
+}  // namespace
+
+std::optional<double> RunCost(const RunRecord& record) {
+  std::optional<double> cost;
+  if (record.price_per_hour > 0) cost = record.price_per_hour * RunSpanSeconds(record) / 3600;
+  for (const PoolNodeRecord& node : record.pool_nodes)
+    if (node.price_per_hour > 0) cost = cost.value_or(0) + node.price_per_hour * PoolNodeBilledSeconds(node, record) / 3600;
+  return cost;
+}
+
 bool AllPassed(const std::vector<ExpectationResult>& results) {
   for (const auto& r : results)
     if (!r.passed) return false;
@@ -71,8 +112,19 @@ std::string FormatSummary(const RunRecord& record, const std::vector<Expectation
   out << "scenario " << record.scenario << "  seed " << record.seed << "  ended at " << FormatDuration(record.end)
       << (record.hit_until ? " (until reached)" : "") << "  " << record.events << " events, " << record.api_writes
       << " API writes";
-  if (record.price_per_hour > 0) out << "  cost " << FormatFixed(record.price_per_hour * RunSpanSeconds(record) / 3600, 2);
+  if (const auto cost = RunCost(record)) out << "  cost " << FormatFixed(*cost, 2);
   out << "\n";
+  if (!record.pool_nodes.empty()) {
+    int ready = 0, interrupted = 0;
+    double node_hours = 0;
+    for (const PoolNodeRecord& n : record.pool_nodes) {
+      ready += n.ready ? 1 : 0;
+      interrupted += n.interrupted ? 1 : 0;
+      node_hours += PoolNodeBilledSeconds(n, record) / 3600;
+    }
+    out << "  node pools: " << record.pool_nodes.size() << " node(s) requested, " << ready << " Ready, " << interrupted
+        << " interrupted, " << FormatFixed(node_hours, 2) << " node-hours paid; " << record.fixed_nodes << " fixed node(s)\n";
+  }
   for (const auto& key : record.job_order) {
     const JobRecord& job = record.jobs.at(key);
     out << "  job " << key.ToString() << "  " << (job.phase.empty() ? "(no phase)" : job.phase);
@@ -183,7 +235,9 @@ json ReportJson(const RunRecord& record, const std::vector<ExpectationResult>& r
   if (record.gpus > 0 && record.end > 0)
     cluster["gpuUtilization"] = record.gpu_seconds / (static_cast<double>(record.gpus) * MicrosToSeconds(record.end));
   cluster["pricePerHour"] = record.price_per_hour > 0 ? json(record.price_per_hour) : json(nullptr);
-  cluster["cost"] = record.price_per_hour > 0 ? json(record.price_per_hour * RunSpanSeconds(record) / 3600) : json(nullptr);
+  const auto cost = RunCost(record);
+  cluster["cost"] = cost ? json(*cost) : json(nullptr);
+  if (!record.pool_nodes.empty()) cluster["pools"] = PoolsJson(record);
   report["cluster"] = cluster;
   json expectations = json::array();
   for (const auto& r : results) expectations.push_back({{"expect", r.text}, {"passed", r.passed}, {"detail", r.detail}});

@@ -209,6 +209,7 @@ svg .wait { opacity: 0.38; }
 svg .fault line { stroke: var(--fail); stroke-width: 1; stroke-dasharray: 3 3; } svg .fault path { fill: var(--fail); }
 svg .hl rect { stroke: #111; stroke-width: 1.5; }
 svg .gpuarea { fill: rgba(58,123,213,0.22); stroke: #3a7bd5; stroke-width: 1.5; }
+svg .nodeline { fill: none; stroke: #d62728; stroke-width: 1.5; }
 svg .aggarea { fill: #3a7bd5; fill-opacity: 0.85; }
 footer { color: var(--muted); font-size: 12px; margin-top: 32px; }
 )CSS";
@@ -255,6 +256,7 @@ class Page {
     JobsTable();
     Timeline();
     GpuChart();
+    if (!record_.pool_nodes.empty()) NodeChart();
     Expectations();
     Violations();
     Faults();
@@ -641,15 +643,79 @@ class Page {
     out_ << "<div class=\"scroll\">" << svg.str() << "</div>\n";
   }
 
+  // The Ready nodes over time (fixed and pool nodes), one step per node Ready or gone.
+  std::vector<std::pair<Micros, int>> NodesOverTime() const {
+    std::vector<std::pair<Micros, int>> deltas;
+    for (const auto& node : record_.pool_nodes) {
+      if (!node.ready) continue;
+      deltas.emplace_back(*node.ready, 1);
+      if (node.gone) deltas.emplace_back(*node.gone, -1);
+    }
+    std::sort(deltas.begin(), deltas.end());
+    std::vector<std::pair<Micros, int>> steps = {{0, record_.fixed_nodes}};
+    int n = record_.fixed_nodes;
+    for (const auto& [at, delta] : deltas) {
+      n += delta;
+      if (steps.back().first == at) steps.back().second = n;
+      else steps.emplace_back(at, n);
+    }
+    return steps;
+  }
+
+  // Node pools: the node count over time, on the GPU chart's time axis.
+  void NodeChart() {
+    out_ << "<section id=\"nodes\">\n<h2>Nodes over time</h2>\n";
+    const auto steps = NodesOverTime();
+    int peak = 1;
+    for (const auto& [at, n] : steps) peak = std::max(peak, n);
+    constexpr int kPlotHeight = 120;
+    int top = kAxisHeight + 8, bottom = top + kPlotHeight, height = bottom + 8;
+    auto y_of = [&](int v) { return bottom - kPlotHeight * static_cast<double>(v) / peak; };
+    std::ostringstream svg;
+    svg << SvgOpen(height, "nodechart", "Ready nodes over time");
+    TimeAxis(svg, scale_, top - 4, bottom);
+    svg << "<g class=\"axis\">";
+    for (int v : {0, peak / 2, peak}) {
+      svg << "<line x1=\"" << kLabelWidth << "\" y1=\"" << Num(y_of(v)) << "\" x2=\"" << (kWidth - kRightMargin) << "\" y2=\""
+          << Num(y_of(v)) << "\"/><text x=\"" << (kLabelWidth - 8) << "\" y=\"" << Num(y_of(v) + 3.5) << "\" text-anchor=\"end\">" << v
+          << " nodes</text>";
+    }
+    svg << "</g>";
+    std::string path = "M" + Num(kLabelWidth) + " " + Num(y_of(steps.front().second));
+    for (const auto& [at, n] : steps) path += " H" + Num(std::round(scale_.X(at) * 2) / 2) + " V" + Num(y_of(n));
+    path += " H" + Num(scale_.X(record_.end));
+    svg << "<path class=\"nodeline\" d=\"" << path << "\"><title>Ready nodes; at most " << peak << "</title></path>";
+    FaultLines(svg, top - 4, bottom);
+    svg << "</svg>";
+    int interrupted = 0;
+    for (const auto& node : record_.pool_nodes) interrupted += node.interrupted ? 1 : 0;
+    out_ << "<div class=\"scroll\">" << svg.str() << "</div>\n";
+    out_ << "<p class=\"note\">At most " << peak << " nodes Ready at once (" << record_.fixed_nodes << " fixed); "
+         << record_.pool_nodes.size() << " pool node(s) requested, " << interrupted << " interrupted.</p>\n</section>\n";
+  }
+
   void GpuChart() {
     out_ << "<section id=\"gpu\">\n<h2>GPUs in use</h2>\n";
-    if (record_.gpus <= 0) {
+    std::int64_t most_gpus = record_.gpus;  // with node pools: the most the cluster had at once
+    if (!record_.pool_nodes.empty()) {
+      std::vector<std::pair<Micros, std::int64_t>> deltas;
+      for (const auto& node : record_.pool_nodes) {
+        if (!node.ready) continue;
+        deltas.emplace_back(*node.ready, node.gpus);
+        if (node.gone) deltas.emplace_back(*node.gone, -node.gpus);
+      }
+      std::sort(deltas.begin(), deltas.end());
+      std::int64_t gpus = record_.fixed_gpus;
+      most_gpus = gpus;
+      for (const auto& [at, delta] : deltas) most_gpus = std::max(most_gpus, gpus += delta);
+    }
+    if (most_gpus <= 0) {
       out_ << "<p class=\"note\">The cluster has no GPUs.</p>\n</section>\n";
       return;
     }
     constexpr int kPlotHeight = 160;
     int top = kAxisHeight + 8, bottom = top + kPlotHeight, height = bottom + 8;
-    double full = static_cast<double>(record_.gpus);
+    double full = static_cast<double>(most_gpus);
     auto y_of = [&](std::int64_t v) { return bottom - kPlotHeight * std::min(1.0, static_cast<double>(v) / full); };
     std::ostringstream svg;
     svg << SvgOpen(height, "gpuchart", "GPUs in use over time");
@@ -675,12 +741,12 @@ class Page {
       last_y = yy;
     }
     path += " H" + Num(scale_.X(record_.end)) + " V" + Num(bottom) + " Z";
-    svg << "<path class=\"gpuarea\" d=\"" << path << "\"><title>GPUs in use (of " << record_.gpus << "); at most " << peak
+    svg << "<path class=\"gpuarea\" d=\"" << path << "\"><title>GPUs in use (of " << most_gpus << "); at most " << peak
         << "</title></path>";
     FaultLines(svg, top - 4, bottom);
     svg << "</svg>";
     out_ << "<div class=\"scroll\">" << svg.str() << "</div>\n";
-    out_ << "<p class=\"note\">At most " << peak << " of " << record_.gpus << " GPUs in use at once; "
+    out_ << "<p class=\"note\">At most " << peak << " of " << most_gpus << " GPUs in use at once; "
          << FormatFixed(record_.gpu_seconds / 3600.0, 2) << " GPU-hours in all.</p>\n</section>\n";
   }
 

@@ -1,8 +1,8 @@
 // A RunRecord is everything one run of a scenario leaves behind for the expectations and the
 // reports (sim/harness/run/runner.h makes one): per job its phase timeline, submission and
 // completion, restarts, pods, GPU-seconds, conditions, stage breakdown and memory peaks; per pod
-// its node, times, container runs and stages; the cluster's nodes, outages and GPUs in use over
-// time; ConfigMap snapshots, pod counts, invariant checks and violations, faults applied, notes,
+// its node, times, container runs and stages; the cluster's nodes, outages, pool nodes (requested,
+// Ready, gone) and GPUs in use over time; ConfigMap snapshots, pod counts, invariant checks and violations, faults applied, notes,
 // and the run's figures (end time, events, API writes, trace hash). Times are simulated time from
 // the scenario's start.
 //
@@ -134,6 +134,22 @@ struct NodeOutage {
   std::optional<Micros> up;
 };
 
+// A node of an autoscaled pool (cluster.nodePools), as the autoscaler reported it. It is paid for
+// from its request (the machine is launched then: its boot is paid for) to `gone`: its removal, or
+// its interruption (a spot machine taken back).
+struct PoolNodeRecord {
+  std::string name;
+  std::string pool;
+  std::int64_t gpus = 0;      // its machine's nvidia.com/gpu
+  double price_per_hour = 0;  // its pool's
+  bool spot = false;
+  Micros requested = 0;
+  std::optional<Micros> ready;   // Ready in the API
+  std::optional<Micros> notice;  // a spot interruption notice
+  std::optional<Micros> gone;    // removed or interrupted
+  bool interrupted = false;
+};
+
 // The cluster's GPUs held by running pods from `at` on (a step function; see RunRecord).
 struct GpuStep {
   Micros at = 0;
@@ -184,6 +200,11 @@ struct RunRecord {
   std::unordered_map<std::string, std::size_t> pod_index;
   std::vector<NodeRecord> node_list;             // the nodes at the end of the run, in API order
   std::vector<NodeOutage> node_outages;          // in the order they began
+  // Autoscaled pools' nodes, in the order requested, and the nodes and GPUs that are not theirs
+  // (cluster.nodes: there from start to end).
+  std::vector<PoolNodeRecord> pool_nodes;
+  int fixed_nodes = 0;
+  std::int64_t fixed_gpus = 0;
   // GPUs in use over time, from each pod's [started, released) times its GPUs: a step at each
   // change, in time order, starting at 0 with 0; its integral is gpu_seconds.
   std::vector<GpuStep> gpus_in_use;

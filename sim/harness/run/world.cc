@@ -4,6 +4,7 @@
 #include "fakeapi/server/rbac_bootstrap.h"
 #include "operator/admission/dgljob_admission.h"
 #include "operator/api/vocabulary.h"
+#include "sim/cluster/autoscaler.h"
 #include "sim/cluster/cluster.h"
 #include "sim/cluster/kubelet.h"
 #include "sim/cluster/node_lifecycle.h"
@@ -156,6 +157,7 @@ void World::BuildCluster() {
       }
     if (!status.ok()) record_.notes.push_back(group.field_path + ": nodes not created: " + status.message());
   }
+  if (!scenario_.cluster.pools.empty()) BuildAutoscaler();
   // The flow network: every node's NIC and disk, and the shared storage.
   sim::Network& network = sim_.EnableNetwork({.storage_bps = scenario_.cluster.storage_bytes_per_second,
                                                   .rerate_window = scenario_.cluster.network_rerate_window});
@@ -168,15 +170,84 @@ void World::BuildKubelets() {
   // The DGL workload models (sim/dgl): the calibration, the scenario's datasets, each job's dataset.
   dgl_ = MakeDglEnvironment(scenario_);
   sim::dglmodels::RegisterDglPrograms(*programs_, dgl_);
-  for (const auto& [node, spec] : cluster_->specs()) {
-    sim::KubeletConfig config = KubeletConfigFor(scenario_, node, spec);
-    config.network = sim_.network();
-    config.observer = observer_.get();
-    config.programs = programs_;
-    kubelets_.push_back(std::make_unique<sim::Kubelet>(sim_, std::move(config)));
-    kubelet_of_node_[node] = kubelets_.back().get();
-  }
+  for (const auto& [node, spec] : cluster_->specs()) AddKubelet(node, spec);
+  kubelets_built_ = true;
   cluster_->AddLivenessObserver([this](const std::string& node, bool up, Micros) { OnLiveness(node, up); });
+}
+
+void World::AddKubelet(const std::string& node, const sim::NodeSimSpec& spec) {
+  sim::KubeletConfig config = KubeletConfigFor(scenario_, node, spec);
+  config.network = sim_.network();
+  config.observer = observer_.get();
+  config.programs = programs_;
+  kubelets_.push_back(std::make_unique<sim::Kubelet>(sim_, std::move(config)));
+  kubelet_of_node_[node] = kubelets_.back().get();
+}
+
+void World::BuildAutoscaler() {
+  sim::AutoscalerOptions options;
+  for (const NodePoolSpec& spec : scenario_.cluster.pools) {
+    sim::NodePool pool;
+    pool.name = spec.machine.name;
+    pool.machine = ToNodeTemplate(spec.machine);
+    pool.min = spec.min;
+    pool.max = spec.max;
+    pool.scale_up_delay = spec.scale_up_delay;
+    pool.priority = spec.priority;
+    pool.mean_time_to_interruption = spec.mean_time_to_interruption;
+    pool.interruption_notice = spec.interruption_notice;
+    options.pools.push_back(std::move(pool));
+  }
+  const AutoscalerSettings& settings = scenario_.cluster.autoscaler;
+  options.expander = settings.expander;
+  options.scan_interval = settings.scan_interval;
+  options.scale_down_unneeded_time = settings.scale_down_unneeded_time;
+  options.scale_down_delay_after_add = settings.scale_down_delay_after_add;
+  autoscaler_ = std::make_unique<sim::Autoscaler>(sim_, *cluster_, std::move(options),
+                                                  [this](const sim::PoolNodeEvent& event) { OnPoolNode(event); });
+  if (auto status = autoscaler_->AddMinimumNodes(); !status.ok())
+    record_.notes.push_back("cluster.nodePools: minimum nodes not created: " + status.message());
+}
+
+void World::OnPoolNode(const sim::PoolNodeEvent& event) {
+  using Kind = sim::PoolNodeEvent::Kind;
+  if (event.kind == Kind::kRequested) {
+    PoolNodeRecord r;
+    r.name = event.node;
+    r.pool = event.pool->name;
+    for (const NodePoolSpec& spec : scenario_.cluster.pools) {
+      if (spec.machine.name != r.pool) continue;
+      r.price_per_hour = spec.machine.price_per_hour;
+      if (auto gpu = spec.machine.capacity.find(sim::kResourceGpu); gpu != spec.machine.capacity.end()) r.gpus = gpu->second.units;
+    }
+    r.spot = event.pool->spot();
+    r.requested = sim_.Now();
+    pool_node_index_[event.node] = record_.pool_nodes.size();
+    record_.pool_nodes.push_back(std::move(r));
+    return;
+  }
+  PoolNodeRecord& r = record_.pool_nodes[pool_node_index_.at(event.node)];
+  switch (event.kind) {
+    case Kind::kReady:
+      r.ready = sim_.Now();
+      if (kubelets_built_) {
+        const sim::NodeSimSpec* spec = cluster_->Spec(event.node);
+        sim_.network()->AddNode(event.node, spec->nic_bytes_per_second, spec->disk_bytes_per_second);
+        AddKubelet(event.node, *spec);
+        kubelets_.back()->Start();
+      }
+      break;
+    case Kind::kNotice: r.notice = sim_.Now(); break;
+    case Kind::kInterrupted:
+      r.interrupted = true;
+      r.gone = sim_.Now();
+      break;
+    case Kind::kRemoved:
+      if (!r.gone) r.gone = sim_.Now();
+      if (auto it = kubelet_of_node_.find(event.node); it != kubelet_of_node_.end()) it->second->SetNodeUp(false);
+      break;
+    case Kind::kRequested: break;
+  }
 }
 
 // A node stops or resumes: its kubelet with it, and the outage goes into the record.
@@ -268,6 +339,9 @@ void World::RecordFigures() {
       const std::int64_t gpus = sim::NodeAllocatable(*node).gpu;
       record_.gpus += gpus;
       record_.node_list.push_back({kube::NameOf(*node), gpus});
+      if (pool_node_index_.contains(kube::NameOf(*node))) continue;
+      ++record_.fixed_nodes;
+      record_.fixed_gpus += gpus;
     }
   }
   record_.price_per_hour = scenario_.cluster.PricePerHour();

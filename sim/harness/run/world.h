@@ -7,8 +7,10 @@
 // Built in this order (the order of the API writes and of the actors matters to the trace):
 //   1. the Simulation (seed, watch latency), with the DGLJob admission and the scenario's namespaces;
 //   2. the Cluster: the node templates and Node manifests (bandwidth annotations parsed with harness
-//      units), its node heartbeat actor and the DefaultTolerationSeconds plugin; the flow network
-//      with every node's NIC and disk and the shared storage;
+//      units), its node heartbeat actor and the DefaultTolerationSeconds plugin; with node pools,
+//      the Autoscaler and the pools' minimum nodes; the flow network with every node's NIC and
+//      disk and the shared storage (a pool node added later gets its NIC, disk and kubelet when it
+//      is Ready);
 //   3. the InvariantChecker (every invariant) and the StageObserver (stages and memory peaks);
 //   4. the DGL workload models' environment and program registry, and one Kubelet per node (pod CIDR
 //      and host IP from the cluster's spec table, image sizes, pull bandwidth, podStartup, restart
@@ -34,7 +36,9 @@
 #include <vector>
 
 namespace sim {
+class Autoscaler;
 class Cluster;
+struct PoolNodeEvent;
 class Kubelet;
 class NodeLifecycleController;
 class PodGarbageCollector;
@@ -87,6 +91,11 @@ class World {
   void BuildControllers();
   void BuildHarness();
   void OnLiveness(const std::string& node, bool up);
+  void BuildAutoscaler();
+  // A pool node's news from the autoscaler: into the record; a Ready node gets its NIC, disk and
+  // kubelet once the run is built.
+  void OnPoolNode(const sim::PoolNodeEvent& event);
+  void AddKubelet(const std::string& node, const sim::NodeSimSpec& spec);
   void RecordFigures();
 
   const Scenario& scenario_;
@@ -103,6 +112,9 @@ class World {
   std::unique_ptr<sim::PodGarbageCollector> pod_gc_;
   std::unique_ptr<sim::Scheduler> scheduler_;
   std::unique_ptr<sim::OperatorActor> operator_;  // none when operator.enabled is false
+  std::unique_ptr<sim::Autoscaler> autoscaler_;   // none without cluster.nodePools
+  std::map<std::string, std::size_t> pool_node_index_;  // into record_.pool_nodes
+  bool kubelets_built_ = false;
   std::unique_ptr<FaultInjector> faults_;
   std::unique_ptr<Recorder> recorder_;
   std::unique_ptr<JobDriver> jobs_;

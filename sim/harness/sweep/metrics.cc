@@ -171,7 +171,9 @@ double TrainingGpuSeconds(const JobRecord& job, const std::vector<const PodRecor
 // What the run costs when a node is paid for only while it holds a pod: each priced node's price
 // times the union of its pods' intervals from binding to release. nullopt when no node has a price.
 std::optional<double> BusyCost(const Scenario& scenario, const RunRecord& record) {
-  const std::map<std::string, double> prices = scenario.cluster.PricesPerHour();
+  std::map<std::string, double> prices = scenario.cluster.PricesPerHour();
+  for (const PoolNodeRecord& node : record.pool_nodes)
+    if (node.price_per_hour > 0) prices[node.name] = node.price_per_hour;
   if (prices.empty()) return std::nullopt;
   std::map<std::string, Intervals> held;
   for (const PodRecord& pod : record.pods) {
@@ -181,6 +183,41 @@ std::optional<double> BusyCost(const Scenario& scenario, const RunRecord& record
   double cost = 0;
   for (const auto& [node, intervals] : held) cost += prices.at(node) * Seconds(UnionLength(intervals)) / 3600;
   return cost;
+}
+
+// The cluster's figures over the span, fixed nodes and pool nodes alike.
+struct Provided {
+  double gpu_seconds = 0;   // GPUs the cluster provides over the span, held or not
+  double node_seconds = 0;
+  std::optional<double> cost;  // nullopt when nothing is priced
+  int peak_nodes = 0;       // Ready at once, fixed ones included
+  int interruptions = 0;
+};
+
+Provided ProvidedOver(const Scenario& scenario, const RunRecord& record, double span) {
+  Provided p;
+  const bool pools = !record.pool_nodes.empty();
+  const double fixed_price = scenario.cluster.PricePerHour();
+  p.gpu_seconds = static_cast<double>(pools ? record.fixed_gpus : record.gpus) * span;
+  p.node_seconds = static_cast<double>(pools ? record.fixed_nodes : record.nodes) * span;
+  if (fixed_price > 0) p.cost = fixed_price * span / 3600;
+  std::vector<std::pair<Micros, int>> steps;
+  for (const PoolNodeRecord& node : record.pool_nodes) {
+    const double billed = PoolNodeBilledSeconds(node, record);
+    p.gpu_seconds += static_cast<double>(node.gpus) * billed;
+    p.node_seconds += billed;
+    if (node.price_per_hour > 0) p.cost = p.cost.value_or(0) + node.price_per_hour * billed / 3600;
+    p.interruptions += node.interrupted ? 1 : 0;
+    if (node.ready) {
+      steps.emplace_back(*node.ready, 1);
+      if (node.gone) steps.emplace_back(*node.gone, -1);
+    }
+  }
+  std::sort(steps.begin(), steps.end());
+  int ready = 0, peak = 0;
+  for (const auto& [at, delta] : steps) peak = std::max(peak, ready += delta);
+  p.peak_nodes = (pools ? record.fixed_nodes : record.nodes) + peak;
+  return p;
 }
 
 }  // namespace
@@ -237,7 +274,7 @@ json RowOf(const Scenario& scenario, const RunRecord& record) {
   for (auto& [stage, seconds] : breakdown) seconds = jobs == 0 ? 0 : seconds / static_cast<double>(jobs);
   std::sort(queueing.begin(), queueing.end());
   const double span = RunSpanSeconds(record);
-  const double price = scenario.cluster.PricePerHour();
+  const Provided provided = ProvidedOver(scenario, record, span);
   row["outcome"] = outcome;
   row["reason"] = reason;
   row["lostTo"] = LostTo(outcome, reason);
@@ -247,24 +284,29 @@ json RowOf(const Scenario& scenario, const RunRecord& record) {
   row["makespanSeconds"] = outcome == "Succeeded" ? json(span) : json(nullptr);
   row["breakdownSeconds"] = breakdown;
   row["gpuHours"] = record.gpu_seconds / 3600;
-  row["idleGpuHours"] = std::max(0.0, static_cast<double>(record.gpus) * span - record.gpu_seconds) / 3600;
+  row["providedGpuHours"] = provided.gpu_seconds / 3600;
+  row["idleGpuHours"] = std::max(0.0, provided.gpu_seconds - record.gpu_seconds) / 3600;
   row["lostGpuHours"] = lost / 3600;
   row["peakMemoryBytes"] = peaks;
   row["restarts"] = restarts;
-  row["cost"] = price > 0 ? json(price * span / 3600) : json(nullptr);
+  row["cost"] = provided.cost ? json(*provided.cost) : json(nullptr);
   const std::optional<double> busy = BusyCost(scenario, record);
   row["busyCost"] = busy ? json(*busy) : json(nullptr);
   json q = json::object();
   for (int p : kQueueingPercentiles) q["p" + std::to_string(p)] = Percentile(queueing, p);
   q["max"] = queueing.empty() ? 0.0 : queueing.back();
   row["queueingSeconds"] = q;
-  const double gpu_capacity = static_cast<double>(record.gpus) * span;
+  const double gpu_capacity = provided.gpu_seconds;
   row["gpuUtilization"] = gpu_capacity > 0 ? json(record.gpu_seconds / gpu_capacity) : json(nullptr);
   row["trainingGpuUtilization"] = gpu_capacity > 0 ? json(training_gpu_seconds / gpu_capacity) : json(nullptr);
   double epoch_sum = 0;
   for (double e : epoch_seconds) epoch_sum += e;
   row["epochSeconds"] = epoch_seconds.empty() ? json(nullptr) : json(epoch_sum / static_cast<double>(epoch_seconds.size()));
   row["nodes"] = record.nodes;
+  row["nodeHours"] = provided.node_seconds / 3600;
+  row["peakNodes"] = provided.peak_nodes;
+  row["poolNodes"] = record.pool_nodes.size();
+  row["interruptions"] = provided.interruptions;
   row["gpus"] = record.gpus;
   row["simulatedSeconds"] = Seconds(record.end);
   row["traceHash"] = record.trace_hash;

@@ -17,12 +17,20 @@
 //   makespan       the span when every job completed, else null
 //   breakdown      per stage (kBreakdownStages), the mean over the jobs
 //   gpuHours       GPU-hours held by pods (RunRecord::gpu_seconds)
-//   idleGpuHours   the cluster's GPUs over the span, less the GPU-hours held: paid for, unused
+//   providedGpuHours  the GPU-hours the cluster provides: its GPUs over the span, held or not (what
+//                  "cheapest" compares when no node has a price); a pool node's GPUs count for the
+//                  time it is paid for (below)
+//   idleGpuHours   providedGpuHours less the GPU-hours held: paid for, unused
 //   lostGpuHours   GPU-hours the jobs' pods held before each job's last restart: work thrown away
 //   peakMemory     per role, the largest peak of any job
 //   restarts       summed over the jobs
-//   cost           the span times the cluster's price per hour (nodes' pricePerHour); null when no
-//                  node has a price
+//   cost           the span times the cluster's price per hour (nodes' pricePerHour), plus each pool
+//                  node's price for the time it is paid for: from its request (from the span's start
+//                  for a pool's minimum nodes) to its removal or interruption, which may come after
+//                  the span's end (a pool shrinks after the last job), or to the span's end; null
+//                  when nothing is priced
+//   nodeHours      node-hours paid for, counted as the cost is; peakNodes: the most nodes Ready at
+//                  once; poolNodes: pool nodes requested; interruptions: spot nodes taken back
 //   busyCost       what the nodes cost if each is paid for only while it holds a pod (an autoscaled
 //                  cluster without scale-up delay or minimum billing): each priced node's price
 //                  times the union of its pods' times from binding to release; null when no node

@@ -20,8 +20,7 @@ std::string Money(double x) {
 double Makespan(const json& p) { return p["makespanSeconds"].get<double>(); }
 
 double CostOf(const json& p, const std::string& basis) {
-  const json& v = p[basis];
-  return v.is_number() ? v.get<double>() : 0;
+  return p.contains(basis) && p[basis].is_number() ? p[basis].get<double>() : 0;
 }
 
 std::string QueueKey(const Objective& o) { return "p" + std::to_string(o.queueing_percentile.value_or(95)); }
@@ -49,9 +48,12 @@ std::string Ineligible(const json& p, const Objective& o, const std::string& bas
 std::string FiguresText(const json& point, const std::string& cost_basis) {
   std::string out = point["makespanSeconds"].is_number() ? "makespan " + FormatSeconds(Makespan(point)) : std::string("no makespan");
   if (cost_basis == "cost" && point["cost"].is_number()) out += ", cost " + Money(point["cost"].get<double>());
-  else if (point["gpuHours"].is_number()) out += ", " + Money(point["gpuHours"].get<double>()) + " GPU-hours";
+  else if (point.contains("providedGpuHours") && point["providedGpuHours"].is_number())
+    out += ", " + Money(point["providedGpuHours"].get<double>()) + " GPU-hours provided";
   return out;
 }
+
+std::string CostLabel(const std::string& cost_basis) { return cost_basis == "cost" ? "cost" : "GPU-hours provided"; }
 
 json ObjectiveToJson(const Objective& o) {
   json out = {{"goal", o.goal == Goal::kFastest ? "fastest" : "cheapest"}};
@@ -78,7 +80,7 @@ Recommendation Recommend(const std::vector<json>& points, const Objective& objec
   r.objective = Describe(objective);
   r.cost_basis = "cost";
   for (const json& p : points)
-    if (p["outcome"] == "Succeeded" && !p["cost"].is_number()) r.cost_basis = "gpuHours";
+    if (p["outcome"] == "Succeeded" && !p["cost"].is_number()) r.cost_basis = "providedGpuHours";
   r.why_lost.assign(points.size(), "");
   std::vector<std::size_t> eligible;
   for (std::size_t i = 0; i < points.size(); ++i) {
@@ -127,7 +129,7 @@ json RecommendationJson(const Recommendation& r, const std::vector<json>& points
 }
 
 std::string FormatRecommendation(const Recommendation& r, const std::vector<json>& points) {
-  std::string out = "objective: " + r.objective + (r.cost_basis == "gpuHours" ? " (no node has a pricePerHour: cost is GPU-hours)" : "") + "\n";
+  std::string out = "objective: " + r.objective + (r.cost_basis == "cost" ? "" : " (no node has a price: cost is the GPU-hours the cluster provides, its GPUs over the span, held or not)") + "\n";
   if (!r.best) {
     out += "recommended: none: no point succeeded within the objective's limits\n";
   } else {

@@ -121,8 +121,9 @@ std::vector<json> PointSummaries(const SweepResult& result) {
     point["failedSeeds"] = failed;
     point["seeds"] = rows.size();
     point["partitionMode"] = rows.empty() ? json("") : (*rows.front()).value("partitionMode", json(""));
-    for (const char* figure : {"makespanSeconds", "spanSeconds", "cost", "busyCost", "gpuHours", "idleGpuHours", "lostGpuHours", "restarts",
-                               "gpuUtilization", "trainingGpuUtilization", "epochSeconds"}) {
+    for (const char* figure : {"makespanSeconds", "spanSeconds", "cost", "busyCost", "gpuHours", "providedGpuHours", "idleGpuHours", "lostGpuHours", "restarts",
+                               "gpuUtilization", "trainingGpuUtilization", "epochSeconds", "nodeHours", "peakNodes", "poolNodes",
+                               "interruptions"}) {
       // std::string first: `"/" + std::string(figure)` draws g++ 12's false -Wrestrict (ResultCsv).
       point[figure] = Mean(rows, json::json_pointer(std::string("/") + figure));
     }
@@ -151,14 +152,15 @@ std::string ResultCsv(const SweepResult& result) {
       {"outcome", "/outcome"}, {"lostTo", "/lostTo"}, {"reason", "/reason"}, {"partitionMode", "/partitionMode"},
       {"makespanSeconds", "/makespanSeconds"}, {"spanSeconds", "/spanSeconds"}};
   for (const char* stage : kBreakdownStages) columns.push_back({std::string(stage) + "Seconds", "/breakdownSeconds/" + std::string(stage)});
-  for (const char* figure : {"gpuHours", "idleGpuHours", "lostGpuHours"}) columns.push_back({figure, std::string("/") + figure});
+  for (const char* figure : {"gpuHours", "providedGpuHours", "idleGpuHours", "lostGpuHours"}) columns.push_back({figure, std::string("/") + figure});
   for (const char* role : kMemoryRoles) columns.push_back({std::string(role) + "PeakMemoryBytes", "/peakMemoryBytes/" + std::string(role)});
   columns.push_back({"restarts", "/restarts"});
   columns.push_back({"cost", "/cost"});
   columns.push_back({"busyCost", "/busyCost"});
   for (int q : kQueueingPercentiles) columns.push_back({"queueingP" + std::to_string(q) + "Seconds", "/queueingSeconds/p" + std::to_string(q)});
   columns.push_back({"queueingMaxSeconds", "/queueingSeconds/max"});
-  for (const char* figure : {"gpuUtilization", "trainingGpuUtilization", "epochSeconds", "jobs", "nodes", "gpus", "simulatedSeconds", "traceHash"})
+  for (const char* figure : {"gpuUtilization", "trainingGpuUtilization", "epochSeconds", "jobs", "nodes", "nodeHours", "peakNodes",
+                             "poolNodes", "interruptions", "gpus", "simulatedSeconds", "traceHash"})
     columns.push_back({figure, std::string("/") + figure});
 
   std::string out = "run,point,seed";

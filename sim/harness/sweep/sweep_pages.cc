@@ -33,9 +33,13 @@ struct View {
   Recommendation r;
   const json& header;
   bool fleet = false;  // points run several jobs
+  bool pools = false;  // points scale node pools
   explicit View(const SweepResult& result)
       : points(PointSummaries(result)), r(Recommend(points, ObjectiveFromJson(result.header["objective"]))), header(result.header) {
-    for (const json& row : result.rows) fleet = fleet || row.value("jobs", 0) > 1;
+    for (const json& row : result.rows) {
+      fleet = fleet || row.value("jobs", 0) > 1;
+      pools = pools || row.value("poolNodes", 0) > 0;
+    }
   }
   const json& Parameter(std::size_t p) const { return header["parameters"][p]; }
   std::string Label(const json& point, std::size_t p) const { return point["parameters"].value(Parameter(p)["name"].get<std::string>(), ""); }
@@ -123,7 +127,7 @@ double MakespanScale(const View& view) {
 Chart ParetoChart(const View& view) {
   Chart chart;
   const double scale = MakespanScale(view);
-  const std::string cost = view.CostBasis() == "cost" ? "cost" : "GPU-hours";
+  const std::string cost = CostLabel(view.CostBasis());
   chart.title = "Pareto front: makespan against " + cost;
   chart.x_label = std::string("makespan (") + (scale == 3600 ? "hours" : "minutes") + ")";
   chart.y_label = cost;
@@ -152,20 +156,33 @@ std::string Maybe(const json& v, double scale, int digits) { return v.is_number(
 
 std::string Percent(const json& share) { return share.is_number() ? Fixed(100 * share.get<double>(), 1) + "%" : "-"; }
 
-std::vector<std::string> PointCells(const View& view, const json& p) {
-  std::string queue = view.fleet ? FormatSeconds(Figure(p, "/queueingSeconds/p95", 1)) : "-";
-  return {p["point"].dump(), p["label"].get<std::string>(), p["partitionMode"].get<std::string>(),
-          p["outcome"] == "Succeeded" ? "Succeeded" : p["lostTo"].get<std::string>(),
-          p["makespanSeconds"].is_number() ? FormatSeconds(p["makespanSeconds"].get<double>()) : "-", Maybe(p["cost"], 1, 2),
-          Maybe(p["busyCost"], 1, 2),
-          Maybe(p["gpuHours"], 1, 2), Maybe(p["idleGpuHours"], 1, 2), Maybe(p["lostGpuHours"], 1, 2), Maybe(p["restarts"], 1, 1), queue,
-          p["epochSeconds"].is_number() ? Fixed(p["epochSeconds"].get<double>(), 2) + "s" : "-",
-          Percent(p["gpuUtilization"]), Percent(p["trainingGpuUtilization"]), view.r.why_lost[p["point"].get<std::size_t>()]};
+// The points table's columns: the figures every sweep has, the GPU-hours the cluster provides when
+// they are the cost (no prices), and the node figures when points scale node pools.
+std::vector<std::string> PointColumns(const View& view) {
+  std::vector<std::string> columns = {"point", "configuration", "partition mode", "outcome", "makespan", "cost", "busy cost", "GPU-hours"};
+  if (view.CostBasis() != "cost") columns.push_back("GPU-hours provided");
+  columns.insert(columns.end(), {"idle GPU-hours", "lost GPU-hours", "restarts", "queueing p95"});
+  if (view.pools) columns.insert(columns.end(), {"peak nodes", "node-hours", "interruptions"});
+  columns.insert(columns.end(), {"time per epoch", "GPU utilisation", "GPU time training", "why it lost"});
+  return columns;
 }
 
-const std::vector<std::string> kPointColumns = {"point", "configuration", "partition mode", "outcome", "makespan", "cost",
-                                                "busy cost", "GPU-hours", "idle GPU-hours", "lost GPU-hours", "restarts", "queueing p95",
-                                                "time per epoch", "GPU utilisation", "GPU time training", "why it lost"};
+std::vector<std::string> PointCells(const View& view, const json& p) {
+  std::string queue = view.fleet ? FormatSeconds(Figure(p, "/queueingSeconds/p95", 1)) : "-";
+  std::vector<std::string> cells = {p["point"].dump(), p["label"].get<std::string>(), p["partitionMode"].get<std::string>(),
+                                    p["outcome"] == "Succeeded" ? "Succeeded" : p["lostTo"].get<std::string>(),
+                                    p["makespanSeconds"].is_number() ? FormatSeconds(p["makespanSeconds"].get<double>()) : "-",
+                                    Maybe(p["cost"], 1, 2), Maybe(p["busyCost"], 1, 2), Maybe(p["gpuHours"], 1, 2)};
+  if (view.CostBasis() != "cost") cells.push_back(Maybe(p.value("providedGpuHours", json()), 1, 2));
+  cells.insert(cells.end(), {Maybe(p["idleGpuHours"], 1, 2), Maybe(p["lostGpuHours"], 1, 2), Maybe(p["restarts"], 1, 1), queue});
+  if (view.pools)
+    cells.insert(cells.end(), {Maybe(p.value("peakNodes", json()), 1, 1), Maybe(p.value("nodeHours", json()), 1, 2),
+                               Maybe(p.value("interruptions", json()), 1, 1)});
+  cells.insert(cells.end(), {p["epochSeconds"].is_number() ? Fixed(p["epochSeconds"].get<double>(), 2) + "s" : "-",
+                             Percent(p["gpuUtilization"]), Percent(p["trainingGpuUtilization"]),
+                             view.r.why_lost[p["point"].get<std::size_t>()]});
+  return cells;
+}
 
 // "from 1h5m: point 3 workers=8 (cost 32.10)" per Pareto point, fastest first.
 std::vector<std::vector<std::string>> DeadlineRows(const View& view) {
@@ -207,7 +224,7 @@ NamedChart PlotOf(const View& view, const std::string& figure, std::size_t p) {
             FigureChart(view, p, "/makespanSeconds", std::string("makespan (") + (scale == 3600 ? "hours" : "minutes") + ")", scale, true)};
   }
   if (figure == "cost")
-    return {"cost-vs-" + name, FigureChart(view, p, "/" + view.CostBasis(), view.CostBasis() == "cost" ? "cost" : "GPU-hours", 1, true)};
+    return {"cost-vs-" + name, FigureChart(view, p, "/" + view.CostBasis(), CostLabel(view.CostBasis()), 1, true)};
   if (figure == "busyCost") return {"busy-cost-vs-" + name, FigureChart(view, p, "/busyCost", "cost, nodes paid while busy", 1, true)};
   if (figure == "queueing") {
     const std::string q = std::to_string(ObjectiveFromJson(view.header["objective"]).queueing_percentile.value_or(95));
@@ -290,7 +307,7 @@ std::string SweepHtml(const SweepResult& result) {
     for (const std::string& c : crossovers) out += "<li>" + HtmlEscape(c) + "</li>\n";
     out += "</ul>\n";
   }
-  out += "<h2>Points</h2>\n<table>\n" + Row(kPointColumns, "th");
+  out += "<h2>Points</h2>\n<table>\n" + Row(PointColumns(view), "th");
   for (const json& p : view.points) out += Row(PointCells(view, p));
   out += "</table>\n<p>Every run of every seed is in the CSV and JSON outputs; figures here are means over the seeds.</p>\n</body></html>\n";
   return out;
@@ -320,9 +337,10 @@ MarkdownReport SweepMarkdown(const SweepResult& result, const std::string& svg_p
     for (const std::string& c : crossovers) md += "- " + c + "\n";
   }
   md += "\n**Points** (means over the seeds):\n\n|";
-  for (const std::string& c : kPointColumns) md += " " + c + " |";
+  const std::vector<std::string> columns = PointColumns(view);
+  for (const std::string& c : columns) md += " " + c + " |";
   md += "\n|";
-  for (std::size_t i = 0; i < kPointColumns.size(); ++i) md += "---|";
+  for (std::size_t i = 0; i < columns.size(); ++i) md += "---|";
   md += "\n";
   for (const json& p : view.points) {
     md += "|";
@@ -341,7 +359,7 @@ std::string SweepTable(const SweepResult& result) {
   std::string out;
   char line[512];
   std::snprintf(line, sizeof line, "%-5s %-44s %-12s %-13s %12s %10s %9s%s\n", "point", "configuration", "mode", "outcome", "makespan",
-                view.CostBasis() == "cost" ? "cost" : "GPU-hours", "restarts", view.fleet ? "  queue p95  util" : "");
+                CostLabel(view.CostBasis()).c_str(), "restarts", view.fleet ? "  queue p95  util" : "");
   out += line;
   for (const json& p : view.points) {
     const std::string cost = Maybe(p[view.CostBasis()], 1, 2);

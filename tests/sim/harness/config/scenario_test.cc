@@ -269,7 +269,7 @@ TEST(ScenarioTest, WrongApiVersionKindAndEmptyFiles) {
   ExpectOneProblem(ReplaceText(kBase, "kind: Scenario\n", ""), "s.yaml:1:1: kind: required field is missing");
   ExpectOneProblem("", "s.yaml:1:1: the file holds no scenario (expected apiVersion: dglsim/v1, kind: Scenario)");
   ExpectOneProblem(ReplaceText(kBase, "  nodes:\n    - {name: gpu, count: 4, capacity: {cpu: \"96\", nvidia.com/gpu: \"8\"}}\n", "  nodes: []\n"),
-                   "s.yaml:5:3: cluster.nodes: at least one node (a template or a manifest) is required");
+                   "s.yaml:5:3: cluster.nodes: at least one node (a template or a manifest) or one of cluster.nodePools is required");
 }
 
 TEST(ScenarioTest, YamlSyntaxErrorIsOneLine) {
@@ -320,7 +320,7 @@ TEST(ScenarioTest, ExpectationShapes) {
                    "s.yaml:25:5: expect[0]: an expectation checks one thing: found both phase and within; split it in two");
   ExpectOneProblem(kBase + "expect:\n  - {job: big}\n",
                    "s.yaml:25:5: expect[0]: unknown expectation: it needs one of phase, phases, condition, within, "
-                   "restarts, configMap, breakdown, peakMemory, pods, invariants");
+                   "restarts, configMap, breakdown, peakMemory, pods, nodes, invariants");
   ExpectOneProblem(kBase + "expect:\n  - {job: big, phase: Suceeded}\n",
                    "s.yaml:25:23: expect[0].phase: unsupported value \"Suceeded\": one of Pending, Partitioning, "
                    "Partitioned, Training, Restarting, Suspended, Succeeded, Failed (did you mean \"Succeeded\"?)");

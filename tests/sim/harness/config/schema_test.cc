@@ -126,6 +126,28 @@ json Models() {
   return s;
 }
 
+// No fixed node: one pool of 4-GPU nodes (at most three) that the autoscaler grows for the job.
+json Pooled() {
+  json s = Small();
+  s["cluster"].erase("nodes");
+  s["cluster"]["nodePools"] = json::array(
+      {{{"name", "p"},
+        {"max", 3},
+        {"scaleUpDelay", "2m"},
+        {"capacity", {{"cpu", "32"}, {"memory", "128Gi"}, {"nvidia.com/gpu", "4"}, {"ephemeral-storage", "1Ti"}}}}});
+  return s;
+}
+
+// The workload models' job on a pool of CPU machines.
+json PooledModels() {
+  json s = Models();
+  s["cluster"]["nodePools"] = json::array({{{"name", "p"}, {"max", 3}, {"capacity", s["cluster"]["nodes"][0]["capacity"]}}});
+  s["cluster"].erase("nodes");
+  return s;
+}
+
+json& Pool(json& s, std::size_t i = 0) { return s["cluster"]["nodePools"][i]; }
+
 json& Job(json& s, std::size_t i = 0) { return s["jobs"][i]["inline"]; }
 json& Nodes(json& s) { return s["cluster"]["nodes"][0]; }
 void ForEachTemplate(json& job, const std::function<void(json&)>& f) {
@@ -193,6 +215,19 @@ std::vector<RunCase> RunCases() {
           json::array({{{"key", "k"}, {"operator", "Equal"}, {"value", "v"}, {"effect", "NoSchedule"}}});
     });
   };
+  Edit pool_taint = [](json& s) {
+    Pool(s)["taints"] = json::array({{{"key", "k"}, {"value", "v"}, {"effect", "NoSchedule"}}});
+    ForEachTemplate(Job(s), [](json& t) {
+      t["spec"]["tolerations"] =
+          json::array({{{"key", "k"}, {"operator", "Equal"}, {"value", "v"}, {"effect", "NoSchedule"}}});
+    });
+  };
+  Edit second_pool = [](json& s) {
+    json q = Pool(s);
+    q["name"] = "q";
+    s["cluster"]["nodePools"].push_back(q);
+    s["cluster"]["autoscaler"] = {{"expander", "priority"}};
+  };
   // The operator's events rule (rule 7 of deploy/rbac.yaml's ClusterRole) removed a second in.
   auto rbac_fault = [](json& s) {
     AddFault(s, {{"at", "1s"}, {"kind", "RbacRuleRemoved"}, {"role", "ClusterRole/dgl-operator"}, {"rule", 7}});
@@ -256,6 +291,50 @@ std::vector<RunCase> RunCases() {
       {"cluster.nodes[].mtbf", Small, none, [](json& s) { Nodes(s)["mtbf"] = "2m"; }},
       {"cluster.nodes[].repairTime", Small, [](json& s) { Nodes(s)["mtbf"] = "2m"; }, [](json& s) { Nodes(s)["repairTime"] = "5m"; }},
       {"cluster.nodes[].manifest", Small, none, set({"cluster", "nodes", "#0"}, {{"manifest", "nodes.yaml"}})},
+      {"cluster.nodePools[].name", Pooled, none, [](json& s) { Pool(s)["name"] = "q"; }},
+      {"cluster.nodePools[].min", Pooled, none, [](json& s) { Pool(s)["min"] = 1; }},
+      // Two jobs on 2-GPU nodes need two nodes at once; with one, the second job waits.
+      {"cluster.nodePools[].max", Pooled,
+       [two_jobs](json& s) {
+         two_jobs(s);
+         Pool(s)["capacity"]["nvidia.com/gpu"] = "2";
+       },
+       [](json& s) { Pool(s)["max"] = 1; }},
+      {"cluster.nodePools[].capacity", Pooled, none, [](json& s) { Pool(s)["capacity"]["memory"] = "8Gi"; }},
+      {"cluster.nodePools[].labels", Pooled,
+       [](json& s) {
+         Pool(s)["labels"] = {{"pool", "a"}};
+         Job(s)["spec"]["dglReplicaSpecs"]["Worker"]["template"]["spec"]["nodeSelector"] = {{"pool", "a"}};
+       },
+       [](json& s) { Pool(s)["labels"] = {{"pool", "b"}}; }},
+      {"cluster.nodePools[].taints[].key", Pooled, pool_taint, [](json& s) { Pool(s)["taints"][0]["key"] = "k2"; }},
+      {"cluster.nodePools[].taints[].value", Pooled, pool_taint, [](json& s) { Pool(s)["taints"][0]["value"] = "v2"; }},
+      {"cluster.nodePools[].taints[].effect", Pooled, pool_taint, [](json& s) { Pool(s)["taints"][0]["effect"] = "NoExecute"; }},
+      {"cluster.nodePools[].network", Pooled, none, [](json& s) { Pool(s)["network"] = "10Mbps"; }},
+      {"cluster.nodePools[].disk", Pooled, none, [](json& s) { Pool(s)["disk"] = "10MBps"; }},
+      {"cluster.nodePools[].cpuSpeed", PooledModels, none, [](json& s) { Pool(s)["cpuSpeed"] = 0.25; }},
+      {"cluster.nodePools[].scaleUpDelay", Pooled, none, [](json& s) { Pool(s)["scaleUpDelay"] = "5m"; }},
+      // Two pools alike but for their names: the priority expander takes the one listed first
+      // unless the other's priority is higher.
+      {"cluster.nodePools[].priority", Pooled, second_pool, [](json& s) { Pool(s, 1)["priority"] = 10; }},
+      {"cluster.nodePools[].spot.meanTimeToInterruption", Pooled, none,
+       [](json& s) { Pool(s)["spot"] = {{"meanTimeToInterruption", "2m"}}; }},
+      {"cluster.nodePools[].spot.notice", Pooled, [](json& s) { Pool(s)["spot"] = {{"meanTimeToInterruption", "2m"}}; },
+       [](json& s) { Pool(s)["spot"]["notice"] = "30s"; }},
+      // A roomier machine listed first: least waste takes the other, priority (all 0) the first.
+      {"cluster.autoscaler.expander", Pooled,
+       [](json& s) {
+         json big = Pool(s);
+         big["name"] = "big";
+         big["capacity"]["cpu"] = "96";
+         big["capacity"]["memory"] = "512Gi";
+         s["cluster"]["nodePools"].insert(s["cluster"]["nodePools"].begin(), big);
+       },
+       set({"cluster", "autoscaler", "expander"}, "priority")},
+      {"cluster.autoscaler.scanInterval", Pooled, none, set({"cluster", "autoscaler", "scanInterval"}, "1m")},
+      {"cluster.autoscaler.scaleDownUnneededTime", Pooled, none, set({"cluster", "autoscaler", "scaleDownUnneededTime"}, "1m")},
+      {"cluster.autoscaler.scaleDownDelayAfterAdd", Pooled, set({"cluster", "autoscaler", "scaleDownUnneededTime"}, "1m"),
+       set({"cluster", "autoscaler", "scaleDownDelayAfterAdd"}, "1m")},
       {"cluster.storage.bandwidth", Models, none, set({"cluster", "storage", "bandwidth"}, "5MBps")},
       // A second job on a bigger graph: the two jobs' downloads share the storage and end at
       // different times, so the re-rate after the first ending waits.
@@ -515,6 +594,9 @@ std::vector<VerdictCase> VerdictCases() {
        [](json& e) { e["pods"]["selector"] = "training.kubeflow.org/job-name=k"; }, true},
       {"expect[pods].count", {{"pods", selector}, {"count", 4}, {"at", "4m"}}, set("count", 5), true},
       {"expect[pods].at", {{"pods", selector}, {"count", 4}, {"at", "4m"}}, set("at", "10s"), true},
+      {"expect[nodes].nodes", {{"nodes", 3}, {"at", "4m"}}, set("nodes", 2)},
+      // After the run's end (until is 12h), there is nothing to count.
+      {"expect[nodes].at", {{"nodes", 3}, {"at", "4m"}}, set("at", "13h")},
       {"expect[invariants].invariants", {{"invariants", "all"}}, set("invariants", {"noSuchInvariant"})},
   };
 }
@@ -533,7 +615,7 @@ TEST(SchemaTest, EverySchemaFieldHasAProof) {
   for (const RunCase& c : RunCases()) proven.insert(c.field);
   for (const VerdictCase& c : VerdictCases()) proven.insert(c.field);
   for (const char* f : {"metadata.name", "metadata.description", "metadata.labels", "metadata.annotations",
-                        "cluster.nodes[].pricePerHour", "apiVersion", "kind"})
+                        "cluster.nodes[].pricePerHour", "cluster.nodePools[].pricePerHour", "apiVersion", "kind"})
     proven.insert(f);
   for (const SchemaField& f : ScenarioSchema()) {
     if (HasFieldsUnder(f.path)) continue;  // a mapping whose fields are listed is proven through them
@@ -647,6 +729,19 @@ TEST(SchemaTest, ReportFieldsChangeTheReportAndNotTheRun) {
     EXPECT_EQ(after.trace_hash, before.trace_hash);
     EXPECT_NE(ReportJson(after, {}), report_before);
   }
+}
+
+// A pool's price bills its nodes for the time they are paid for; the run stays the same.
+TEST(SchemaTest, PoolPriceChangesTheCostAndNotTheRun) {
+  const json base = Pooled();
+  RunRecord before = RunScenario(LoadOrFail(base));
+  json priced = base;
+  Pool(priced)["pricePerHour"] = 3.5;
+  RunRecord after = RunScenario(LoadOrFail(priced));
+  EXPECT_EQ(after.trace_hash, before.trace_hash);
+  EXPECT_TRUE(ReportJson(before, {})["cluster"]["cost"].is_null());
+  ASSERT_TRUE(ReportJson(after, {})["cluster"]["cost"].is_number());
+  EXPECT_GT(ReportJson(after, {})["cluster"]["cost"].get<double>(), 0);
 }
 
 TEST(SchemaTest, FormatFieldsTakeTheirOneValueOnly) {

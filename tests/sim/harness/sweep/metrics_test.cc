@@ -152,5 +152,41 @@ TEST(SweepMetrics, BusyCostPaysEachNodeOnlyWhileItHoldsAPod) {
   EXPECT_TRUE(RowOf(Scenario{}, record)["busyCost"].is_null());
 }
 
+// A planner pays for what the cluster provides: two 4-GPU fixed nodes over a two-hour span, and
+// pool nodes from their request (one asked for at 30m, Ready at 33m, removed at 2h10m, after the
+// span; one asked for at 1h, interrupted at 1h30m; one at the pool's minimum from before the
+// first submission), whether their pods held the GPUs or not.
+TEST(SweepMetrics, PoolNodesArePaidFromTheirRequestToTheirRemovalOrInterruption) {
+  Scenario scenario;
+  NodeTemplateSpec fixed{.name = "fixed", .count = 2, .price_per_hour = 10};
+  scenario.cluster.nodes = {{.node_template = fixed}};
+  RunRecord record;
+  const JobKey key{"dgl", "sage"};
+  record.job_order.push_back(key);
+  record.jobs[key] = {.key = key, .submitted = 10 * kMin, .completed = 130 * kMin, .phase = "Succeeded"};
+  record.end = 140 * kMin;
+  record.nodes = 3;  // at the end: the fixed ones and the minimum node
+  record.gpus = 12;
+  record.fixed_nodes = 2;
+  record.fixed_gpus = 8;
+  record.price_per_hour = 20;
+  record.pool_nodes = {
+      {.name = "p-0", .pool = "p", .gpus = 4, .price_per_hour = 6, .requested = 0, .ready = 0},
+      {.name = "p-1", .pool = "p", .gpus = 4, .price_per_hour = 6, .requested = 30 * kMin, .ready = 33 * kMin, .gone = 140 * kMin},
+      {.name = "p-2", .pool = "p", .gpus = 4, .price_per_hour = 6, .spot = true, .requested = 60 * kMin, .ready = 63 * kMin,
+       .notice = 88 * kMin, .gone = 90 * kMin, .interrupted = true},
+  };
+  const kube::Json row = RowOf(scenario, record);
+  // Span 10m..130m (2 h). Paid: p-0 2 h (from the span's start), p-1 110 min, p-2 30 min.
+  const double pool_hours = 2.0 + 110.0 / 60 + 0.5;
+  EXPECT_DOUBLE_EQ(row["cost"].get<double>(), 20 * 2.0 + 6 * pool_hours);
+  EXPECT_DOUBLE_EQ(row["providedGpuHours"].get<double>(), 8 * 2.0 + 4 * pool_hours);
+  EXPECT_DOUBLE_EQ(row["nodeHours"].get<double>(), 2 * 2.0 + pool_hours);
+  // Ready at once: the two fixed nodes, p-0, and p-1 with p-2 from 63m to 90m.
+  EXPECT_EQ(row["peakNodes"].get<int>(), 5);
+  EXPECT_EQ(row["poolNodes"].get<int>(), 3);
+  EXPECT_EQ(row["interruptions"].get<int>(), 1);
+}
+
 }  // namespace
 }  // namespace harness::sweep

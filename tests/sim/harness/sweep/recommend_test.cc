@@ -93,10 +93,31 @@ TEST(Recommend, NothingEligibleAndTheParetoFront) {
   EXPECT_NE(FormatRecommendation(none, kPoints).find("recommended: none"), std::string::npos);
   // Fastest to slowest, each cheaper than the one before.
   EXPECT_EQ(With(Goal::kFastest).pareto, (std::vector<std::size_t>{0, 2, 1}));
-  // Without prices everywhere, GPU-hours are the cost.
+  // Without prices everywhere, the GPU-hours the cluster provides are the cost.
   std::vector<json> unpriced = kPoints;
   unpriced[0]["cost"] = nullptr;
-  EXPECT_EQ(Recommend(unpriced, {}).cost_basis, "gpuHours");
+  EXPECT_EQ(Recommend(unpriced, {}).cost_basis, "providedGpuHours");
+}
+
+// Without prices, "cheapest" compares what the cluster provides, not what its pods hold: two fleets
+// whose pods hold the same GPU-hours in the same time, one twice the other's size, are not "as
+// cheap": the larger provides twice the GPU-hours and loses as dearer.
+TEST(Recommend, UnpricedCheapestPaysForTheGpusTheClusterHas) {
+  auto fleet = [](std::size_t i, const char* label, double provided) {
+    json p = Point(i, label, 8 * 3600, 0);
+    p["cost"] = nullptr;
+    p["gpuHours"] = 100.0;
+    p["providedGpuHours"] = provided;
+    return p;
+  };
+  const std::vector<json> points = {fleet(0, "nodes=80", 1280), fleet(1, "nodes=40", 640)};
+  Objective o;
+  o.goal = Goal::kCheapest;
+  const Recommendation r = Recommend(points, o);
+  EXPECT_EQ(r.cost_basis, "providedGpuHours");
+  EXPECT_EQ(r.best, 1u);
+  EXPECT_EQ(r.why_lost[0], "dearer: makespan 8h, 1280.00 GPU-hours provided against makespan 8h, 640.00 GPU-hours provided");
+  EXPECT_NE(FormatRecommendation(r, points).find("cost is the GPU-hours the cluster provides"), std::string::npos);
 }
 
 }  // namespace

@@ -102,11 +102,11 @@ TEST(SweepRunner, TheOutputsCarryEveryFigure) {
   const std::string csv = ResultCsv(whole);
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "run,point,seed,workers,minutes,memory,outcome,lostTo,reason,partitionMode,makespanSeconds,spanSeconds,queueingSeconds,"
-            "imagePullSeconds,downloadSeconds,prepareSeconds,partitionSeconds,dispatchSeconds,loadSeconds,trainingSeconds,gpuHours,idleGpuHours,"
+            "imagePullSeconds,downloadSeconds,prepareSeconds,partitionSeconds,dispatchSeconds,loadSeconds,trainingSeconds,gpuHours,providedGpuHours,idleGpuHours,"
             "lostGpuHours,partitionerPeakMemoryBytes,launcherPeakMemoryBytes,workerPeakMemoryBytes,serverPeakMemoryBytes,"
             "samplerPeakMemoryBytes,trainerPeakMemoryBytes,restarts,cost,busyCost,queueingP50Seconds,"
             "queueingP90Seconds,queueingP95Seconds,queueingP99Seconds,queueingMaxSeconds,gpuUtilization,trainingGpuUtilization,"
-            "epochSeconds,jobs,nodes,gpus,"
+            "epochSeconds,jobs,nodes,nodeHours,peakNodes,poolNodes,interruptions,gpus,"
             "simulatedSeconds,traceHash");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 24);
   const std::string html = SweepHtml(whole);
