@@ -101,7 +101,7 @@ TEST_F(FieldManagerTest, ApplyingAnotherValueToAFieldSomeoneElseOwnsIsAConflictN
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), 409);
   EXPECT_EQ(refused.status().reason(), "Conflict");
-  EXPECT_EQ(refused.status().message(), "Apply failed with 1 conflict: conflict with \"dgl-operator\" using v1: .data.a");
+  EXPECT_EQ(refused.status().message(), "Apply failed with 1 conflict: conflict with \"dgl-operator\" using v1 at 2026-01-01T00:00:00Z: .data.a");
   ASSERT_EQ(refused.status().causes().size(), 1u);
   EXPECT_EQ(refused.status().causes()[0].type, "FieldManagerConflict");
   EXPECT_EQ(refused.status().causes()[0].field, ".data.a");
