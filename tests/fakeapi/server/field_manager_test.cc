@@ -118,9 +118,10 @@ TEST_F(FieldManagerTest, ForceTakesConflictingFieldsOver) {
   auto forced = Apply(&obj, ConfigMap({{"a", "mine"}}), true, Write("configmaps", "kubectl"));
   ASSERT_TRUE(forced.ok());
   EXPECT_EQ((*forced)["data"]["a"], "mine");
-  // It keeps only the map it added (data itself), as kube-apiserver leaves such an entry.
+  // It keeps only the map it added (data itself), written as a plain field, as kube-apiserver
+  // leaves such an entry.
   ASSERT_NE(Entry(*forced, "dgl-operator", "Update"), nullptr);
-  EXPECT_EQ((*Entry(*forced, "dgl-operator", "Update"))["fieldsV1"], json::parse(R"({"f:data":{".":{}}})"));
+  EXPECT_EQ((*Entry(*forced, "dgl-operator", "Update"))["fieldsV1"], json::parse(R"({"f:data":{}})"));
   EXPECT_EQ((*Entry(*forced, "kubectl", "Apply"))["fieldsV1"], json::parse(R"({"f:data":{"f:a":{}}})"));
 }
 
