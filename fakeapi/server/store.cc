@@ -774,13 +774,16 @@ struct Store::Impl {
   kube::ObjectPtr Remove(ResourceData& d, const std::string& key, const char* verb) {
     auto it = d.objects.find(key);
     json last = *it->second;
-    if (IsCorePods(d) && !HasDeletionTimestamp(last)) {
-      // A pod is deleted gracefully even with no grace: its last state says when, as kube-apiserver's
-      // does (and a pod that has a generation counts the deletion as a change of it).
+    if (const json* g = Find(last, "metadata", "generation");
+        IsCorePods(d) && !HasDeletionTimestamp(last) && g && g->is_number_integer()) {
+      // A pod is deleted gracefully even with no grace: its last state says when, and counts the
+      // deletion as a change of it, as kube-apiserver 1.34's does. Only for a pod that has a
+      // generation (written over HTTP, WriteOptions::track_generation): the simulation's own pods
+      // end as they were.
+      const std::int64_t generation = g->get<std::int64_t>() + 1;
       last["metadata"]["deletionTimestamp"] = kube::FormatTime(options.clock->Now());
       last["metadata"]["deletionGracePeriodSeconds"] = 0;
-      if (const json* g = Find(last, "metadata", "generation"); g && g->is_number_integer())
-        last["metadata"]["generation"] = g->get<std::int64_t>() + 1;
+      last["metadata"]["generation"] = generation;
     }
     last["metadata"]["resourceVersion"] = NextRv();
     auto final_state = kube::ShareObject(std::move(last));

@@ -84,7 +84,8 @@ struct WriteOptions {
   bool status_metadata = false;
   // Create and Update: the object gets metadata.generation (1, bumped when its spec changes) though
   // its kind does not track one. The HTTP facade sets it for pods, which kube-apiserver 1.34 gives a
-  // generation; the simulation's in-process pods go without (speed).
+  // generation; the simulation's in-process pods go without (speed). A pod with a generation that is
+  // deleted at once ends with a deletionTimestamp and its generation bumped, as in kube-apiserver.
   bool track_generation = false;
 };
 

@@ -163,7 +163,16 @@ void PodStatusAsDecoded(const Target& t, const json& current, json& next) {
 // over HTTP); one the simulation wrote is updated as it is, or the defaults would read as changes
 // to fields a pod may not change.
 void DefaultPodUpdate(const Target& t, const json& current, json& next) {
-  if (IsCorePod(t) && t.subresource.empty() && kube::JsonAt(current, {"spec", "enableServiceLinks"})) DefaultPodAsDecoded(next);
+  if (!IsCorePod(t) || !t.subresource.empty()) return;
+  // spec.serviceAccount is written out as serviceAccountName's mirror (Present), not stored: a
+  // client that sends back what it read changes nothing by it.
+  if (json* spec = next.is_object() && next.contains("spec") ? &next["spec"] : nullptr; spec && spec->is_object()) {
+    const json* account = kube::JsonAt(*spec, {"serviceAccount"});
+    if (account && (!spec->contains("serviceAccountName") || (*spec)["serviceAccountName"] == *account) &&
+        !kube::JsonAt(current, {"spec", "serviceAccount"}))
+      spec->erase("serviceAccount");
+  }
+  if (kube::JsonAt(current, {"spec", "enableServiceLinks"})) DefaultPodAsDecoded(next);
 }
 
 // The pod's QoS class as kube-apiserver computes it at create: BestEffort without requests or

@@ -168,7 +168,8 @@ def _():
 def round_trip_bodies():
     """What a kind needs besides apiVersion, kind and metadata, for each kind discovery names as creatable."""
     job = json.load(open(os.path.join(ROOT, "tests", "cli", "operator_http_e2e_job.json")))
-    pod = {"kind": "Pod", "name": "p", "namespace": NS}
+    # An Event is about an object of its own namespace (kube-apiserver refuses another's).
+    pod = {"kind": "Pod", "name": "p", "namespace": ROUND_TRIP_NS}
     return {
         "v1/Pod": {"spec": {"containers": [{"name": "c", "image": "busybox:1.36"}], "schedulerName": "conformance-test"}},
         "v1/Node": {}, "v1/Namespace": {}, "v1/ServiceAccount": {},
