@@ -93,6 +93,7 @@ bool IsCorePod(const Target& t) { return t.type && t.type->group.empty() && t.ty
 // ...), before field ownership is recorded: the writer owns these fields. Pods the simulation's
 // in-process controllers write get the store's lighter defaults (store.h), for speed.
 void DefaultPodAsDecoded(json& pod) {
+  if (!pod.is_object()) return;  // refused by the store
   json& spec = pod["spec"];
   if (!spec.is_object()) return;
   if (!spec.contains("restartPolicy")) spec["restartPolicy"] = "Always";
@@ -146,7 +147,8 @@ void AsStatusWrite(const Target& t, const json& current, json& next) {
 // A pod's status as kube-apiserver decodes a status write: a condition's unset times are null
 // members (owned by the writer), and the QoS class stays what the create computed.
 void PodStatusAsDecoded(const Target& t, const json& current, json& next) {
-  if (!IsCorePod(t) || t.subresource != "status" || !next["status"].is_object()) return;
+  const json* written = next.is_object() ? kube::JsonAt(next, {"status"}) : nullptr;
+  if (!IsCorePod(t) || t.subresource != "status" || !written || !written->is_object()) return;
   json& status = next["status"];
   if (status["conditions"].is_array()) {
     for (json& c : status["conditions"])
@@ -197,6 +199,7 @@ std::string PodQosClass(const json& pod) {
 // recorded (owned by nobody): the Priority admission's priority and preemptionPolicy (no
 // PriorityClass named: 0), and the QoS class.
 void AdmitPodCreate(json& pod) {
+  if (!pod.is_object()) return;
   json& spec = pod["spec"];
   if (!spec.is_object()) return;
   if (!spec.contains("priorityClassName") && !spec.contains("priority")) spec["priority"] = 0;
