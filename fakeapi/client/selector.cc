@@ -110,9 +110,12 @@ class LabelLexer {
 };
 
 Status Unexpected(std::string_view text, const LabelLexer::Token& found, const char* expected) {
-  std::string shown = found.kind == LabelLexer::Kind::kEnd ? "end of string" : "'" + found.text + "'";
-  return Status::BadRequest("unable to parse requirement: couldn't parse the selector string \"" + std::string(text) +
-                            "\": found " + shown + ", expected: " + expected);
+  // As k8s.io/apimachinery's labels parser words it (the literal is empty at the end of the string;
+  // only the '(' message has no comma).
+  (void)text;
+  const std::string lit = found.kind == LabelLexer::Kind::kEnd ? "" : found.text;
+  return Status::BadRequest("unable to parse requirement: found '" + lit + "'" +
+                            (std::string_view(expected) == "'('" ? " expected: " : ", expected: ") + expected);
 }
 
 bool HasLabel(const json& labels, const std::string& key, std::string* value) {
@@ -431,7 +434,14 @@ Result<FieldSelector> FieldSelector::Parse(std::string_view text, std::string_vi
       }
       value += escaped[++i];
     }
-    if (!Supported(plural, field)) return Status::BadRequest("field label not supported: " + field);
+    if (!Supported(plural, field)) {
+      // Built-in kinds without field selectors of their own refuse in the generic conversion's
+      // words; the others (pods, events, nodes, namespaces, custom resources) in their own.
+      static const std::set<std::string, std::less<>> kGeneric = {"configmaps", "serviceaccounts", "leases", "roles",
+                                                                  "rolebindings", "clusterroles", "clusterrolebindings"};
+      if (!kGeneric.count(plural)) return Status::BadRequest("field label not supported: " + field);
+      return Status::BadRequest("\"" + field + "\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\"");
+    }
     selector.requirements_.push_back(Requirement{field, equals, std::move(value)});
   }
   return selector;

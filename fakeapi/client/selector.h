@@ -52,8 +52,10 @@ class FieldSelector {
     std::string value;
   };
 
-  // Parses and checks every field is supported for `plural` (e.g. "pods"); BadRequest
-  // ("field label not supported: spec.foo") otherwise.
+  // Parses and checks every field is supported for `plural` (e.g. "pods"); BadRequest otherwise, in
+  // kube-apiserver's words: "\"spec.foo\" is not a known field selector: only \"metadata.name\",
+  // \"metadata.namespace\"" for the built-in kinds without field selectors of their own (configmaps,
+  // serviceaccounts, leases, the RBAC kinds), "field label not supported: spec.foo" for the others.
   static Result<FieldSelector> Parse(std::string_view text, std::string_view plural);
 
   bool Empty() const { return requirements_.empty(); }

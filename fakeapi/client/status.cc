@@ -87,16 +87,20 @@ Status Status::Invalid(const std::string& kind, const std::string& name, std::ve
 Status Status::Expired(const std::string& message) { return Status(410, "Expired", message); }
 Status Status::BadRequest(const std::string& message) { return Status(400, "BadRequest", message); }
 Status Status::Forbidden(const std::string& message) { return Status(403, "Forbidden", message); }
-Status Status::MethodNotAllowed(const std::string& message) { return Status(405, "MethodNotAllowed", message); }
+Status Status::MethodNotAllowed(const std::string& message) { return WithEmptyDetails(Status(405, "MethodNotAllowed", message)); }
 Status Status::Timeout(const std::string& message) { return Status(504, "Timeout", message); }
 Status Status::Internal(const std::string& message) {
   return Status(500, "InternalError", "Internal error occurred: " + message);
 }
 Status Status::TooLarge(const std::string& message) { return Status(413, "RequestEntityTooLarge", message); }
 Status Status::UnsupportedMediaType(const std::string& message) {
-  return Status(415, "UnsupportedMediaType", message);
+  return WithEmptyDetails(Status(415, "UnsupportedMediaType", message));
 }
-Status Status::NotAcceptable(const std::string& message) { return Status(406, "NotAcceptable", message); }
+Status Status::NotAcceptable(const std::string& message) { return WithEmptyDetails(Status(406, "NotAcceptable", message)); }
+Status Status::WithEmptyDetails(Status s) {
+  if (!s.details_.is_object()) s.details_ = json::object();
+  return s;
+}
 Status Status::TooManyRequests(const std::string& message, int retry_after_seconds) {
   Status s(429, "TooManyRequests", message);
   s.details_ = {{"retryAfterSeconds", retry_after_seconds}};
@@ -153,7 +157,7 @@ json Status::ToJson() const {
     }
     details["causes"] = std::move(causes);
   }
-  if (!details.empty()) j["details"] = std::move(details);
+  if (!details.empty() || details_.is_object()) j["details"] = std::move(details);
   j["code"] = code_;
   return j;
 }

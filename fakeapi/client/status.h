@@ -34,6 +34,8 @@ class Status {
   static Status Expired(const std::string& message);
   static Status BadRequest(const std::string& message);
   static Status Forbidden(const std::string& message);
+  // 405, 406 and 415 carry an empty `details` object, as kube-apiserver's generic responses do; so
+  // does any Status whose details were set (even to nothing) or read from JSON that had them.
   static Status MethodNotAllowed(const std::string& message);
   static Status Timeout(const std::string& message);
   static Status Internal(const std::string& message);
@@ -75,6 +77,7 @@ class Status {
 
  private:
   Status(int code, std::string reason, std::string message) : code_(code), reason_(std::move(reason)), message_(std::move(message)) {}
+  static Status WithEmptyDetails(Status s);
   int code_ = 200;
   std::string reason_;
   std::string message_;

@@ -1,7 +1,10 @@
 // See discovery.h.
 #include "fakeapi/server/discovery.h"
 
+#include "fakeapi/server/strategic_merge.h"
 #include "fakeapi/server/wire.h"
+
+#include <openssl/sha.h>
 
 #include <algorithm>
 
@@ -14,6 +17,21 @@ namespace {
 const std::vector<std::string>& StoredVerbs() {
   static const std::vector<std::string> kVerbs = {"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"};
   return kVerbs;
+}
+
+// kube-apiserver's order for a custom resource (apiextensions-apiserver lists them so).
+const std::vector<std::string>& CustomResourceVerbs() {
+  static const std::vector<std::string> kVerbs = {"delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"};
+  return kVerbs;
+}
+
+// kube-apiserver's storageVersionHash: the first 8 bytes of the SHA-256 of "group/version/kind" of
+// the version the resource is stored as, in base64.
+std::string StorageVersionHash(const kube::ResourceType& stored) {
+  const std::string gvk = stored.group + "/" + stored.version + "/" + stored.kind;
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(gvk.data()), gvk.size(), digest);
+  return wire::Base64(std::string_view(reinterpret_cast<const char*>(digest), 8));
 }
 
 ApiResource Virtual(std::string group, std::string kind, std::string plural, bool namespaced, Serving serving) {
@@ -42,7 +60,11 @@ ApiCatalog::ApiCatalog(const kube::Registry& registry) {
     r.plural = t->plural;
     r.singular = t->singular;
     r.namespaced = t->namespaced;
-    r.verbs = StoredVerbs();
+    r.verbs = TakesStrategicMerge(*t) ? StoredVerbs() : CustomResourceVerbs();
+    // A namespace is deleted one at a time (its registry has no deletecollection).
+    if (t->group.empty() && t->plural == "namespaces")
+      r.verbs.erase(std::find(r.verbs.begin(), r.verbs.end(), "deletecollection"));
+    if (t->group.empty() && (t->plural == "pods" || t->plural == "services")) r.categories = {"all"};
     r.short_names = t->short_names;
     if (t->has_status) r.subresources.push_back("status");
     if (t->group.empty() && t->plural == "pods") {
@@ -159,6 +181,9 @@ json ApiResourceList(const ApiCatalog& catalog, const std::string& group, const 
     json entry = {{"name", r->plural}, {"singularName", r->singular}, {"namespaced", r->namespaced},
                   {"kind", r->kind},   {"verbs", r->verbs}};
     if (!r->short_names.empty()) entry["shortNames"] = r->short_names;
+    if (!r->categories.empty()) entry["categories"] = r->categories;
+    if (r->stored && (r->serving == Serving::kStored || r->serving == Serving::kEventsView))
+      entry["storageVersionHash"] = StorageVersionHash(*r->stored);
     resources.push_back(std::move(entry));
     for (const std::string& sub : r->subresources) {
       json verbs = sub == "status" ? json{"get", "patch", "update"} : sub == "log" ? json{"get"} : json{"create"};

@@ -1,6 +1,9 @@
 // What the HTTP facade serves, and discovery as kubectl and client libraries read it: /version and
 // the legacy discovery documents (/api, /apis, /apis/GROUP, /api/v1, /apis/GROUP/VERSION) listing
-// every served resource with its verbs, short names and subresources. Aggregated discovery is not
+// every served resource with its verbs (a custom resource's in apiextensions-apiserver's order,
+// namespaces without deletecollection), short names, categories, subresources and, for a stored
+// resource, kube-apiserver's storageVersionHash (a digest of the group, version and kind it is
+// stored as). Aggregated discovery is not
 // served: kubectl falls back to these documents when /api and /apis answer plain application/json.
 //
 // Served are the store's kinds (as themselves), plus:
@@ -39,6 +42,7 @@ struct ApiResource {
   bool namespaced = true;
   std::vector<std::string> verbs;
   std::vector<std::string> short_names;
+  std::vector<std::string> categories;    // "all" for pods and services, as kube-apiserver lists them
   std::vector<std::string> subresources;  // "status", "log", "binding", "eviction"
   Serving serving = Serving::kStored;
   const kube::ResourceType* stored = nullptr;  // the store kind behind it (nullptr: none)

@@ -46,11 +46,27 @@ json MemberFields(const json& v, const FieldWrite& w, bool keyed_lists) {
   return json::object();
 }
 
+// Object references of built-in kinds that are atomic structs (+structType=atomic): owned whole,
+// one field, as an Event's involvedObject, regarding and related are.
+bool AtomicStruct(const std::string& member) {
+  return member == "involvedObject" || member == "regarding" || member == "related";
+}
+
 json ValueFields(const json& value, const FieldWrite& w, bool keyed_lists) {
   json node = json::object();
   if (!value.is_object()) return node;
-  for (auto it = value.begin(); it != value.end(); ++it) node["f:" + it.key()] = MemberFields(it.value(), w, keyed_lists);
+  for (auto it = value.begin(); it != value.end(); ++it)
+    node["f:" + it.key()] = keyed_lists && AtomicStruct(it.key()) ? json::object() : MemberFields(it.value(), w, keyed_lists);
   return node;
+}
+
+// Members of built-in kinds that are Go maps (map[string]...): an added one is owned in itself.
+// Every other object member of a built-in kind is a Go struct, which is not.
+bool BuiltinMap(const std::string& member) {
+  static const std::set<std::string> kMaps = {"data",       "binaryData", "stringData", "labels",   "annotations",
+                                              "nodeSelector", "selector", "limits",     "requests", "capacity",
+                                              "allocatable", "matchLabels", "hard",     "used",     "overhead"};
+  return kMaps.count(member) > 0;
 }
 
 // The metadata a client owns: generateName, labels, annotations, finalizers (a set),
@@ -139,7 +155,16 @@ void RemoveField(json& tree, const Path& path) {
     if (!it->empty()) return;
   }
   parent.erase(it);
-  for (std::size_t i = nodes.size() - 1; i > 0 && nodes[i]->empty(); --i) nodes[i - 1]->erase(path[i - 1]);
+  // Nodes left empty go (an empty node would read as a field); a node left owning only itself is
+  // written as a plain field ({}), as kube-apiserver writes it.
+  for (std::size_t i = nodes.size() - 1; i > 0; --i) {
+    if (nodes[i]->empty()) {
+      nodes[i - 1]->erase(path[i - 1]);
+      continue;
+    }
+    if (nodes[i]->size() == 1 && nodes[i]->contains(".")) *nodes[i] = json::object();
+    break;
+  }
 }
 
 // The element a path step names inside `at` (an object member, a keyed list item, a set member).
@@ -273,6 +298,8 @@ struct Conflict {
   std::string api_version;
   std::string subresource;
   Path field;
+  std::string operation;  // "Apply" or "Update"
+  std::string time;       // the entry's time, RFC 3339
 };
 
 // Fields the applied configuration sets to another value than the object has, owned by others.
@@ -289,7 +316,8 @@ std::vector<Conflict> ConflictsOf(const json& current, const json& applied, cons
     for (const json& e : managed) {
       if (!e.is_object() || kube::JsonString(e, {"manager"}) == w.manager) continue;
       if (OwnsField(e.value("fieldsV1", json::object()), p))
-        out.push_back({kube::JsonString(e, {"manager"}), kube::JsonString(e, {"apiVersion"}), kube::JsonString(e, {"subresource"}), p});
+        out.push_back({kube::JsonString(e, {"manager"}), kube::JsonString(e, {"apiVersion"}), kube::JsonString(e, {"subresource"}), p,
+                       kube::JsonString(e, {"operation"}), kube::JsonString(e, {"time"})});
     }
   }
   return out;
@@ -305,8 +333,9 @@ kube::Status ConflictStatus(const std::vector<Conflict>& conflicts, const std::s
   bool first = true;
   for (const auto& [manager, list] : by_manager) {
     const Conflict& c = *list.front();
-    std::string who = "\"" + manager + "\"" + (c.subresource.empty() ? "" : " with subresource \"" + c.subresource + "\"") +
-                      " using " + c.api_version;
+    // kube-apiserver names an Update manager with its version and time, an Apply manager alone.
+    std::string who = "\"" + manager + "\"" + (c.subresource.empty() ? "" : " with subresource \"" + c.subresource + "\"");
+    if (c.operation == "Update") who += " using " + c.api_version + (c.time.empty() ? "" : " at " + c.time);
     message += (first ? "" : "\n") + std::string(list.size() == 1 ? "conflict with " : "conflicts with ") + who + ":";
     first = false;
     for (const Conflict* each : list) {
@@ -314,9 +343,10 @@ kube::Status ConflictStatus(const std::vector<Conflict>& conflicts, const std::s
       causes.push_back({"FieldManagerConflict", Render(each->field), "conflict with " + who});
     }
   }
-  json status = {{"status", "Failure"}, {"code", 409}, {"reason", "Conflict"}, {"message", message},
-                 {"details", {{"name", name}, {"kind", w.type->plural}}}};
-  if (!w.type->group.empty()) status["details"]["group"] = w.type->group;
+  // Its details hold the causes alone, as kube-apiserver's do.
+  (void)name;
+  (void)w;
+  json status = {{"status", "Failure"}, {"code", 409}, {"reason", "Conflict"}, {"message", message}, {"details", json::object()}};
   json causes_json = json::array();
   for (const auto& c : causes) causes_json.push_back({{"reason", c.type}, {"message", c.message}, {"field", c.field}});
   status["details"]["causes"] = causes_json;
@@ -345,8 +375,11 @@ void MergeApplied(json& object, json applied, const FieldWrite& w) {
 
 // A map or a list of items a write adds (absent before, present now, with members) is owned in
 // itself too ("." in its node), as kube-apiserver's field manager records an added map: data,
-// labels, finalizers, ownerReferences, and every object of a custom resource. Maps every object has are not: metadata, and a built-in kind's spec
-// and status (Go structs, there even when empty). Keyed list items carry "." already.
+// labels, finalizers, ownerReferences, and every object of a custom resource. A built-in kind's
+// Go structs are not (metadata, spec, status, an Event's source, a container's resources): only its
+// Go maps (BuiltinMap) are. A built-in kind's list of items is owned in itself when an update adds
+// it to the status (a pod's conditions), not when a create brings it. Keyed list items carry "."
+// already.
 void MarkAddedMaps(json& node, const json* before, const json& after, bool builtin, Path& prefix) {
   for (auto it = node.begin(); it != node.end(); ++it) {
     if (it.key() == "." || !it.value().is_object() || it.value().empty()) continue;
@@ -357,9 +390,10 @@ void MarkAddedMaps(json& node, const json* before, const json& after, bool built
     const json* now = ValueAt(after, prefix);
     // Lists: metadata's (finalizers, ownerReferences) and a custom resource's; a built-in kind's
     // lists of items in its spec (containers, ...) are Go fields there even when empty.
-    const bool list = now && now->is_array() && (!builtin || prefix.front() == "f:metadata");
-    if (it.key().rfind("f:", 0) == 0 && !always_there && now && (now->is_object() || list) &&
-        !(before && ValueAt(*before, prefix)))
+    const bool list = now && now->is_array() &&
+                      (!builtin || prefix.front() == "f:metadata" || (before && prefix.front() == "f:status"));
+    const bool map = now && now->is_object() && (!builtin || BuiltinMap(it.key().substr(2)));
+    if (it.key().rfind("f:", 0) == 0 && !always_there && now && (map || list) && !(before && ValueAt(*before, prefix)))
       it.value()["."] = json::object();
     prefix.pop_back();
   }
@@ -381,13 +415,17 @@ json FieldsOf(const json& object, const FieldWrite& w) {
     const std::string& k = it.key();
     if (k == "apiVersion" || k == "kind") continue;
     const bool status = k == "status";
-    if (w.subresource == "status" ? !status : (status && w.type->has_status)) continue;
+    // A built-in kind's status write writes labels and annotations too (store.h).
+    const bool status_meta = w.subresource == "status" && k == "metadata" && keyed;
+    if (w.subresource == "status" ? !(status || status_meta) : (status && w.type->has_status)) continue;
     if (k == "metadata") {
       json meta = MetadataFields(*it, w);
+      if (status_meta)
+        for (auto m = meta.begin(); m != meta.end();) m = m.key() == "f:labels" || m.key() == "f:annotations" ? std::next(m) : meta.erase(m);
       if (!meta.empty()) fields["f:metadata"] = std::move(meta);
       continue;
     }
-    fields["f:" + k] = MemberFields(*it, w, keyed);
+    fields["f:" + k] = keyed && AtomicStruct(k) ? json::object() : MemberFields(*it, w, keyed);
   }
   return fields;
 }

@@ -8,7 +8,8 @@
 //   removed. A write that changes nothing leaves managedFields as they were.
 // - Apply: the applied configuration's fields. A field the configuration sets to a different value
 //   than the object has is a conflict when another manager owns it: 409 listing each conflict
-//   (field and manager), unless `force`, which takes the field over. Fields the applier applied
+//   (field and manager; an Update manager named with its API version and time, as kube-apiserver
+//   words it), unless `force`, which takes the field over. Fields the applier applied
 //   before and leaves out now are removed from the object when no other manager owns them. An
 //   object that has no managedFields yet is first given a "before-first-apply" Update entry owning
 //   everything it has, as kube-apiserver does.
@@ -18,7 +19,9 @@
 // Not tracked, as in kube-apiserver: apiVersion, kind and the server's metadata (name, namespace,
 // uid, resourceVersion, generation, timestamps, managedFields); the status of a kind that has a
 // status subresource on writes of the main resource, and everything but the status on writes of
-// /status. Lists whose elements carry a merge key (name, containerPort, port, ...) are keyed for
+// /status (but a built-in kind's labels and annotations, which its status writes may change). An
+// Event's involvedObject, regarding and related are atomic; a built-in kind's Go structs are not
+// owned in themselves, its Go maps are. Lists whose elements carry a merge key (name, containerPort, port, ...) are keyed for
 // built-in kinds; other lists, and every list of a custom resource, are atomic (one field).
 // metadata.finalizers is a set; metadata.ownerReferences is keyed by uid, each item atomic.
 //

@@ -30,7 +30,15 @@
 // As kube-apiserver writes them: a built-in kind's list items carry no apiVersion and kind; a custom
 // resource with a status subresource is created without the status its body carries; a write
 // without a fieldManager and without a User-Agent is attributed to "unknown"; a namespace's
-// kubernetes.io/metadata.name label belongs to its creator.
+// kubernetes.io/metadata.name label belongs to its creator, and a namespace created over HTTP gets
+// kube-controller-manager's kube-root-ca.crt ConfigMap (empty ca.crt: the fake serves plain HTTP);
+// a pod created or updated over HTTP gets kube-apiserver's decode-time defaults (owned by the
+// writer), its Priority admission and QoS class, and a metadata.generation (pods the simulation
+// writes in process keep the store's lighter defaults, for speed); an Event is written with the
+// members Go writes even when empty; a list at resourceVersion 0 is served whole (no pages), as
+// kube-apiserver 1.34 serves it from its watch cache; a group or version nobody serves is Go's
+// plain-text "404 page not found"; an unknown resource, 405, 406 and 415 carry empty details; a
+// JSON patch that does not apply is kube-apiserver's generic 422.
 //
 // Deletes answer with the object for pods, services, service accounts and PVCs and for objects
 // still held by finalizers or a grace period, and with a Success Status (details: name, group,

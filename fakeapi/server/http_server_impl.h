@@ -83,7 +83,9 @@ struct HttpServer::Impl {
   static void SendStatus(httplib::Response& res, const kube::Status& status);
   // kube-apiserver qualifies custom kinds in messages ("dgljobs.kubeflow.org \"x\" not found").
   static kube::Status Qualify(const kube::Status& status, const Target& t);
-  // An object as the client sees it (events.k8s.io events converted from core ones), and back.
+  // An object as the client sees it (events.k8s.io events converted from core ones; an Event of
+  // either version with the members Go writes even when empty: null times, "" strings, {} structs),
+  // and back.
   static kube::Json Present(const Target& t, const kube::Json& stored);
   static kube::Json Absorb(const Target& t, kube::Json served);
   // The body of a read in the representation negotiated.
@@ -139,6 +141,9 @@ struct HttpServer::Impl {
 
   // Writes (write_handlers.cc).
   void Create(const httplib::Request& req, httplib::Response& res, const Target& t);
+  // kube-controller-manager's root-CA publisher, for a namespace created over HTTP: its
+  // kube-root-ca.crt ConfigMap (an empty ca.crt: the fake serves plain HTTP).
+  void PublishRootCa(const std::string& ns);
   void Update(const httplib::Request& req, httplib::Response& res, const Target& t);
   void Patch(const httplib::Request& req, httplib::Response& res, const Target& t);
 

@@ -136,13 +136,18 @@ kube::Status ApplyOperation(json& doc, const json& op, PatchState& state) {
   if (name == "add") return Add(doc, path, *value);
   if (name == "remove") return Remove(doc, path, "remove", nullptr);
   if (name == "replace") {
-    if (!path.empty() && !doc.contains(path))
-      return Unprocessable("replace operation does not apply: doc is missing key: \"" + at.text + "\"");
+    // evanphx/json-patch v4 (kube-apiserver's) replaces a missing member of an object that exists:
+    // it adds it. A missing parent, or an index past an array's end, does not apply.
+    if (!path.empty() && !doc.contains(path)) {
+      const Pointer parent = path.parent_pointer();
+      if (!doc.contains(parent) || !doc.at(parent).is_object())
+        return Unprocessable("replace operation does not apply: doc is missing key: \"" + at.text + "\"");
+    }
     if (path.empty()) {
       doc = *value;
       return kube::Status::Ok();
     }
-    doc.at(path) = *value;
+    doc[path] = *value;
     return kube::Status::Ok();
   }
   if (name == "test") {

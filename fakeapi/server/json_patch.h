@@ -7,7 +7,9 @@
 //
 // Operations apply one by one to the document in place; the first that cannot apply (a missing
 // path, a failed `test`, a bound passed) stops the patch with 422 Invalid and leaves `target`
-// partly patched (callers patch a copy).
+// partly patched (callers patch a copy). As in kube-apiserver's library (evanphx/json-patch v4),
+// `replace` of a missing member of an existing object adds it. The message says what failed; the
+// HTTP facade answers kube-apiserver's generic 422 instead (it passes no patch error's text on).
 #pragma once
 
 #include "fakeapi/client/json.h"

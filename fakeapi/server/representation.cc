@@ -64,8 +64,51 @@ kube::Status HttpServer::Impl::Qualify(const kube::Status& status, const Target&
   return kube::Status::FromJson(j);
 }
 
+namespace {
+
+// The members Go writes out for an Event even when they hold nothing (fields without omitempty):
+// null times, empty strings, empty structs.
+void AddZeroes(json& event, std::initializer_list<std::pair<const char*, json>> zeroes) {
+  if (!event.is_object()) return;
+  for (const auto& [member, zero] : zeroes)
+    if (!event.contains(member)) event[member] = zero;
+}
+
+// A pod as kube-apiserver's v1 serialization writes it: the deprecated spec.serviceAccount mirrors
+// serviceAccountName, and a condition's times are null when unset.
+json PresentPod(const json& stored) {
+  const json* account = kube::JsonAt(stored, {"spec", "serviceAccountName"});
+  const json* conditions = kube::JsonAt(stored, {"status", "conditions"});
+  bool bare = false;
+  if (conditions && conditions->is_array())
+    for (const json& c : *conditions) bare = bare || (c.is_object() && (!c.contains("lastProbeTime") || !c.contains("lastTransitionTime")));
+  if (!bare && (!account || kube::JsonAt(stored, {"spec", "serviceAccount"}))) return stored;
+  json pod = stored;
+  if (account && !pod["spec"].contains("serviceAccount")) pod["spec"]["serviceAccount"] = *account;
+  if (bare)
+    for (json& c : pod["status"]["conditions"])
+      if (c.is_object()) AddZeroes(c, {{"lastProbeTime", nullptr}, {"lastTransitionTime", nullptr}});
+  return pod;
+}
+
+}  // namespace
+
 json HttpServer::Impl::Present(const Target& t, const json& stored) {
-  return t.resource->serving == Serving::kEventsView ? CoreEventToEventsV1(stored) : stored;
+  if (t.resource->serving == Serving::kEventsView) {
+    json event = CoreEventToEventsV1(stored);
+    AddZeroes(event, {{"eventTime", nullptr}, {"deprecatedFirstTimestamp", nullptr},
+                           {"deprecatedLastTimestamp", nullptr}, {"deprecatedSource", json::object()}});
+    return event;
+  }
+  if (t.type && t.type->group.empty() && t.type->plural == "events") {
+    json event = stored;
+    AddZeroes(event, {{"eventTime", nullptr}, {"firstTimestamp", nullptr}, {"lastTimestamp", nullptr},
+                           {"involvedObject", json::object()}, {"source", json::object()},
+                           {"reportingComponent", ""}, {"reportingInstance", ""}});
+    return event;
+  }
+  if (t.type && t.type->group.empty() && t.type->plural == "pods") return PresentPod(stored);
+  return stored;
 }
 
 json HttpServer::Impl::Absorb(const Target& t, json served) {

@@ -44,7 +44,9 @@ kube::Result<Representation> NegotiateRepresentation(const std::string& accept, 
   if (wire::Trim(accept).empty()) return Representation{};
   for (const std::string& range : wire::Split(accept, ','))
     if (auto r = RepresentationOf(range, list, watch)) return *r;
-  return kube::Status::NotAcceptable("only the following media types are accepted: application/json, application/yaml");
+  return kube::Status::NotAcceptable(
+      "406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf, "
+      "application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch");
 }
 
 kube::Result<kube::ListOptions> ListOptionsOf(const httplib::Request& req, const std::string& ns) {
@@ -80,11 +82,12 @@ kube::Result<kube::WatchOptions> WatchOptionsOf(const httplib::Request& req, con
 kube::Result<WriteParams> WriteParamsOf(const httplib::Request& req, const char* options_kind, bool apply) {
   WriteParams w;
   const std::size_t dry_runs = req.get_param_value_count("dryRun");
+  json dry_run_values = json::array();
+  for (std::size_t i = 0; i < dry_runs; ++i) dry_run_values.push_back(req.get_param_value("dryRun", i));
   for (std::size_t i = 0; i < dry_runs; ++i) {
-    const std::string value = req.get_param_value("dryRun", i);
-    if (value != "All")
+    if (dry_run_values[i] != "All")  // the whole list, as kube-apiserver quotes it
       return OptionsInvalid(options_kind, "dryRun", "FieldValueNotSupported",
-                            "Unsupported value: []string{\"" + value + "\"}: supported values: \"All\"");
+                            "Unsupported value: " + dry_run_values.dump() + ": supported values: \"All\"");
     w.store.dry_run = true;
   }
   w.field_manager = req.get_param_value("fieldManager");

@@ -26,15 +26,20 @@ kube::Result<kube::DeleteOptions> DeleteOptionsOf(const httplib::Request& req, c
   kube::DeleteOptions opts;
   std::string policy = req.has_param("propagationPolicy") ? req.get_param_value("propagationPolicy")
                                                           : kube::JsonString(body, {"propagationPolicy"});
-  if (const json* orphan = kube::JsonAt(body, {"orphanDependents"}); orphan && orphan->is_boolean() && policy.empty())
-    policy = orphan->get<bool>() ? "Orphan" : "Background";
+  const json* orphan = kube::JsonAt(body, {"orphanDependents"});
+  if (orphan && orphan->is_boolean() && !policy.empty())
+    return kube::Status::Invalid("DeleteOptions.meta.k8s.io", "",
+                                 {{"FieldValueInvalid", "propagationPolicy",
+                                   "Invalid value: \"" + policy + "\": orphanDependents and deletionPropagation cannot be both set"}});
+  if (orphan && orphan->is_boolean()) policy = orphan->get<bool>() ? "Orphan" : "Background";
   if (policy == "Background") opts.propagation = kube::PropagationPolicy::kBackground;
   else if (policy == "Foreground") opts.propagation = kube::PropagationPolicy::kForeground;
   else if (policy == "Orphan") opts.propagation = kube::PropagationPolicy::kOrphan;
   else if (!policy.empty())
-    return kube::Status::Invalid("DeleteOptions", "", {{"FieldValueNotSupported", "propagationPolicy",
-                                                        "Unsupported value: \"" + policy +
-                                                            "\": supported values: \"Foreground\", \"Background\", \"Orphan\""}});
+    return kube::Status::Invalid("DeleteOptions.meta.k8s.io", "",
+                                 {{"FieldValueNotSupported", "propagationPolicy",
+                                   "Unsupported value: \"" + policy +
+                                       "\": supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\""}});
   if (req.has_param("gracePeriodSeconds")) {
     auto g = wire::ParseInt(req.get_param_value("gracePeriodSeconds"));
     if (!g) return kube::Status::BadRequest("gracePeriodSeconds must be an integer");
@@ -77,6 +82,8 @@ void HttpServer::Impl::List(const httplib::Request& req, httplib::Response& res,
   if (!rep.ok()) return SendStatus(res, rep.status());
   kube::ListOptions options = *opts;
   options.field_selector = StoredFieldSelector(t, options.field_selector);
+  // kube-apiserver 1.34 serves a list at resourceVersion 0 whole from its watch cache: no pages.
+  if (options.resource_version == "0" && options.continue_.empty() && options.resource_version_match.empty()) options.limit = 0;
   const std::string include = req.get_param_value("includeObject");
   json body;
   kube::Status s = RunFresh([&] {

@@ -18,6 +18,14 @@ namespace {
 
 bool IsGet(const httplib::Request& req) { return req.method == "GET" || req.method == "HEAD"; }
 
+// A group or version nobody serves: kube-apiserver has no handler there, and its mux answers Go's
+// plain-text 404.
+void SendPageNotFound(httplib::Response& res) {
+  res.status = 404;
+  res.set_header("X-Content-Type-Options", "nosniff");
+  res.set_content("404 page not found\n", "text/plain; charset=utf-8");
+}
+
 }  // namespace
 
 void HttpServer::Impl::Handle(const httplib::Request& req, httplib::Response& res) {
@@ -136,12 +144,12 @@ void HttpServer::Impl::DispatchApi(const httplib::Request& req, httplib::Respons
   }
   if (!core && segs.size() == 1) return SendJson(res, 200, ApiGroupList(catalog));
   if (!core && segs.size() == 2) {
-    if (catalog.Versions(segs[1]).empty()) return SendStatus(res, wire::PathNotFound());
+    if (catalog.Versions(segs[1]).empty()) return SendPageNotFound(res);
     return SendJson(res, 200, ApiGroup(catalog, segs[1]));
   }
   const std::string group = core ? "" : segs[1];
   const std::string& version = segs[rest_at - 1];
-  if (!catalog.ServesGroupVersion(group, version)) return SendStatus(res, wire::PathNotFound());
+  if (!catalog.ServesGroupVersion(group, version)) return SendPageNotFound(res);
   if (segs.size() == rest_at) return SendJson(res, 200, ApiResourceList(catalog, group, version));
   Target target;
   if (!Resolve(group, version, std::vector<std::string>(segs.begin() + rest_at, segs.end()), &target))
@@ -161,7 +169,8 @@ void HttpServer::Impl::OpenApi(const httplib::Request& req, httplib::Response& r
     return SendJson(res, 200, swagger);
   }
   if (segs.size() < 2 || segs[1] != "v3") return SendStatus(res, wire::PathNotFound());
-  if (segs.size() == 2) return SendJson(res, 200, OpenApiV3Root(catalog, schemas, options.git_version));
+  // kube-apiserver writes the v3 index without a Content-Type of its own: Go sniffs it as text.
+  if (segs.size() == 2) return SendJson(res, 200, OpenApiV3Root(catalog, schemas, options.git_version), "text/plain; charset=utf-8");
   std::string group, version;
   if (segs.size() == 4 && segs[2] == "api") {
     version = segs[3];

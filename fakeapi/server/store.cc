@@ -12,6 +12,7 @@
 #include "fakeapi/client/selector.h"
 #include "fakeapi/server/json_bounds.h"
 #include "fakeapi/server/merge_patch.h"
+#include "fakeapi/server/strategic_merge.h"
 #include "fakeapi/server/wire.h"
 
 #include <algorithm>
@@ -45,6 +46,43 @@ const json* Find(const json& obj, std::string_view a, std::string_view b) {
 }
 std::string StringOr(const json* value, const std::string& fallback = "") {
   return value && value->is_string() ? value->get<std::string>() : fallback;
+}
+
+// The garbage collector removed the ownerReference to `uid`: no manager owns it any more (as in
+// kube-apiserver, where the collector's write takes it from whoever set it). Entries left owning
+// nothing go.
+void ForgetOwnerFields(json& obj, const std::string& uid) {
+  json* managed = kube::Member(obj, "metadata") ? &obj["metadata"]["managedFields"] : nullptr;
+  if (!managed || !managed->is_array()) {
+    if (managed && managed->is_null()) obj["metadata"].erase("managedFields");
+    return;
+  }
+  const std::string item = "k:" + json{{"uid", uid}}.dump();
+  json kept = json::array();
+  for (json& entry : *managed) {
+    json* fields = entry.is_object() && entry.contains("fieldsV1") ? &entry["fieldsV1"] : nullptr;
+    if (fields && fields->is_object() && fields->contains("f:metadata") && (*fields)["f:metadata"].contains("f:ownerReferences")) {
+      json& meta = (*fields)["f:metadata"];
+      json& refs = meta["f:ownerReferences"];
+      refs.erase(item);
+      if (refs.empty() || (refs.size() == 1 && refs.contains("."))) meta.erase("f:ownerReferences");
+      if (meta.empty()) fields->erase("f:metadata");
+      if (fields->empty()) continue;
+    }
+    kept.push_back(std::move(entry));
+  }
+  if (kept.empty()) obj["metadata"].erase("managedFields");
+  else *managed = std::move(kept);
+}
+
+// Labels and annotations alike (a status write of a built-in kind may change them).
+bool SameLabels(const json& a, const json& b) {
+  for (const char* member : {"labels", "annotations"}) {
+    const json* x = kube::Member(a, "metadata") ? kube::Member(*kube::Member(a, "metadata"), member) : nullptr;
+    const json* y = kube::Member(b, "metadata") ? kube::Member(*kube::Member(b, "metadata"), member) : nullptr;
+    if ((x == nullptr) != (y == nullptr) || (x && *x != *y)) return false;
+  }
+  return true;
 }
 
 const json& StatusOf(const json& obj) {
@@ -154,6 +192,31 @@ bool SpecChanged(const json& a, const json& b) {
   return false;
 }
 
+// kube-apiserver's storage error prefix for a precondition that fails inside storage.
+std::string StorageError(const kube::ResourceType& type, const std::string& ns, const std::string& name) {
+  std::string key = "/registry/" + (type.group.empty() || TakesStrategicMerge(type) ? "" : type.group + "/") + type.plural + "/" +
+                    (ns.empty() ? "" : ns + "/") + name;
+  return "StorageError: invalid object, Code: 4, Key: " + key + ", ResourceVersion: 0, AdditionalErrorMsg: ";
+}
+
+// The internal API group a decoding error names: "core" for the core group, else its first label.
+std::string InternalGroup(const kube::ResourceType& type) {
+  if (type.group.empty()) return "core";
+  return type.group.substr(0, type.group.find('.'));
+}
+
+// A ConfigMap's (and a Secret's) key, as kube-apiserver checks it: "" when valid.
+std::string CheckConfigMapKey(const std::string& key) {
+  bool ok = !key.empty() && key.size() <= 253 && key != "." && key != "..";
+  for (char c : key)
+    ok = ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.');
+  if (ok) return "";
+  if (key.size() > 253) return "Invalid value: \"" + key + "\": must be no more than 253 characters";
+  if (key == "." || key == "..") return "Invalid value: \"" + key + "\": must not be '" + key + "'";
+  return "Invalid value: \"" + key + "\": a valid config key must consist of alphanumeric characters, '-', '_' or '.' "
+         "(e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
+}
+
 // DNS-1123 label (services, namespaces) or subdomain (everything else).
 std::string CheckName(const std::string& name, bool label) {
   const std::size_t max = label ? 63 : 253;
@@ -165,7 +228,9 @@ std::string CheckName(const std::string& name, bool label) {
   if (!ok)
     return "Invalid value: \"" + name + "\": a lowercase RFC 1123 " + std::string(label ? "label" : "subdomain") +
            " must consist of lower case alphanumeric characters, '-'" + (label ? "" : " or '.'") +
-           ", and must start and end with an alphanumeric character";
+           ", and must start and end with an alphanumeric character (e.g. '" + (label ? "my-name" : "example.com") +
+           "', regex used for validation is '" +
+           (label ? "[a-z0-9]([-a-z0-9]*[a-z0-9])?" : "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*") + "')";
   return "";
 }
 
@@ -325,8 +390,28 @@ std::string EncodeContinue(std::int64_t rv, const std::string& start) {
   return wire::Base64(json{{"v", "meta.k8s.io/v1"}, {"rv", rv}, {"start", start}}.dump());
 }
 
+// Go's encoding/json words for a document whose first byte cannot start a value ("" when it can):
+// what kube-apiserver says of a continue token that decodes to something else than its JSON.
+std::string GoJsonStartError(const std::string& text) {
+  const auto at = text.find_first_not_of(" \t\r\n");
+  if (at == std::string::npos) return "unexpected end of JSON input";
+  const unsigned char c = static_cast<unsigned char>(text[at]);
+  if (std::string_view("{[\"-0123456789tfn").find(static_cast<char>(c)) != std::string_view::npos) return "";
+  std::string shown;  // strconv.Quote of the byte as a rune, in single quotes
+  static constexpr char kHex[] = "0123456789abcdef";
+  if (c == '\'') shown = "\\'";
+  else if (c >= 0x20 && c < 0x7f) shown = std::string(1, static_cast<char>(c));
+  else if (c < 0x20 || c == 0x7f) shown = std::string("\\x") + kHex[c >> 4] + kHex[c & 15];
+  else if (c < 0xa0) shown = std::string("\\u00") + kHex[c >> 4] + kHex[c & 15];
+  else shown = std::string(1, static_cast<char>(0xc0 | (c >> 6))) + static_cast<char>(0x80 | (c & 0x3f));
+  return "invalid character '" + shown + "' looking for beginning of value";
+}
+
 kube::Status DecodeContinue(const std::string& token, std::int64_t* rv, std::string* start) {
   auto text = wire::FromBase64(token);
+  if (text)
+    if (std::string go = GoJsonStartError(*text); !go.empty())
+      return kube::Status::BadRequest("invalid continue token: continue key is not valid: " + go);
   json parsed = text ? json::parse(*text, nullptr, false) : json();
   if (!parsed.is_object() || kube::JsonString(parsed, {"v"}) != "meta.k8s.io/v1" || !parsed.contains("rv") ||
       !parsed["rv"].is_number_integer() || !parsed.contains("start") || !parsed["start"].is_string())
@@ -437,6 +522,14 @@ struct Store::Impl {
     ~DryRun() { impl_.dry_run = false; }
     Impl& impl_;
   };
+  // The write in progress gives its object a metadata.generation whatever its kind
+  // (WriteOptions::track_generation).
+  bool track_generation = false;
+  struct TrackGeneration {
+    TrackGeneration(Impl& impl, bool on) : impl_(impl) { impl_.track_generation = on; }
+    ~TrackGeneration() { impl_.track_generation = false; }
+    Impl& impl_;
+  };
   bool orphaned = false;          // the write being recorded names an owner that does not exist
   std::size_t quota = 0;          // bytes of stored objects allowed; 0 = no quota
 
@@ -465,6 +558,8 @@ struct Store::Impl {
   kube::ObjectPtr NamespaceObject(const std::string& ns) { return Lookup(DataOf("namespaces"), ns); }
 
   std::string NextRv() { return std::to_string(++rv); }
+
+  std::uint64_t dry_run_uids = 0;  // dry-run creates' uids (CreateLocked)
 
   std::string NewUid() {
     std::uint64_t a = Mix(++uid_counter), b = Mix(a ^ uid_counter);
@@ -679,6 +774,17 @@ struct Store::Impl {
   kube::ObjectPtr Remove(ResourceData& d, const std::string& key, const char* verb) {
     auto it = d.objects.find(key);
     json last = *it->second;
+    if (const json* g = Find(last, "metadata", "generation");
+        IsCorePods(d) && !HasDeletionTimestamp(last) && g && g->is_number_integer()) {
+      // A pod is deleted gracefully even with no grace: its last state says when, and counts the
+      // deletion as a change of it, as kube-apiserver 1.34's does. Only for a pod that has a
+      // generation (written over HTTP, WriteOptions::track_generation): the simulation's own pods
+      // end as they were.
+      const std::int64_t generation = g->get<std::int64_t>() + 1;
+      last["metadata"]["deletionTimestamp"] = kube::FormatTime(options.clock->Now());
+      last["metadata"]["deletionGracePeriodSeconds"] = 0;
+      last["metadata"]["generation"] = generation;
+    }
     last["metadata"]["resourceVersion"] = NextRv();
     auto final_state = kube::ShareObject(std::move(last));
     kube::ObjectPtr before = it->second;  // kept in the history: lists at older versions restore it
@@ -726,8 +832,10 @@ struct Store::Impl {
     if (!obj.is_object()) return kube::Status::BadRequest("the object to create must be a JSON object");
     const kube::ResourceType& type = *d.type;
     if (obj.contains("kind") && obj["kind"] != type.kind)
-      return kube::Status::BadRequest("the kind \"" + StringOr(Find(obj, "kind")) + "\" does not match the resource \"" +
-                                type.plural + "\"");
+      return kube::Status::BadRequest(StringOr(Find(obj, "kind")) + " in version \"" + type.version +
+                                      "\" cannot be handled as a " + type.kind + ": converting (" + type.version + "." +
+                                      StringOr(Find(obj, "kind")) + ") to (" + InternalGroup(type) + "." + type.kind +
+                                      "): unknown conversion");
     obj["apiVersion"] = type.ApiVersion();
     obj["kind"] = type.kind;
     json& meta = obj["metadata"];
@@ -738,17 +846,23 @@ struct Store::Impl {
       ns = StringOr(Find(meta, "namespace"));
       if (!ns_arg.empty()) {
         if (!ns.empty() && ns != ns_arg)
-          return kube::Status::BadRequest("the namespace of the provided object (" + ns +
-                                    ") does not match the namespace sent on the request (" + ns_arg + ")");
+          return kube::Status::BadRequest("the namespace of the provided object does not match the namespace sent on the request");
         ns = ns_arg;
       }
       if (ns.empty()) ns = "default";
       meta["namespace"] = ns;
       kube::ObjectPtr ns_obj = NamespaceObject(ns);
       if (!ns_obj) return kube::Status::NotFound("namespaces", ns);
-      if (HasDeletionTimestamp(*ns_obj))
-        return kube::Status::Forbidden(type.plural + " is forbidden: unable to create new content in namespace " + ns +
-                                 " because it is being terminated");
+      if (HasDeletionTimestamp(*ns_obj)) {
+        const std::string name = StringOr(Find(meta, "name"));
+        return kube::Status::FromJson(
+            {{"status", "Failure"}, {"code", 403}, {"reason", "Forbidden"},
+             {"message", type.plural + (name.empty() ? "" : " \"" + name + "\"") +
+                             " is forbidden: unable to create new content in namespace " + ns + " because it is being terminated"},
+             {"details", {{"kind", type.plural}, {"name", name},
+                          {"causes", {{{"reason", "NamespaceTerminating"}, {"field", "metadata.namespace"},
+                                       {"message", "namespace " + ns + " is being terminated"}}}}}}});
+      }
     } else {
       meta.erase("namespace");
     }
@@ -777,12 +891,20 @@ struct Store::Impl {
     // Server-owned metadata: whatever the client sent is replaced.
     json& m = obj["metadata"];
     m["creationTimestamp"] = kube::FormatTime(options.clock->Now());
-    if (type.has_generation) m["generation"] = 1;
+    if (type.has_generation || track_generation) m["generation"] = 1;
     else m.erase("generation");
     m.erase("deletionTimestamp");
     m.erase("deletionGracePeriodSeconds");
     m.erase("resourceVersion");
-    if (dry_run) return kube::ShareObject(std::move(obj));  // no uid, no version used
+    if (dry_run) {
+      // A uid as kube-apiserver's dry run answers with one, from a counter of its own: the uids of
+      // real creates stay what they would be without the dry run. No version is used.
+      const std::uint64_t saved = uid_counter;
+      uid_counter = (1ULL << 63) | ++dry_run_uids;
+      m["uid"] = NewUid();
+      uid_counter = saved;
+      return kube::ShareObject(std::move(obj));
+    }
     if (kube::Status s = Fits(Bytes(obj)); !s.ok()) return s;
     m["uid"] = NewUid();
     m["resourceVersion"] = NextRv();
@@ -801,9 +923,10 @@ struct Store::Impl {
   }
 
   // Shared by update, status update and the merge patch: `incoming` is the full desired object.
-  // `managed_fields`: a status update's new managedFields (WriteOptions::managed_fields).
+  // `managed_fields`: a status update's new managedFields (WriteOptions::managed_fields);
+  // `status_metadata`: a status update writes labels and annotations too (WriteOptions).
   kube::Result<kube::ObjectPtr> UpdateLocked(ResourceData& d, json incoming, bool status_only, const char* verb,
-                                             const json* managed_fields = nullptr) {
+                                             const json* managed_fields = nullptr, bool status_metadata = false) {
     if (!incoming.is_object()) return kube::Status::BadRequest("the object to update must be a JSON object");
     const kube::ResourceType& type = *d.type;
     std::string name = StringOr(Find(incoming, "metadata", "name"));
@@ -821,8 +944,8 @@ struct Store::Impl {
       return StaleVersion(type, name);
     std::string want_uid = StringOr(Find(incoming, "metadata", "uid"));
     if (!want_uid.empty() && want_uid != kube::UidOf(current))
-      return kube::Status::Conflict(type.plural, name, "Precondition failed: UID in precondition: " + want_uid +
-                                                     ", UID in object meta: " + kube::UidOf(current));
+      return kube::Status::Conflict(type.plural, name, StorageError(type, ns, name) + "Precondition failed: UID in precondition: " +
+                                                     want_uid + ", UID in object meta: " + kube::UidOf(current));
 
     json next;
     if (status_only) {
@@ -832,6 +955,12 @@ struct Store::Impl {
       else
         next.erase("status");
       if (managed_fields) next["metadata"]["managedFields"] = *managed_fields;
+      if (status_metadata)
+        for (const char* member : {"labels", "annotations"}) {
+          const json* value = Find(incoming, "metadata", member);
+          if (value && value->is_object() && !value->empty()) next["metadata"][member] = *value;
+          else next["metadata"].erase(member);
+        }
     } else {
       next = std::move(incoming);
       next["apiVersion"] = type.ApiVersion();
@@ -858,10 +987,15 @@ struct Store::Impl {
         auto before = FinalizersOf(current);
         for (const auto& f : FinalizersOf(next))
           if (std::find(before.begin(), before.end(), f) == before.end())
-            return kube::Status::Invalid(KindOf(d), name,
-                                   {{"FieldValueForbidden", "metadata.finalizers",
-                                     "Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers [\"" +
-                                         f + "\"]"}});
+          {
+            // kube-apiserver checks this twice (object meta and the update's), and says so twice.
+            const kube::StatusCause cause{"FieldValueForbidden", "metadata.finalizers",
+                                          "Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{\"" +
+                                              f + "\"}"};
+            json twice = kube::Status::Invalid(KindOf(d), name, {cause}).ToJson();
+            twice["details"]["causes"].push_back(twice["details"]["causes"][0]);
+            return kube::Status::FromJson(twice);
+          }
       }
     }
 
@@ -881,14 +1015,14 @@ struct Store::Impl {
       RunAdmission(d, Operation::kUpdate, status_only ? "status" : "", next, &current, causes);
     if (!causes.empty()) return kube::Status::Invalid(KindOf(d), kube::NameOf(current), std::move(causes));
 
-    if (!status_only && type.has_generation && SpecChanged(current, next)) {
+    if (!status_only && (type.has_generation || track_generation) && SpecChanged(current, next)) {
       const json* g = Find(current, "metadata", "generation");
       next["metadata"]["generation"] = (g && g->is_number_integer() ? g->get<std::int64_t>() : 0) + 1;
     }
     // An update that changes nothing is not a write: no new version, no event (as kube-apiserver).
     // (A status update leaves the rest as it was, so comparing the status is enough there.)
     if (!status_only) next["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"];
-    if (status_only ? StatusOf(next) == StatusOf(current) : next == current) return old;
+    if (status_only ? StatusOf(next) == StatusOf(current) && SameLabels(next, current) : next == current) return old;
     if (dry_run) return kube::ShareObject(std::move(next));
     if (kube::Status s = Fits(Bytes(next) - Bytes(current)); !s.ok()) return s;
     next["metadata"]["resourceVersion"] = NextRv();
@@ -956,17 +1090,25 @@ struct Store::Impl {
     std::string key = MakeKey(type, ns, name);
     kube::ObjectPtr current = Lookup(d, key);
     if (!current) return kube::Status::NotFound(type.plural, name);
+    // kube-apiserver checks a delete's preconditions before storage, naming the kind.
     if (options_in.precondition_uid && *options_in.precondition_uid != kube::UidOf(*current))
-      return kube::Status::Conflict(type.plural, name, "Precondition failed: UID in precondition: " + *options_in.precondition_uid +
-                                                     ", UID in object meta: " + kube::UidOf(*current));
+      return kube::Status::Conflict(type.kind, name, "the UID in the precondition (" + *options_in.precondition_uid +
+                                                         ") does not match the UID in record (" + kube::UidOf(*current) +
+                                                         "). The object might have been deleted and then recreated");
     if (options_in.precondition_resource_version &&
         *options_in.precondition_resource_version != kube::ResourceVersionOf(*current))
-      return kube::Status::Conflict(type.plural, name, "Precondition failed: ResourceVersion in precondition: " +
-                                                     *options_in.precondition_resource_version +
-                                                     ", ResourceVersion in object meta: " + kube::ResourceVersionOf(*current));
+      return kube::Status::Conflict(type.kind, name, "the ResourceVersion in the precondition (" +
+                                                         *options_in.precondition_resource_version +
+                                                         ") does not match the ResourceVersion in record (" +
+                                                         kube::ResourceVersionOf(*current) + "). The object might have been modified");
 
     bool is_pod = type.plural == "pods" && type.group.empty();
     bool is_namespace = type.plural == "namespaces" && type.group.empty();
+    // kube-apiserver's NamespaceLifecycle admission keeps the namespaces it made itself.
+    if (is_namespace && (name == "default" || name == "kube-system" || name == "kube-public")) {
+      kube::Status forbidden = kube::Status::Forbidden("namespaces \"" + name + "\" is forbidden: this namespace may not be deleted");
+      return forbidden.WithDetail("name", name).WithDetail("kind", "namespaces");
+    }
     if (HasDeletionTimestamp(*current)) {
       // Already being deleted: only a shorter grace period (the kubelet's confirmation, or a force
       // delete) changes anything.
@@ -996,7 +1138,9 @@ struct Store::Impl {
     if (is_namespace) next["status"]["phase"] = "Terminating";
     json& meta = next["metadata"];  // after the inserts into `next`, which may move its members
     meta["deletionTimestamp"] = kube::FormatTime(options.clock->Now() + grace * kube::kSecond);
-    meta["deletionGracePeriodSeconds"] = grace;
+    if (!is_namespace) meta["deletionGracePeriodSeconds"] = grace;  // kube-apiserver gives a namespace none
+    if (const json* g = Find(next, "metadata", "generation"); is_pod && g && g->is_number_integer())
+      meta["generation"] = g->get<std::int64_t>() + 1;  // a pod's graceful deletion is a change of it
     if (dry_run) return kube::ShareObject(std::move(next));
     if (is_namespace) gc_queue.push_back({GcKind::kNamespace, name});
     meta["resourceVersion"] = NextRv();
@@ -1048,7 +1192,8 @@ struct Store::Impl {
       return kube::Status::Ok();
     }
     auto wanted = ParseResourceVersion(o.resource_version);
-    if (!wanted.ok()) return wanted.status();
+    // kube-apiserver 1.34 refuses a list's unparsable version as a bad request (a watch's stays 500).
+    if (!wanted.ok()) return kube::Status::BadRequest("invalid resource version: " + wanted.status().message());
     if (*wanted > rv) return kube::Status::TooLargeResourceVersion(*wanted, rv);
     if (o.resource_version_match == "Exact") {
       if (*wanted < d.compacted_rv) return kube::Status::Expired("The resourceVersion for the provided list is too old.");
@@ -1155,6 +1300,7 @@ struct Store::Impl {
     for (const auto& ref : next["metadata"]["ownerReferences"])
       if (std::find(gone.begin(), gone.end(), StringOr(Find(ref, "uid"))) == gone.end()) kept.push_back(ref);
     next["metadata"]["ownerReferences"] = std::move(kept);
+    for (const std::string& owner : gone) ForgetOwnerFields(next, owner);
     next["metadata"]["resourceVersion"] = NextRv();
     Replace(d, key, std::move(next), "gc");
     return 1;
@@ -1180,6 +1326,7 @@ struct Store::Impl {
           next["metadata"].erase("ownerReferences");
         else
           next["metadata"]["ownerReferences"] = std::move(kept);
+        ForgetOwnerFields(next, uid);
         next["metadata"]["resourceVersion"] = NextRv();
         Replace(dd, dep_key, std::move(next), "gc");
         ++changed;
@@ -1317,6 +1464,7 @@ struct Store::Impl {
     });
     InstallNamespaceAdmission();
     InstallConfigMapAdmission();
+    InstallLeaseAndEventValidation();
     DataOf("services").defaulters.push_back([this](AdmissionRequest& r) {
       if (r.operation != Operation::kCreate) return;
       json& spec = (*r.object)["spec"];
@@ -1363,8 +1511,44 @@ struct Store::Impl {
       }
       if (total > kMaxConfigMapBytes)
         causes.push_back({"FieldValueTooLong", "[]", "Too long: must have at most " + std::to_string(kMaxConfigMapBytes) + " bytes"});
+      for (const char* field : {"data", "binaryData"}) {
+        const json* map = Find(*r.object, field);
+        if (!map || !map->is_object()) continue;
+        for (auto it = map->begin(); it != map->end(); ++it)
+          if (std::string why = CheckConfigMapKey(it.key()); !why.empty())
+            causes.push_back({"FieldValueInvalid", std::string(field) + "[" + it.key() + "]", why});
+      }
       return causes;
     });
+  }
+
+  // kube-apiserver's validation of Leases (durations) and core v1 Events (an Event about a namespaced
+  // object lives in that object's namespace).
+  void InstallLeaseAndEventValidation() {
+    if (registry.Find("leases.coordination.k8s.io"))
+      DataOf("leases.coordination.k8s.io").validators.push_back([](const AdmissionRequest& r) {
+        std::vector<kube::StatusCause> causes;
+        if (r.subresource == "status") return causes;
+        const json* duration = Find(*r.object, "spec", "leaseDurationSeconds");
+        if (duration && duration->is_number_integer() && duration->get<std::int64_t>() <= 0)
+          causes.push_back({"FieldValueInvalid", "spec.leaseDurationSeconds",
+                            "Invalid value: " + duration->dump() + ": must be greater than 0"});
+        const json* transitions = Find(*r.object, "spec", "leaseTransitions");
+        if (transitions && transitions->is_number_integer() && transitions->get<std::int64_t>() < 0)
+          causes.push_back({"FieldValueInvalid", "spec.leaseTransitions",
+                            "Invalid value: " + transitions->dump() + ": must be greater than or equal to 0"});
+        return causes;
+      });
+    if (registry.Find("events"))
+      DataOf("events").validators.push_back([](const AdmissionRequest& r) {
+        std::vector<kube::StatusCause> causes;
+        const std::string involved = StringOr(Find(*r.object, "involvedObject", "namespace"));
+        const std::string own = StringOr(Find(*r.object, "metadata", "namespace"));
+        if (!involved.empty() && !own.empty() && involved != own)
+          causes.push_back({"FieldValueInvalid", "involvedObject.namespace",
+                            "Invalid value: \"" + involved + "\": does not match event.namespace"});
+        return causes;
+      });
   }
 
   void FireNotifications(std::unique_lock<std::mutex>& lock) {
@@ -1403,6 +1587,7 @@ kube::Result<kube::ObjectPtr> Store::Create(const std::string& resource, kube::J
                                             const WriteOptions& write) {
   std::unique_lock<std::mutex> lock(impl_->mu);
   Impl::DryRun scope(*impl_, write.dry_run);
+  Impl::TrackGeneration generation(*impl_, write.track_generation);
   kube::Result<kube::ObjectPtr> result = kube::Status::Ok();
   if (resource == "pods/binding" || resource == "bindings") {
     if (write.dry_run) return kube::Status::BadRequest("dryRun is not supported for pods/binding");
@@ -1490,6 +1675,7 @@ kube::Result<kube::ObjectPtr> Store::Delete(const std::string& resource, const s
 kube::Result<kube::ObjectPtr> Store::Update(const std::string& resource, kube::Json object, const WriteOptions& write) {
   std::unique_lock<std::mutex> lock(impl_->mu);
   Impl::DryRun scope(*impl_, write.dry_run);
+  Impl::TrackGeneration generation(*impl_, write.track_generation);
   auto d = impl_->Resolve(resource);
   if (!d.ok()) return d.status();
   auto result = impl_->UpdateLocked(**d, std::move(object), false, "update");
@@ -1504,7 +1690,7 @@ kube::Result<kube::ObjectPtr> Store::UpdateStatus(const std::string& resource, k
   Impl::DryRun scope(*impl_, write.dry_run);
   auto d = impl_->Resolve(resource);
   if (!d.ok()) return d.status();
-  auto result = impl_->UpdateLocked(**d, std::move(object), true, "updateStatus", write.managed_fields);
+  auto result = impl_->UpdateLocked(**d, std::move(object), true, "updateStatus", write.managed_fields, write.status_metadata);
   if (result.ok() && !write.dry_run) impl_->AfterWrite();
   impl_->FireNotifications(lock);
   return result;

@@ -70,12 +70,23 @@ struct WriteRecord {
 // Options of one write.
 struct WriteOptions {
   // dryRun=All: admission, validation and every precondition run, nothing is stored, no version is
-  // used and no watcher hears of it; the result is what would have been stored.
+  // used and no watcher hears of it; the result is what would have been stored (a create's with a
+  // uid drawn apart from real creates', so a dry run changes no later uid).
   bool dry_run = false;
   // UpdateStatus only: the metadata.managedFields to store with the new status, which is otherwise
   // all a status update changes (field_manager.h computes them for an HTTP write of /status, which
   // kube-apiserver attributes like any other write). Unset: the stored managedFields stay.
   const kube::Json* managed_fields = nullptr;
+  // UpdateStatus only: the object's labels and annotations are written too, as kube-apiserver's
+  // status strategies of built-in kinds (pods, services, nodes, namespaces) keep the new metadata
+  // (a custom resource's keeps the old). The HTTP facade sets it for built-in kinds; the
+  // simulation's status writes leave it unset and change the status alone.
+  bool status_metadata = false;
+  // Create and Update: the object gets metadata.generation (1, bumped when its spec changes) though
+  // its kind does not track one. The HTTP facade sets it for pods, which kube-apiserver 1.34 gives a
+  // generation; the simulation's in-process pods go without (speed). A pod with a generation that is
+  // deleted at once ends with a deletionTimestamp and its generation bumped, as in kube-apiserver.
+  bool track_generation = false;
 };
 
 struct StoreOptions {
@@ -107,8 +118,9 @@ struct StoreStats {
 };
 
 // A resourceVersion as kube-apiserver parses one (strconv.ParseUint): "" and "0" are 0, digits the
-// version, anything else a 500 carrying the parser's words, as kube-apiserver answers
-// (kubernetes/kubernetes#101350).
+// version, anything else a 500 carrying the parser's words, as kube-apiserver answers a watch or a
+// get (kubernetes/kubernetes#101350); Store::List makes it 400 "invalid resource version: ...", as
+// kube-apiserver 1.34 answers a list.
 kube::Result<std::int64_t> ParseResourceVersion(const std::string& text);
 
 class Store : public kube::Client {

@@ -13,12 +13,27 @@ namespace {
 using json = kube::Json;
 
 
-TableColumn Column(std::string name, int priority = 0, std::string type = "string") {
+// The OpenAPI descriptions kube-apiserver's printers copy into the columns every kind has.
+const char* const kNameDescription =
+    "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a "
+    "client to request the generation of an appropriate name automatically. Name is primarily intended for creation "
+    "idempotence and configuration definition. Cannot be updated. More info: "
+    "https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names";
+const char* const kAgeDescription =
+    "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed "
+    "to be set in happens-before order across separate operations. Clients may not set this value. It is represented in "
+    "RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: "
+    "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
+
+TableColumn Column(std::string name, int priority = 0, std::string type = "string", std::string description = "") {
   TableColumn c;
   c.name = std::move(name);
   c.type = std::move(type);
   c.priority = priority;
+  c.description = std::move(description);
   if (c.name == "Name") c.format = "name";
+  if (c.name == "Name" && c.description.empty()) c.description = kNameDescription;
+  if (c.name == "Age" && c.description.empty()) c.description = kAgeDescription;
   return c;
 }
 
@@ -153,7 +168,7 @@ TableConverter EventTable() {
 
 TableConverter NamespaceTable() {
   TableConverter t;
-  t.columns = {Column("Name"), Column("Status"), Column("Age")};
+  t.columns = {Column("Name"), Column("Status", 0, "string", "The status of the namespace"), Column("Age")};
   t.cells = [](const json& ns, kube::Micros now) {
     std::string phase = kube::JsonString(ns, {"status", "phase"}, "Active");
     if (kube::JsonAt(ns, {"metadata", "deletionTimestamp"})) phase = "Terminating";
@@ -187,7 +202,13 @@ TableConverter ServiceTable() {
 
 TableConverter ConfigMapTable() {
   TableConverter t;
-  t.columns = {Column("Name"), Column("Data", 0, "integer"), Column("Age")};
+  // kube-apiserver types the Data column string, though its cells are counts.
+  t.columns = {Column("Name"),
+               Column("Data", 0, "string",
+                      "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. "
+                      "Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not "
+                      "overlap with the keys in the BinaryData field, this is enforced during validation process."),
+               Column("Age")};
   t.cells = [](const json& cm, kube::Micros now) {
     std::size_t n = 0;
     for (const char* key : {"data", "binaryData"})
@@ -204,10 +225,10 @@ json TableRow(const TableConverter& conv, const json& obj, kube::Micros now, con
   json row = {{"cells", cells}};
   if (include == "Object") {
     row["object"] = obj;
-  } else if (include != "None") {
-    json partial = PartialObjectMetadata(obj);
-    if (partial["metadata"].is_object()) partial["metadata"].erase("managedFields");
-    row["object"] = std::move(partial);
+  } else if (include == "None") {
+    row["object"] = nullptr;  // kube-apiserver writes the member, empty
+  } else {
+    row["object"] = PartialObjectMetadata(obj);
   }
   return row;
 }

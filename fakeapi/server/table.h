@@ -19,7 +19,7 @@ struct TableColumn {
   std::string name;
   std::string type = "string";  // "string", "integer", "date", ...: cosmetic for kubectl
   std::string format;           // "name" for the column holding the object's name
-  std::string description;
+  std::string description;     // kube-apiserver's (the OpenAPI field's); Name and Age get theirs
   int priority = 0;             // > 0: shown only with `-o wide`
 };
 
@@ -41,7 +41,7 @@ TableConverter DefaultTableConverter(const std::string& plural);
 
 // The Table of `objects` (meta.k8s.io/`version`, "v1" or "v1beta1") at resourceVersion `rv` ("" for
 // none). `include` is the includeObject parameter: "Object" (the whole object in each row), "None"
-// (no object) or anything else (PartialObjectMetadata, kubectl's default).
+// (`object` null) or anything else (PartialObjectMetadata with managedFields, kubectl's default).
 kube::Json BuildTable(const TableConverter& converter, const std::vector<kube::ObjectPtr>& objects,
                           const std::string& rv, const std::string& version, const std::string& include,
                           kube::Micros now);

@@ -25,7 +25,10 @@ kube::Status MakeStatus(int code, const std::string& reason, const std::string& 
   return kube::Status::FromJson(status);
 }
 
-kube::Status PathNotFound() { return MakeStatus(404, "NotFound", "the server could not find the requested resource"); }
+kube::Status PathNotFound() {
+  return kube::Status::FromJson({{"status", "Failure"}, {"code", 404}, {"reason", "NotFound"}, {"details", json::object()},
+                                 {"message", "the server could not find the requested resource"}});
+}
 
 kube::Status MethodNotAllowed() {
   return kube::Status::MethodNotAllowed("the server does not allow this method on the requested resource");

@@ -61,25 +61,35 @@ extern "C" void OnStopSignal(int) { g_stop = true; }
 
 using kube::JsonString;
 
-// kubectl get dgljobs: NAME PHASE MODE WORKERS AGE (and RESTARTS with -o wide).
+// kubectl get dgljobs: NAME PHASE MODE WORKERS RESTARTS AGE, the CRD's printer columns as
+// kube-apiserver serves them (each described by its JSONPath; a value the job lacks is null).
 fakeapi::TableConverter DGLJobTable() {
   fakeapi::TableConverter t;
-  auto column = [](std::string name, int priority = 0, std::string type = "string") {
+  auto column = [](std::string name, std::string type, const std::string& path) {
     fakeapi::TableColumn c;
     c.name = std::move(name);
     c.type = std::move(type);
-    c.priority = priority;
+    c.description = "Custom resource definition column (in JSONPath format): " + path;
     return c;
   };
-  t.columns = {column("Name"), column("Phase"), column("Mode"), column("Workers", 0, "integer"), column("Age"),
-               column("Restarts", 1, "integer")};
+  t.columns = {column("Name", "string", ""), column("Phase", "string", ".status.phase"),
+               column("Mode", "string", ".spec.partitionMode"),
+               column("Workers", "integer", ".spec.dglReplicaSpecs.Worker.replicas"),
+               column("Restarts", "integer", ".status.restartCount"), column("Age", "date", ".metadata.creationTimestamp")};
   t.columns[0].format = "name";
+  t.columns[0].description =
+      "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a "
+      "client to request the generation of an appropriate name automatically. Name is primarily intended for creation "
+      "idempotence and configuration definition. Cannot be updated. More info: "
+      "https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names";
   t.cells = [](const json& job, kube::Micros now) {
-    std::int64_t restarts = 0;
-    if (auto s = job.find("status"); s != job.end() && s->is_object())
-      if (auto r = s->find("restartCount"); r != s->end() && r->is_number_integer()) restarts = r->get<std::int64_t>();
-    return json::array({kube::NameOf(job), JsonString(job, {"status", "phase"}), dgl::ToString(dgl::GetPartitionMode(job)),
-                        dgl::GetReplicas(job, dgl::kReplicaWorker), fakeapi::AgeOf(job, now), restarts});
+    auto at = [&](std::initializer_list<std::string_view> path) {
+      const json* v = kube::JsonAt(job, path);
+      return v ? *v : json(nullptr);
+    };
+    return json::array({kube::NameOf(job), at({"status", "phase"}), at({"spec", "partitionMode"}),
+                        at({"spec", "dglReplicaSpecs", "Worker", "replicas"}), at({"status", "restartCount"}),
+                        fakeapi::AgeOf(job, now)});
   };
   return t;
 }

@@ -21,7 +21,8 @@ events (driver.py's output):
     record (so "newer than" survives). A list's resourceVersion (ListMeta) and a BOOKMARK event's
     become `<list rv>`/`<bookmark rv>`: on kube-apiserver they are etcd's current revision, which
     the controllers' own writes (leases, events) move. Numbers inside the messages that quote
-    resource versions ("too old resource version: 1 (2345)", "Too large resource version") become
+    resource versions ("too old resource version: 1 (2345)", "Too large resource version", a delete's
+    failed precondition "the ResourceVersion in the precondition (7) does not match ... (9)") become
     `<rv>`.
  5. continue tokens: a non-empty metadata.continue becomes `<continue>` (opaque; both encode where
     the next page starts and the list's version).
@@ -32,6 +33,9 @@ events (driver.py's output):
     parameter keeps its HTTP library from gzipping watch streams), kube-apiserver
     `application/json`; JSON is UTF-8 by definition (RFC 8259), so both say the same.
  7. selectedByStep: a step's `select` keeps only the named parts of its body (normalized first).
+ 8. The root CA bundle: `data["ca.crt"]` of a kube-root-ca.crt ConfigMap becomes `<ca bundle>`: it
+    is each server's own certificate authority (kube-apiserver's; empty for `dglsim serve`, which
+    serves plain HTTP).
 Nothing else is changed: field order does not matter (JSON objects compare as maps), list order does.
 """
 import copy
@@ -46,6 +50,8 @@ RV_MESSAGES = [
     (re.compile(r"(Too large resource version: )\d+(, current: )\d+"), r"\1<rv>\2<rv>"),
     (re.compile(r"(resourceVersion[\" :=]+)\d+"), r"\1<rv>"),
     (re.compile(r"(ResourceVersion in precondition: )\d+(, ResourceVersion in object meta: )\d+"), r"\1<rv>\2<rv>"),
+    (re.compile(r"(ResourceVersion in the precondition \()\d+(\) does not match the ResourceVersion in record \()\d+"),
+     r"\1<rv>\2<rv>"),
 ]
 
 
@@ -143,6 +149,10 @@ def normalize_value(value, run, tokens, events=False):
                     out[run.string(k) if UID.search(k) else k] = fix(x)
             if "rows" in out and "columnDefinitions" in out:
                 out["rows"] = age_cells(out)
+            meta = v.get("metadata")
+            if isinstance(meta, dict) and meta.get("name") == "kube-root-ca.crt" and isinstance(out.get("data"), dict) \
+                    and "ca.crt" in out["data"]:
+                out["data"] = dict(out["data"], **{"ca.crt": "<ca bundle>"})
             return out
         if isinstance(v, list):
             return [fix(x) for i, x in enumerate(v)]

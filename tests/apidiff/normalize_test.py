@@ -35,6 +35,21 @@ class Normalize(unittest.TestCase):
         self.assertEqual(a[1]["body"]["metadata"]["ownerReferences"][0]["uid"], "<uid n/a>")
         self.assertEqual(a[2]["body"]["message"], "Precondition failed: UID in object meta: <uid n/a>")
 
+    def test_a_failed_delete_precondition_quotes_no_resource_version(self):
+        msg = ("Operation cannot be fulfilled on ConfigMap \"a\": the ResourceVersion in the precondition (237) "
+               "does not match the ResourceVersion in record (239). The object might have been modified")
+        a = run({"body": {"kind": "Status", "message": msg}})
+        self.assertEqual(a[0]["body"]["message"], msg.replace("(237)", "(<rv>)").replace("(239)", "(<rv>)"))
+
+    def test_the_root_ca_bundle_is_each_servers_own(self):
+        cm = obj("kube-root-ca.crt", U1, "5")
+        cm["data"] = {"ca.crt": "-----BEGIN CERTIFICATE-----\n..."}
+        other = obj("c", U2, "6")
+        other["data"] = {"ca.crt": "kept"}
+        a = run({"body": cm}, {"body": other})
+        self.assertEqual(a[0]["body"]["data"], {"ca.crt": "<ca bundle>"})
+        self.assertEqual(a[1]["body"]["data"], {"ca.crt": "kept"})
+
     def test_a_recreated_object_has_a_different_uid_placeholder(self):
         a = run({"body": obj("a", U1, "5")}, {"body": obj("a", U2, "9")})
         self.assertNotEqual(a[0]["body"]["metadata"]["uid"], a[1]["body"]["metadata"]["uid"])

@@ -101,7 +101,7 @@ TEST_F(FieldManagerTest, ApplyingAnotherValueToAFieldSomeoneElseOwnsIsAConflictN
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), 409);
   EXPECT_EQ(refused.status().reason(), "Conflict");
-  EXPECT_EQ(refused.status().message(), "Apply failed with 1 conflict: conflict with \"dgl-operator\" using v1: .data.a");
+  EXPECT_EQ(refused.status().message(), "Apply failed with 1 conflict: conflict with \"dgl-operator\" using v1 at 2026-01-01T00:00:00Z: .data.a");
   ASSERT_EQ(refused.status().causes().size(), 1u);
   EXPECT_EQ(refused.status().causes()[0].type, "FieldManagerConflict");
   EXPECT_EQ(refused.status().causes()[0].field, ".data.a");
@@ -118,9 +118,10 @@ TEST_F(FieldManagerTest, ForceTakesConflictingFieldsOver) {
   auto forced = Apply(&obj, ConfigMap({{"a", "mine"}}), true, Write("configmaps", "kubectl"));
   ASSERT_TRUE(forced.ok());
   EXPECT_EQ((*forced)["data"]["a"], "mine");
-  // It keeps only the map it added (data itself), as kube-apiserver leaves such an entry.
+  // It keeps only the map it added (data itself), written as a plain field, as kube-apiserver
+  // leaves such an entry.
   ASSERT_NE(Entry(*forced, "dgl-operator", "Update"), nullptr);
-  EXPECT_EQ((*Entry(*forced, "dgl-operator", "Update"))["fieldsV1"], json::parse(R"({"f:data":{".":{}}})"));
+  EXPECT_EQ((*Entry(*forced, "dgl-operator", "Update"))["fieldsV1"], json::parse(R"({"f:data":{}})"));
   EXPECT_EQ((*Entry(*forced, "kubectl", "Apply"))["fieldsV1"], json::parse(R"({"f:data":{"f:a":{}}})"));
 }
 

@@ -248,12 +248,22 @@ TEST_F(HttpServerTest, MissingObjectIs404NamedAsKubectlPrintsIt) {
 }
 
 TEST_F(HttpServerTest, UnknownPathsAndResourcesAre404Status) {
-  for (const char* path : {"/nope", "/api/v2", "/api/v1/widgets", "/apis/nope.io/v1/things", "/apis/nope.io",
-                           "/api/v1/namespaces/default/pods/a/b/c/d", "/api/v1/nodes/n/exec",
+  for (const char* path : {"/nope", "/api/v1/widgets", "/api/v1/namespaces/default/pods/a/b/c/d", "/api/v1/nodes/n/exec",
                            "/api/v1/namespaces/default/nodes/n", "/api/v1/pods/a"}) {
     SCOPED_TRACE(path);
     ExpectStatus(client->Get(path), 404, "NotFound");
   }
+  // A group or version nobody serves has no handler in kube-apiserver: Go's plain-text 404.
+  for (const char* path : {"/api/v2", "/apis/nope.io/v1/things", "/apis/nope.io"}) {
+    SCOPED_TRACE(path);
+    auto r = client->Get(path);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 404);
+    EXPECT_EQ(r->body, "404 page not found\n");
+    EXPECT_NE(r->get_header_value("Content-Type").find("text/plain"), std::string::npos);
+  }
+  // An unknown resource of a served version is a Status with empty details.
+  EXPECT_EQ(Body(client->Get("/api/v1/widgets"))["details"], json::object());
 }
 
 TEST_F(HttpServerTest, CreatingTwiceIs409AlreadyExists) {

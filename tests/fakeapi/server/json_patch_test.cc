@@ -39,6 +39,14 @@ TEST(JsonPatchTest, AnOperationThatCannotApplyIs422) {
   }
 }
 
+TEST(JsonPatchTest, ReplaceOfAMissingMemberAddsIt) {
+  json doc = {{"labels", {{"a", "1"}}}};
+  ASSERT_TRUE(ApplyJsonPatch(doc, json::parse(R"([{"op":"replace","path":"/labels/b","value":"2"}])")).ok());
+  EXPECT_EQ(doc, json::parse(R"({"labels":{"a":"1","b":"2"}})"));
+  json list = {{"list", {1}}};
+  EXPECT_EQ(ApplyJsonPatch(list, json::parse(R"([{"op":"replace","path":"/list/1","value":2}])")).code(), 422);
+}
+
 TEST(JsonPatchTest, MoreThanTenThousandOperationsIs413) {
   json patch = json::array();
   for (int i = 0; i < 10'001; ++i) patch.push_back({{"op", "test"}, {"path", "/a"}, {"value", 1}});

@@ -60,7 +60,7 @@ TEST_F(StoreVersionsTest, AnExactListAtAnOldVersionIsTheStateThenAnd410OnceCompa
   EXPECT_EQ(gone.status().message(), "The resourceVersion for the provided list is too old.");
 }
 
-TEST_F(StoreVersionsTest, AFutureResourceVersionIs504TooLargeAndAWordIs500) {
+TEST_F(StoreVersionsTest, AFutureResourceVersionIs504TooLargeAndAWordIsRefused) {
   Create("a");
   const std::string future = std::to_string(store.CurrentResourceVersion() + 10);
   for (const auto& status : {store.List("configmaps", {.resource_version = future}).status(),
@@ -70,9 +70,14 @@ TEST_F(StoreVersionsTest, AFutureResourceVersionIs504TooLargeAndAWordIs500) {
     EXPECT_TRUE(status.HasCause("ResourceVersionTooLarge")) << status.ToJson().dump();
     EXPECT_NE(status.message().find("Too large resource version: " + future), std::string::npos);
   }
+  // A list's unparsable version is a bad request in kube-apiserver 1.34; a watch's is still 500
+  // without a reason (StatusReasonUnknown).
   auto word = store.List("configmaps", {.resource_version = "latest"});
-  EXPECT_EQ(word.status().code(), 500);
-  EXPECT_FALSE(word.status().ToJson().contains("reason"));  // kube-apiserver's StatusReasonUnknown
+  EXPECT_EQ(word.status().code(), 400);
+  EXPECT_EQ(word.status().reason(), "BadRequest");
+  auto watch_word = store.Watch("configmaps", {.resource_version = "latest"});
+  EXPECT_EQ(watch_word.status().code(), 500);
+  EXPECT_FALSE(watch_word.status().ToJson().contains("reason"));
 }
 
 TEST_F(StoreVersionsTest, ListOptionsAreValidatedAsKubeApiserverDoes) {
