@@ -10,7 +10,7 @@ Plain data: STEPS is a list of steps, each a dict:
   accept       the Accept header (application/json when absent)
   save         {var: dotted path in the answer's body} (or `events.N.path` for a watch's events)
   until        {status, path, equals|count|absent, timeout}: repeated (every 0.5 s) until the answer
-               meets it or the timeout passes, for what controllers do asynchronously (garbage
+               meets it (path: one dotted path, or a list that must all meet it) or the timeout passes, for what controllers do asynchronously (garbage
                collection, namespace deletion); the final answer is the one recorded
   watch        {events: N, timeout: S}: a watch, N events read (or fewer when S seconds pass)
   watchOpen    ID: a watch opened and held while the next steps write; `watchRead: ID` with
@@ -385,8 +385,9 @@ for mode in ("Background", "Foreground", "Orphan"):
     step("gc/%s: the owner is gone" % mode, path=G + "/" + o, until={"status": 404, "timeout": 60})
     if mode == "Orphan":
         step("gc/Orphan: the dependents stay, their ownerReferences removed", path=G,
-             query={"labelSelector": "owner=" + o}, until={"path": "items.0.metadata.ownerReferences", "absent": True,
-                                                           "timeout": 60})
+             query={"labelSelector": "owner=" + o},
+             until={"path": ["items.0.metadata.ownerReferences", "items.1.metadata.ownerReferences"],
+                    "absent": True, "timeout": 60})
     else:
         step("gc/%s: the dependents are collected" % mode, path=G, query={"labelSelector": "owner=" + o},
              until={"path": "items", "count": 0, "timeout": 60})

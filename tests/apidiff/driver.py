@@ -195,8 +195,10 @@ def lookup(body, path):
 def until_met(cond, status, body):
     if "status" in cond and status != cond["status"]:
         return False
-    if "path" in cond:
-        value = lookup(body, cond["path"])
+    # "path" is one dotted path or a list of them, each of which must meet the condition.
+    paths = cond.get("path", [])
+    for path in paths if isinstance(paths, list) else [paths]:
+        value = lookup(body, path)
         if "equals" in cond and value != cond["equals"]:
             return False
         if "count" in cond and (not isinstance(value, list) or len(value) != cond["count"]):

@@ -32,7 +32,7 @@ wait_for 120 grep -q '^simulated time stopped at ' "$tmp/serve.out" || fail "ser
 expect_in "serve: time stops at until" "$(cat "$tmp/serve.out")" "simulated time stopped at 3h: the scenario's until (3h)"
 k() { kubectl --server "$url" "$@" 2>&1; }
 jobs=$(k get dgljobs)
-expect_re "the job's age is the run's 3h, its phase the run's" "$jobs" '^sage +Partitioned +DGL-API +3 +3h$'
+expect_re "the job's age is the run's 3h, its phase and restarts the run's" "$jobs" '^sage +Partitioned +DGL-API +3 +1 +3h$'
 # Every pod's phase is the one the run's closing notes give (the notes list the pods not done).
 pods=$(k get pods -o jsonpath='{range .items[*]}{.metadata.name} {.status.phase}{"\n"}{end}')
 while read -r name phase; do

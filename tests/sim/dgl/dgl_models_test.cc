@@ -135,12 +135,15 @@ TEST(DglModelsTest, TheChunkedPipelineNeedsTwoToThreeTimesTheGraphDataAcrossTheC
     EXPECT_NEAR(DispatchShuffleBytesPerMachine(Papers(), c, machines),
                 GraphDataBytes(Papers(), c) / machines * (1 - 1.0 / machines), 1e3);
   }
-  // Random assignment instead of ParMETIS: one cheap step, no ParMETIS workspace.
+  // Random assignment instead of ParMETIS: one step, no ParMETIS workspace, several times cheaper
+  // than ParMETIS on 16 machines -- but not free: random_partition.py is one Python process over
+  // every node (the law measured here, reports/dgl-measured/), close to a minute for papers100M.
   auto random = ChunkedAssignmentSteps(Papers(), c, {.parts = 16, .random = true}, {.ranks = 16, .machines = 16});
   ASSERT_EQ(random.size(), 1u);
-  EXPECT_LT(random[0].seconds, 5);
+  EXPECT_GT(random[0].seconds, 10);
   auto metis = ChunkedAssignmentSteps(Papers(), c, {.parts = 16}, {.ranks = 16, .machines = 16});
-  EXPECT_GT(TotalSeconds(metis), 50 * random[0].seconds);
+  EXPECT_GT(TotalSeconds(metis), 3 * random[0].seconds);
+  EXPECT_LT(PeakBytes(random), PeakBytes(metis));
 }
 
 TEST(DglModelsTest, PartitionFilesHoldTheGraphAsLoadedPlusFeatures) {
