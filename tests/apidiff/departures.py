@@ -17,6 +17,9 @@ POD_UPDATE_DIFF = ("the same status code, reason and field; kube-apiserver's mes
                    "that may not change appends a diff of the two pod specs, which the fake does not write")
 OPENAPI = ("the OpenAPI documents are generated from the fake's own schemas (types and structure, few "
            "descriptions), not from the Go types' documentation")
+GC_ORDER = ("kube-controller-manager's garbage collector removes the ownerReferences of an orphaned owner's "
+            "dependents one by one in an order of its own, so their resourceVersions (compared by their order) "
+            "may come in either order on the real server; the fake writes them in name order")
 JOB_DEFAULTS = ("our DGLJob admission defaults more than deploy/crd.yaml's schema can (numServers from the "
                 "launcher's arguments, slotsPerWorker, runPolicy, the Partitioner from the Worker template) "
                 "before field ownership is recorded and does not prune unknown fields; on a real cluster the "
@@ -30,6 +33,7 @@ DEPARTURES = [
     ("watch/bookmarks allowed, nothing happens, timeoutSeconds=2", ROOT_CA_TIMING),
     ("watch/timeoutSeconds=1 ends the stream", ROOT_CA_TIMING),
     ("watch/from resourceVersion 1 (before the history)", ROOT_CA_TIMING),
+    ("gc/Orphan: the dependents stay, their ownerReferences removed", GC_ORDER),
     ("status/put on the main resource ignores status", POD_UPDATE_DIFF),
     ("status/update of an immutable pod field: 422", POD_UPDATE_DIFF),
     ("openapi/*", OPENAPI),
