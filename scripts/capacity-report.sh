@@ -107,15 +107,15 @@ These sentences were written against the tables below; the tables and plots are 
   for 58 node-hours, 331 (a third less than 10 fixed nodes), and its delay stays under the 10-minute
   limit (6m14s): each job that finds no free machine waits for the scale-up (the scan and the
   3-minute boot) instead of queueing behind other jobs. Four fixed nodes under the pool cut the
-  delay a little (5m19s) for 14 % more money (377). The makespans are within a minute of each
-  other: the arrivals, not the cluster, set the day's length.
+  delay a little (5m19s) for 14 % more money (377). The makespans are within a few minutes of
+  each other: the arrivals, not the cluster, set the day's length.
 - **Where spot machines pay.** At a third of the price, spot machines interrupted once a day on
   average (24 hours) are the cheapest configuration that keeps the limit: 130, 61 % less than the
-  on-demand pool and 74 % less than 10 fixed nodes, for 5 interruptions and 4 job restarts a run
-  (the mean of three seeds) and a p95 delay of 5m58s; the makespan does not move. Interrupted every
+  on-demand pool and 74 % less than 10 fixed nodes, for 5 interruptions and 3.3 job restarts a run
+  (the mean of three seeds) and a p95 delay of 5m58s; the makespan moves by minutes. Interrupted every
   3 hours on average, they do not pay: a job loses a worker to each interruption, restarts (the
   training before it is lost), and a job that loses four passes `backoffLimit` 3 and fails: 1 of 3
-  seeds with half the pool on spot, 3 of 3 with all of it (14 and 30 interruptions a run). How much
+  seeds with half the pool on spot, 3 of 3 with all of it (15 and 29 interruptions a run). How much
   cheaper, how much later: as cheap as the interruptions are rare, and later only by the restarts,
   until the restarts exhaust a job's back-off limit.
 - **Cost without prices.** A sweep without prices compares the GPU-hours the cluster provides (its
