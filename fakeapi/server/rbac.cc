@@ -355,7 +355,33 @@ std::vector<PolicyRule> Policy::RulesFor(const UserInfo& user, const std::string
 
 Authorizer::Authorizer(Policy policy) : policy_(std::move(policy)) {}
 
-Policy Authorizer::StoredPolicy(std::string_view ns) const {
+std::shared_ptr<const Policy> Authorizer::StoredPolicy(std::string_view ns) const {
+  if (!store_) return std::make_shared<const Policy>();
+  // The fingerprint: every stored RBAC object the Policy would be built from, by uid and version.
+  std::string fingerprint;
+  auto add_keys = [&](const char* resource, std::string_view in) {
+    auto listed = store_->List(resource, {.namespace_ = std::string(in)});
+    if (!listed.ok()) return;
+    fingerprint += resource;
+    for (const kube::ObjectPtr& o : listed->items)
+      fingerprint += "|" + kube::JsonString(*o, {"metadata", "uid"}) + "@" + kube::JsonString(*o, {"metadata", "resourceVersion"});
+    fingerprint += ";";
+  };
+  add_keys("clusterroles", "");
+  add_keys("clusterrolebindings", "");
+  if (!ns.empty()) {
+    add_keys("roles", ns);
+    add_keys("rolebindings", ns);
+  }
+  std::lock_guard<std::mutex> lock(stored_.mu);
+  auto it = stored_.by_ns.find(ns);
+  if (it != stored_.by_ns.end() && it->second.first == fingerprint) return it->second.second;
+  auto built = std::make_shared<const Policy>(BuildStoredPolicy(ns));
+  stored_.by_ns[std::string(ns)] = {std::move(fingerprint), built};
+  return built;
+}
+
+Policy Authorizer::BuildStoredPolicy(std::string_view ns) const {
   Policy stored;
   if (!store_) return stored;
   auto add_all = [&](const char* resource, const char* kind, std::string_view in) {
@@ -399,7 +425,7 @@ std::optional<std::string> Authorizer::AllowedBy(const Attributes& r) const {
   auto allows = [&](const PolicyRule& rule) { return RuleAllows(rule, r); };
   if (auto reason = policy_.AllowedBy(user, r.ns, allows)) return reason;
   if (!store_) return std::nullopt;
-  return StoredPolicy(r.ns).AllowedBy(user, r.ns, allows);
+  return StoredPolicy(r.ns)->AllowedBy(user, r.ns, allows);
 }
 
 bool Authorizer::Allowed(const Attributes& r) const {
@@ -409,7 +435,7 @@ bool Authorizer::Allowed(const Attributes& r) const {
   auto allows = [&](const PolicyRule& rule) { return RuleAllows(rule, r); };
   if (policy_.AnyRule(user, r.ns, allows)) return true;
   if (!store_) return false;
-  return StoredPolicy(r.ns).AnyRule(user, r.ns, allows);
+  return StoredPolicy(r.ns)->AnyRule(user, r.ns, allows);
 }
 
 kube::Status Authorizer::Authorize(const Attributes& r) const { return Allowed(r) ? kube::Status::Ok() : Forbidden(r); }
@@ -417,7 +443,7 @@ kube::Status Authorizer::Authorize(const Attributes& r) const { return Allowed(r
 std::vector<PolicyRule> Authorizer::RulesFor(const UserInfo& user, const std::string& ns) const {
   std::vector<PolicyRule> out = policy_.RulesFor(user, ns);
   if (store_)
-    for (PolicyRule& r : StoredPolicy(ns).RulesFor(user, ns)) out.push_back(std::move(r));
+    for (PolicyRule& r : StoredPolicy(ns)->RulesFor(user, ns)) out.push_back(std::move(r));
   return out;
 }
 

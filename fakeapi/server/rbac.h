@@ -40,6 +40,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -203,13 +204,28 @@ class Authorizer {
   std::vector<PolicyRule> RulesFor(const UserInfo& user, const std::string& ns) const;
 
  private:
-  Policy StoredPolicy(std::string_view ns) const;
+  // The Policy of the RBAC objects stored for `ns` (cluster-wide ones included) and the bootstrap
+  // ClusterRoles stored bindings may name. Built once per namespace and kept while the stored RBAC
+  // objects are the same ones (their uids and resourceVersions): a container's or the operator's
+  // every request would otherwise parse every stored role again.
+  std::shared_ptr<const Policy> StoredPolicy(std::string_view ns) const;
+  Policy BuildStoredPolicy(std::string_view ns) const;
   // The rules of the Role ("ns/name") or ClusterRole ("name") a binding names, from the Policy or
   // the store (aggregation applied); nullopt when there is no such role.
   std::optional<std::vector<PolicyRule>> RoleRules(const std::string& kind, const std::string& key) const;
 
   Policy policy_;
   Store* store_ = nullptr;
+  // StoredPolicy's memo, by namespace: the stored objects' fingerprint and the Policy built from
+  // them. A copy of the Authorizer starts with an empty one (it may be given another store).
+  struct StoredPolicies {
+    StoredPolicies() = default;
+    StoredPolicies(const StoredPolicies&) {}
+    StoredPolicies& operator=(const StoredPolicies&) { return *this; }
+    std::mutex mu;
+    std::map<std::string, std::pair<std::string, std::shared_ptr<const Policy>>, std::less<>> by_ns;
+  };
+  mutable StoredPolicies stored_;
 };
 
 // --- Template definitions. ---

@@ -129,7 +129,7 @@ std::optional<std::vector<PolicyRule>> Authorizer::RoleRules(const std::string& 
   const std::string name = slash == std::string::npos ? key : key.substr(slash + 1);
   // A stored role wins over the Policy's of the same name: the API is what is current.
   if (store_ && store_->Get(kind == "Role" ? "roles" : "clusterroles", ns, name).ok())
-    return ThroughBinding(StoredPolicy(ns), kind, ns, name);
+    return ThroughBinding(*StoredPolicy(ns), kind, ns, name);
   if (policy_.RulesOf(kind, key) == nullptr) return std::nullopt;
   return ThroughBinding(policy_, kind, ns, name);
 }
