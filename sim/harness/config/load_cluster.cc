@@ -187,19 +187,7 @@ void Loader::LoadNodeGroup(const json& item, const std::string& path, ClusterSpe
     LoadCapacity(*capacity, Child(path, "capacity"), t);
   if (const json* labels = Get(item, "labels"); labels != nullptr && ExpectObject(*labels, Child(path, "labels")))
     LoadLabels(*labels, Child(path, "labels"), t);
-  Sequence(item, "taints", path, [&](const json& taint, const std::string& taint_path) {
-    if (!ExpectObject(taint, taint_path, "a taint {key, value, effect}")) return;
-    CheckSchemaFields(taint, taint_path, "cluster.nodes[].taints[]");
-    NodeTaint nt;
-    if (auto key = String(taint, "key", taint_path, true)) nt.key = *key;
-    if (auto value = String(taint, "value", taint_path)) nt.value = *value;
-    if (auto effect = Enum(taint, "effect", taint_path, {"NoSchedule", "PreferNoSchedule", "NoExecute"}, true)) nt.effect = *effect;
-    t.taints.push_back(nt);
-  });
-  if (auto b = Bandwidth(item, "network", path)) t.network_bytes_per_second = *b;
-  if (auto b = Bandwidth(item, "disk", path)) t.disk_bytes_per_second = *b;
-  if (auto speed = Number(item, "cpuSpeed", path, 0, 1000, true)) t.cpu_speed = *speed;
-  if (auto price = Number(item, "pricePerHour", path, 0, 1e9)) t.price_per_hour = *price;
+  LoadMachine(item, path, "cluster.nodes[].taints[]", t);
   if (!name) return;
   t.name = *name;
   if (static_cast<std::int64_t>(node_order_.size()) + t.count > kMaxNodes)
@@ -274,6 +262,24 @@ void Loader::LoadLabels(const json& labels, const std::string& path, NodeTemplat
       Problem(Child(path, key), "must be a string, got " + TypeName(value));
     }
   }
+}
+
+// A machine's taints, network and disk bandwidth, CPU speed and price, as a node template and a
+// node pool declare them alike; `taint_schema` names the taints' schema entry.
+void Loader::LoadMachine(const json& item, const std::string& path, const char* taint_schema, NodeTemplateSpec& t) {
+  Sequence(item, "taints", path, [&](const json& taint, const std::string& taint_path) {
+    if (!ExpectObject(taint, taint_path, "a taint {key, value, effect}")) return;
+    CheckSchemaFields(taint, taint_path, taint_schema);
+    NodeTaint nt;
+    if (auto key = String(taint, "key", taint_path, true)) nt.key = *key;
+    if (auto value = String(taint, "value", taint_path)) nt.value = *value;
+    if (auto effect = Enum(taint, "effect", taint_path, {"NoSchedule", "PreferNoSchedule", "NoExecute"}, true)) nt.effect = *effect;
+    t.taints.push_back(nt);
+  });
+  if (auto b = Bandwidth(item, "network", path)) t.network_bytes_per_second = *b;
+  if (auto b = Bandwidth(item, "disk", path)) t.disk_bytes_per_second = *b;
+  if (auto speed = Number(item, "cpuSpeed", path, 0, 1000, true)) t.cpu_speed = *speed;
+  if (auto price = Number(item, "pricePerHour", path, 0, 1e9)) t.price_per_hour = *price;
 }
 
 // Nodes from a v1 Node / NodeList / List file, reported against that file.

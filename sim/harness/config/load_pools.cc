@@ -67,19 +67,7 @@ void Loader::LoadNodePool(const json& item, const std::string& path, ClusterSpec
     LoadLabels(*labels, Child(path, "labels"), t);
   for (const char* reserved : {sim::kLabelNodePool, sim::kLabelCapacityType})
     if (t.labels.contains(reserved)) Problem(Child(Child(path, "labels"), reserved), "is set by the autoscaler on the pool's nodes");
-  Sequence(item, "taints", path, [&](const json& taint, const std::string& taint_path) {
-    if (!ExpectObject(taint, taint_path, "a taint {key, value, effect}")) return;
-    CheckSchemaFields(taint, taint_path, "cluster.nodePools[].taints[]");
-    NodeTaint nt;
-    if (auto key = String(taint, "key", taint_path, true)) nt.key = *key;
-    if (auto value = String(taint, "value", taint_path)) nt.value = *value;
-    if (auto effect = Enum(taint, "effect", taint_path, {"NoSchedule", "PreferNoSchedule", "NoExecute"}, true)) nt.effect = *effect;
-    t.taints.push_back(nt);
-  });
-  if (auto b = Bandwidth(item, "network", path)) t.network_bytes_per_second = *b;
-  if (auto b = Bandwidth(item, "disk", path)) t.disk_bytes_per_second = *b;
-  if (auto speed = Number(item, "cpuSpeed", path, 0, 1000, true)) t.cpu_speed = *speed;
-  if (auto price = Number(item, "pricePerHour", path, 0, 1e9)) t.price_per_hour = *price;
+  LoadMachine(item, path, "cluster.nodePools[].taints[]", t);
   if (auto d = Duration(item, "scaleUpDelay", path)) pool.scale_up_delay = *d;
   if (auto p = Integer(item, "priority", path, -1000000, 1000000)) pool.priority = static_cast<int>(*p);
   if (const json* spot = Get(item, "spot"); spot != nullptr && ExpectObject(*spot, Child(path, "spot"))) {

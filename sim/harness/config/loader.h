@@ -113,6 +113,7 @@ class Loader {
   void LoadNodeGroup(const json& item, const std::string& path, ClusterSpec& c);
   void LoadCapacity(const json& capacity, const std::string& path, NodeTemplateSpec& t);
   void LoadLabels(const json& labels, const std::string& path, NodeTemplateSpec& t);
+  void LoadMachine(const json& item, const std::string& path, const char* taint_schema, NodeTemplateSpec& t);
   void LoadNodeManifest(NodeManifestSpec& manifest, const std::string& field);
   void CheckManifestGpus(const json& node, const std::function<void(const std::string&, const std::string&)>& problem);
   // mtbf / repairTime: the template's nodes' failures, drawn into generated_faults_.
