@@ -1,6 +1,7 @@
 // How responses look: JSON or YAML bodies, objects presented as the resource serves them (the
 // events.k8s.io view converts), lists, Tables and PartialObjectMetadata, Status bodies with the
 // qualified resource names kube-apiserver uses, and reads that wait for a resourceVersion.
+#include "fakeapi/client/json_path.h"
 #include "fakeapi/server/event_conversion.h"
 #include "fakeapi/server/http_server_impl.h"
 #include "fakeapi/server/strategic_merge.h"

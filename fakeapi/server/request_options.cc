@@ -82,7 +82,7 @@ kube::Result<kube::WatchOptions> WatchOptionsOf(const httplib::Request& req, con
 kube::Result<WriteParams> WriteParamsOf(const httplib::Request& req, const char* options_kind, bool apply) {
   WriteParams w;
   const std::size_t dry_runs = req.get_param_value_count("dryRun");
-  json dry_run_values = json::array();
+  kube::Json dry_run_values = kube::Json::array();
   for (std::size_t i = 0; i < dry_runs; ++i) dry_run_values.push_back(req.get_param_value("dryRun", i));
   for (std::size_t i = 0; i < dry_runs; ++i) {
     if (dry_run_values[i] != "All")  // the whole list, as kube-apiserver quotes it
